@@ -1,0 +1,192 @@
+//! `netcdf_aux.h` filter-spec functions (replacing the parser in `libdispatch/daux.c`).
+
+use crate::c_heap::CArray;
+use crate::c_types::NC_H5_Filterspec;
+use crate::error::{report, NcResult, NC_EINVAL};
+use crate::ffi_boundary::{c_str_bytes, status_of, void_of, write_opt};
+use crate::filterspec::{self, FilterSpec, SpecError};
+use std::os::raw::{c_char, c_int, c_uchar, c_uint};
+use std::ptr;
+
+fn rejected(function: &str, text: &[u8], error: SpecError) -> i32 {
+    report(format_args!("{function}({:?}): {error}", String::from_utf8_lossy(text)));
+    NC_EINVAL
+}
+
+/// A C-heap `NC_H5_Filterspec` whose params are C-heap too; freed with `ncaux_h5filterspec_free`.
+fn c_spec(spec: &FilterSpec) -> NcResult<*mut NC_H5_Filterspec> {
+    let params = CArray::from_slice(&spec.params)?;
+    let mut cell = CArray::<NC_H5_Filterspec>::zeroed(1)?;
+    let slot = &mut cell.as_mut_slice()[0];
+    slot.filterid = spec.id;
+    slot.nparams = spec.params.len() as _;
+    slot.params = params.into_raw();
+    Ok(cell.into_raw())
+}
+
+/// Parses one `id,p1,p2,...` spec. `*paramsp` is C-heap memory the caller `free()`s.
+///
+/// # Safety
+/// `txt` is NULL or a NUL-terminated string; each out-pointer is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_h5filterspec_parse(
+    txt: *const c_char,
+    idp: *mut c_uint,
+    nparamsp: *mut usize,
+    paramsp: *mut *mut c_uint,
+) -> c_int {
+    status_of("ncaux_h5filterspec_parse", || {
+        // SAFETY: txt is NULL or NUL-terminated per the contract.
+        let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
+        let spec = filterspec::parse_spec(text)
+            .map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
+        let params = CArray::from_slice(&spec.params)?;
+        // SAFETY: out-pointers are NULL or writable per the contract.
+        unsafe {
+            write_opt(idp, spec.id);
+            write_opt(nparamsp, spec.params.len());
+            if !paramsp.is_null() {
+                *paramsp = params.into_raw();
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Parses an optional `[N]` prefix and `|`-separated specs. The vector and each
+/// spec are C-heap: `free()` the vector, `ncaux_h5filterspec_free` each element.
+///
+/// # Safety
+/// `txt0` is NULL or a NUL-terminated string; each out-pointer is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
+    txt0: *const c_char,
+    formatp: *mut c_int,
+    nspecsp: *mut usize,
+    vectorp: *mut *mut *mut NC_H5_Filterspec,
+) -> c_int {
+    status_of("ncaux_h5filterspec_parselist", || {
+        // SAFETY: txt0 is NULL or NUL-terminated per the contract.
+        let text = unsafe { c_str_bytes(txt0) }.ok_or(NC_EINVAL)?;
+        let list = filterspec::parse_spec_list(text)
+            .map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
+        let vector = if list.specs.is_empty() {
+            ptr::null_mut()
+        } else {
+            let mut vector = SpecVector::with_len(list.specs.len())?;
+            for (slot, spec) in list.specs.iter().enumerate() {
+                vector.set(slot, c_spec(spec)?);
+            }
+            vector.into_raw()
+        };
+        // SAFETY: out-pointers are NULL or writable per the contract.
+        unsafe {
+            write_opt(formatp, list.format);
+            write_opt(nspecsp, list.specs.len());
+            match vectorp.is_null() {
+                false => *vectorp = vector,
+                true => drop(SpecVector::from_raw(vector, list.specs.len())),
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Encodes one constant into `uiparams`, which must have room for 2 words.
+///
+/// # Safety
+/// `txt` is NULL or NUL-terminated; `uiparams` is NULL or writable for 2 words;
+/// `nuiparamsp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
+    txt: *const c_char,
+    nuiparamsp: *mut usize,
+    uiparams: *mut c_uint,
+) -> c_int {
+    status_of("ncaux_h5filterspec_parse_parameter", || {
+        // SAFETY: txt is NULL or NUL-terminated per the contract.
+        let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
+        if uiparams.is_null() {
+            return Err(NC_EINVAL);
+        }
+        let encoded = filterspec::parse_parameter(text)
+            .map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
+        let words = encoded.words();
+        // SAFETY: uiparams is non-NULL and has room for 2 words per the contract.
+        unsafe {
+            ptr::copy_nonoverlapping(words.as_ptr(), uiparams, words.len());
+            write_opt(nuiparamsp, words.len());
+        }
+        Ok(())
+    })
+}
+
+/// Frees a spec from `ncaux_h5filterspec_parselist` (or one a C caller `calloc`'d).
+///
+/// # Safety
+/// `f` is NULL or a C-heap spec whose `params` is NULL or C-heap, not yet freed.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
+    void_of("ncaux_h5filterspec_free", || {
+        if f.is_null() {
+            return;
+        }
+        // SAFETY: f and its params are C-heap allocations owned by the caller.
+        unsafe {
+            libc::free((*f).params.cast());
+            libc::free(f.cast());
+        }
+    })
+}
+
+/// Converts an 8-byte value to (decode=0) or from (decode≠0) the `[low32, high32]`
+/// parameter layout; a no-op on little-endian machines.
+///
+/// # Safety
+/// `mem8` is NULL or valid for reads and writes of 8 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
+    void_of("ncaux_h5filterspec_fix8", || {
+        // SAFETY: mem8 is NULL or valid for 8 bytes per the contract; u8 has alignment 1.
+        if let Some(mem) = unsafe { mem8.cast::<[u8; 8]>().as_mut() } {
+            filterspec::fix8(mem, decode != 0);
+        }
+    })
+}
+
+/// A C-heap vector of C-heap specs that frees everything unless handed to C.
+struct SpecVector {
+    slots: CArray<*mut NC_H5_Filterspec>,
+}
+
+impl SpecVector {
+    fn with_len(len: usize) -> NcResult<Self> {
+        Ok(SpecVector { slots: CArray::zeroed(len)? })
+    }
+
+    /// # Safety
+    /// `raw` is NULL or a vector of `len` specs from [`SpecVector::into_raw`].
+    unsafe fn from_raw(raw: *mut *mut NC_H5_Filterspec, len: usize) -> Option<Self> {
+        // SAFETY: forwarded from this function's contract.
+        unsafe { CArray::from_raw(raw, len) }.map(|slots| SpecVector { slots })
+    }
+
+    fn set(&mut self, slot: usize, spec: *mut NC_H5_Filterspec) {
+        self.slots.as_mut_slice()[slot] = spec;
+    }
+
+    fn into_raw(self) -> *mut *mut NC_H5_Filterspec {
+        let this = std::mem::ManuallyDrop::new(self);
+        // SAFETY: moving the field out of a ManuallyDrop that is never used again.
+        unsafe { ptr::read(&this.slots) }.into_raw()
+    }
+}
+
+impl Drop for SpecVector {
+    fn drop(&mut self) {
+        for &spec in self.slots.as_mut_slice().iter() {
+            // SAFETY: each non-NULL slot was produced by c_spec and is still owned here.
+            unsafe { ncaux_h5filterspec_free(spec) };
+        }
+    }
+}

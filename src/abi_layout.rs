@@ -1,0 +1,68 @@
+//! Sizes, alignments and field offsets of every `repr(C)` struct ncfilters defines or reads,
+//! as the Rust compiler lays them out. `tools/gen-headers abi-check` turns this table into C
+//! `_Static_assert`s compiled against netcdf-c 4.9.0's own headers.
+#![forbid(unsafe_code)]
+
+use crate::c_types::{H5Z_class2_t, NCZ_codec_t, NC_H5_Filterspec};
+use crate::netcdf_sys::{NC_Dispatch, NC};
+use std::mem::{align_of, offset_of, size_of};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldLayout {
+    pub name: &'static str,
+    pub offset: usize,
+    pub size: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructLayout {
+    /// How C spells the type, e.g. `struct NC_Dispatch`.
+    pub c_name: &'static str,
+    pub size: usize,
+    pub align: usize,
+    pub fields: Vec<FieldLayout>,
+}
+
+fn field_size<S, F>(_: fn(&S) -> &F) -> usize {
+    size_of::<F>()
+}
+
+macro_rules! layout_of {
+    ($c_name:literal, $ty:ident { $($field:ident),* $(,)? }) => {
+        StructLayout {
+            c_name: $c_name,
+            size: size_of::<$ty>(),
+            align: align_of::<$ty>(),
+            fields: vec![$(FieldLayout {
+                name: stringify!($field),
+                offset: offset_of!($ty, $field),
+                size: field_size(|s: &$ty| &s.$field),
+            }),*],
+        }
+    };
+}
+
+/// Every mirrored struct with all of its fields.
+pub fn mirrored_structs() -> Vec<StructLayout> {
+    vec![
+        layout_of!("NC_H5_Filterspec", NC_H5_Filterspec { filterid, nparams, params }),
+        layout_of!("NCZ_codec_t", NCZ_codec_t {
+            version, sort, codecid, hdf5id, NCZ_codec_initialize, NCZ_codec_finalize,
+            NCZ_codec_to_hdf5, NCZ_hdf5_to_codec, NCZ_modify_parameters
+        }),
+        layout_of!("H5Z_class2_t", H5Z_class2_t {
+            version, id, encoder_present, decoder_present, name, can_apply, set_local, filter
+        }),
+        layout_of!("NC", NC { ext_ncid, int_ncid, dispatch, dispatchdata, path, mode }),
+        layout_of!("struct NC_Dispatch", NC_Dispatch { model, dispatch_version, create, open, redef, _enddef, sync, abort, close, set_fill, inq_format, inq_format_extended, inq, inq_type, def_dim, inq_dimid, inq_dim, inq_unlimdim, rename_dim, inq_att, inq_attid, inq_attname, rename_att, del_att, get_att, put_att, def_var, inq_varid, rename_var, get_vara, put_vara, get_vars, put_vars, get_varm, put_varm, inq_var_all, var_par_access, def_var_fill, show_metadata, inq_unlimdims, inq_ncid, inq_grps, inq_grpname, inq_grpname_full, inq_grp_parent, inq_grp_full_ncid, inq_varids, inq_dimids, inq_typeids, inq_type_equal, def_grp, rename_grp, inq_user_type, inq_typeid, def_compound, insert_compound, insert_array_compound, inq_compound_field, inq_compound_fieldindex, def_vlen, put_vlen_element, get_vlen_element, def_enum, insert_enum, inq_enum_member, inq_enum_ident, def_opaque, def_var_deflate, def_var_fletcher32, def_var_chunking, def_var_endian, def_var_filter, set_var_chunk_cache, get_var_chunk_cache, inq_var_filter_ids, inq_var_filter_info, def_var_quantize, inq_var_quantize, inq_filter_avail }),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn dispatch_table_is_version_5_size() {
+        let dispatch = super::mirrored_structs().pop().unwrap();
+        assert_eq!((dispatch.size, dispatch.fields.len()), (624, 79));
+    }
+}

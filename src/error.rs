@@ -1,0 +1,27 @@
+//! netcdf-c status codes (`netcdf.h`) used by ncfilters, and the diagnostics channel.
+#![forbid(unsafe_code)]
+
+use std::os::raw::c_int;
+
+pub const NC_NOERR: c_int = 0;
+pub const NC_EBADID: c_int = -33;
+pub const NC_EINVAL: c_int = -36;
+pub const NC_ENOMEM: c_int = -61;
+pub const NC_EFILTER: c_int = -132;
+pub const NC_ENOFILTER: c_int = -136;
+pub const NC_ENOTBUILT: c_int = -128;
+pub const NC_EINTERNAL: c_int = -92;
+
+/// Result of an operation that fails with a netcdf-c status code.
+pub type NcResult<T> = Result<T, c_int>;
+
+/// Writes one diagnostic line to stderr, prefixed with `ncfilters:`.
+///
+/// Only bad input and internal faults are reported; `NCFILTERS_QUIET=1` silences them
+/// for callers that print their own message from the returned status code.
+pub fn report(message: std::fmt::Arguments<'_>) {
+    if std::env::var_os("NCFILTERS_QUIET").is_some_and(|v| v == "1") {
+        return;
+    }
+    eprintln!("ncfilters: {message}");
+}

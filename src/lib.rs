@@ -1,0 +1,22 @@
+//! ncfilters: netcdf-c 4.9.0's filter internals in Rust, exported with netcdf-c's exact C ABI.
+//!
+//! Where things are:
+//! - [`abi`]: every exported C function, one file per replaced netcdf-c source file;
+//! - [`filterspec`]: the filter-spec parser (safe code);
+//! - [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers (safe code);
+//! - [`c_types`]: the `repr(C)` types of netcdf-c's public filter headers;
+//! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer);
+//! - [`abi_layout`]: the layout table the ABI check compares with netcdf-c's headers;
+//! - [`c_heap`], [`ffi_boundary`], [`error`]: C heap, panic boundary, status codes.
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+pub mod abi;
+pub mod abi_layout;
+pub mod c_heap;
+pub mod c_types;
+pub mod error;
+pub mod ffi_boundary;
+pub mod filterspec;
+pub mod netcdf_sys;
+pub mod standard_filters;
