@@ -28,18 +28,28 @@ pub struct NC_H5_Filterspec {
     pub params: *mut c_uint,
 }
 
-/// HDF5 replica types of `netcdf_filter_hdf5_build.h` (used when HDF5 is not included).
+// HDF5 replica types of `netcdf_filter_hdf5_build.h`; `ncfilters_use_hdf5` is never set for
+// Rust builds, it tells cbindgen to guard them with `#if !defined(USE_HDF5)`.
+#[cfg(not(ncfilters_use_hdf5))]
 pub type htri_t = c_int;
+#[cfg(not(ncfilters_use_hdf5))]
 pub type herr_t = c_int;
+#[cfg(not(ncfilters_use_hdf5))]
 pub type hbool_t = c_int;
+#[cfg(not(ncfilters_use_hdf5))]
 pub type hsize_t = usize;
+#[cfg(not(ncfilters_use_hdf5))]
 pub type hid_t = c_longlong;
+#[cfg(not(ncfilters_use_hdf5))]
 pub type H5Z_filter_t = c_int;
 
+#[cfg(not(ncfilters_use_hdf5))]
 /// Currently not supported; must be NULL.
 pub type H5Z_can_apply_func_t = Option<unsafe extern "C" fn(c_longlong, c_longlong, c_longlong) -> htri_t>;
+#[cfg(not(ncfilters_use_hdf5))]
 /// Currently not supported; must be NULL.
 pub type H5Z_set_local_func_t = Option<unsafe extern "C" fn(c_longlong, c_longlong, c_longlong) -> herr_t>;
+#[cfg(not(ncfilters_use_hdf5))]
 /// The filter function: returns the number of valid bytes in `*buf`, or 0 on failure.
 pub type H5Z_func_t = Option<
     unsafe extern "C" fn(
@@ -52,6 +62,7 @@ pub type H5Z_func_t = Option<
     ) -> usize,
 >;
 
+#[cfg(not(ncfilters_use_hdf5))]
 /// An HDF5 filter class (`H5Zpublic.h` layout).
 #[repr(C)]
 #[derive(Debug)]
@@ -74,6 +85,7 @@ pub struct H5Z_class2_t {
     pub filter: H5Z_func_t,
 }
 
+#[cfg(not(ncfilters_use_hdf5))]
 /// Plugin type used by the plugin library.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

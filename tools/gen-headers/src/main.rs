@@ -1,1 +1,240 @@
-fn main() {}
+//! gen-headers: writes include/*.h from the ncfilters sources with cbindgen, checks that the
+//! checked-in copies are current, and checks ncfilters' ABI against netcdf-c 4.9.0's headers.
+//!
+//! ```text
+//! gen-headers                 regenerate include/*.h
+//! gen-headers --check         fail if include/*.h differ from what cbindgen produces now
+//! gen-headers abi-check --netcdf-src DIR --netcdf-build DIR [--lib libncfilters.so] [--expect-failure]
+//! ```
+
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{exit, Command};
+use std::{env, fs};
+
+/// A generated header and the exported functions it declares (all others are excluded).
+struct Header {
+    file: &'static str,
+    functions: &'static [&'static str],
+}
+
+const HEADERS: &[Header] = &[
+    Header {
+        file: "netcdf_filter.h",
+        functions: &[
+            "nc_def_var_filter",
+            "nc_inq_var_filter_ids",
+            "nc_inq_var_filter_info",
+            "nc_inq_var_filter",
+            "nc_inq_filter_avail",
+            "nc_def_var_bzip2",
+            "nc_inq_var_bzip2",
+            "nc_def_var_zstandard",
+            "nc_inq_var_zstandard",
+            "nc_def_var_blosc",
+            "nc_inq_var_blosc",
+        ],
+    },
+    Header { file: "netcdf_filter_build.h", functions: &[] },
+    Header { file: "netcdf_filter_hdf5_build.h", functions: &[] },
+];
+
+fn crate_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().expect("crate root")
+}
+
+fn fail(message: impl std::fmt::Display) -> ! {
+    eprintln!("gen-headers: {message}");
+    exit(1)
+}
+
+fn run_cbindgen(config: cbindgen::Config) -> String {
+    let bindings = cbindgen::Builder::new()
+        .with_crate(crate_root())
+        .with_config(config)
+        .generate()
+        .unwrap_or_else(|e| fail(format!("cbindgen: {e}")));
+    let mut out = Vec::new();
+    bindings.write(&mut out);
+    String::from_utf8(out).expect("cbindgen writes UTF-8")
+}
+
+/// One exported function as cbindgen renders it: `ret name(args)`.
+struct Prototype {
+    name: String,
+    ret: String,
+    args: String,
+}
+
+/// Every function cbindgen sees: the `#[no_mangle]` exports, and (`imports == true`) the
+/// `extern "C"` imports of the netcdf-c shim, which it prints with an `extern` prefix.
+fn prototypes(imports: bool) -> Vec<Prototype> {
+    let config = cbindgen::Config {
+        language: cbindgen::Language::C,
+        no_includes: true,
+        documentation: false,
+        usize_is_size_t: true,
+        line_length: 100_000,
+        export: cbindgen::ExportConfig { item_types: vec![cbindgen::ItemType::Functions], ..Default::default() },
+        ..Default::default()
+    };
+    run_cbindgen(config)
+        .lines()
+        .filter(|line| line.ends_with(");") && (imports || !line.starts_with("extern ")))
+        .map(|line| line.strip_prefix("extern ").unwrap_or(line))
+        .map(|line| {
+            let open = line.find('(').expect("prototype has '('");
+            let head = &line[..open];
+            let split = head.rfind(|c: char| !(c.is_alphanumeric() || c == '_')).map_or(0, |i| i + 1);
+            Prototype {
+                name: head[split..].to_string(),
+                ret: head[..split].trim().to_string(),
+                args: line[open + 1..line.len() - 2].to_string(),
+            }
+        })
+        .collect()
+}
+
+fn exported_prototypes() -> Vec<Prototype> {
+    prototypes(false)
+}
+
+fn render_header(header: &Header, functions: &[Prototype]) -> String {
+    let config_path = crate_root().join("tools/gen-headers/config").join(header.file.replace(".h", ".toml"));
+    let mut config = cbindgen::Config::from_file(&config_path)
+        .unwrap_or_else(|e| fail(format!("{}: {e}", config_path.display())));
+    let excluded = functions.iter().map(|p| p.name.clone()).filter(|name| !header.functions.contains(&name.as_str()));
+    config.export.exclude.extend(excluded);
+    let text = run_cbindgen(config);
+    for function in header.functions {
+        if !text.contains(&format!(" {function}(")) {
+            fail(format!("{}: function {function} is listed for it but not exported by ncfilters", header.file));
+        }
+    }
+    text
+}
+
+fn headers(check_only: bool) {
+    let functions = prototypes(true);
+    let include = crate_root().join("include");
+    let mut stale = Vec::new();
+    for header in HEADERS {
+        let text = render_header(header, &functions);
+        let path = include.join(header.file);
+        if check_only {
+            if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                stale.push(header.file);
+            }
+        } else {
+            fs::write(&path, text).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+            println!("wrote {}", path.display());
+        }
+    }
+    if !stale.is_empty() {
+        fail(format!(
+            "stale headers in include/: {} (run `cargo run -p gen-headers` and commit the result)",
+            stale.join(", ")
+        ));
+    }
+    if check_only {
+        println!("include/ headers are current ({} files)", HEADERS.len());
+    }
+}
+
+/// The C translation unit of the ABI check: netcdf-c's own headers, then one
+/// `_Static_assert` per fact ncfilters relies on.
+fn abi_check_source(exports: &[Prototype]) -> String {
+    let mut c = String::from(
+        "/* Generated by gen-headers abi-check: ncfilters' ABI against netcdf-c 4.9.0's own headers. */\n\
+         #include <stddef.h>\n#include \"netcdf.h\"\n#include \"netcdf_filter.h\"\n#include \"netcdf_aux.h\"\n\
+         #include \"netcdf_filter_build.h\"\n#include \"netcdf_dispatch.h\"\n#include \"nc.h\"\n\n",
+    );
+    c.push_str("/* Every exported function has netcdf-c's signature. */\n");
+    for p in exports {
+        let _ = writeln!(c, "typedef {} ncfilters_sig_{}({});", p.ret, p.name, p.args);
+        let _ = writeln!(
+            c,
+            "_Static_assert(__builtin_types_compatible_p(ncfilters_sig_{0}, __typeof__({0})), \"{0}: signature differs from netcdf-c\");",
+            p.name
+        );
+    }
+    c.push_str("\n/* Every mirrored struct has netcdf-c's size, alignment and field offsets. */\n");
+    for layout in ncfilters::abi_layout::mirrored_structs() {
+        let t = layout.c_name;
+        let _ = writeln!(c, "_Static_assert(sizeof({t}) == {}, \"sizeof({t}) differs\");", layout.size);
+        let _ = writeln!(c, "_Static_assert(_Alignof({t}) == {}, \"alignment of {t} differs\");", layout.align);
+        for f in &layout.fields {
+            let _ = writeln!(c, "_Static_assert(offsetof({t}, {0}) == {1}, \"offset of {t}.{0} differs\");", f.name, f.offset);
+            let _ = writeln!(c, "_Static_assert(sizeof((({t}*)0)->{0}) == {1}, \"size of {t}.{0} differs\");", f.name, f.size);
+        }
+    }
+    c.push_str("\nint main(void) { return 0; }\n");
+    c
+}
+
+fn defined_symbols(lib: &Path) -> BTreeSet<String> {
+    let out = Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(lib)
+        .output()
+        .unwrap_or_else(|e| fail(format!("nm: {e}")));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().collect::<Vec<_>>().get(1..3).map(|v| (v[0].to_string(), v[1].to_string())))
+        .filter(|(kind, _)| kind == "T")
+        .map(|(_, name)| name)
+        .collect()
+}
+
+fn abi_check(args: &[String]) {
+    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).map(PathBuf::from);
+    let src = value("--netcdf-src").unwrap_or_else(|| fail("abi-check needs --netcdf-src"));
+    let build = value("--netcdf-build").unwrap_or_else(|| fail("abi-check needs --netcdf-build"));
+    let expect_failure = args.iter().any(|a| a == "--expect-failure");
+    let exports = exported_prototypes();
+
+    if let Some(lib) = value("--lib") {
+        let declared: BTreeSet<String> = exports.iter().map(|p| p.name.clone()).collect();
+        let exported = defined_symbols(&lib);
+        let undeclared: Vec<_> = exported.difference(&declared).collect();
+        if !undeclared.is_empty() || exported.is_empty() {
+            fail(format!("{} exports functions the check does not cover: {undeclared:?}", lib.display()));
+        }
+        println!("abi-check: {} exported functions of {} covered", exported.len(), lib.display());
+    }
+
+    let dir = crate_root().join("target/abi-check");
+    fs::create_dir_all(&dir).unwrap_or_else(|e| fail(e));
+    let source = dir.join("abi_check.c");
+    fs::write(&source, abi_check_source(&exports)).unwrap_or_else(|e| fail(e));
+    let output = Command::new(env::var("CC").unwrap_or_else(|_| "cc".into()))
+        .args(["-std=c11", "-fsyntax-only", "-Werror=incompatible-pointer-types"])
+        .arg(format!("-I{}", build.display()))
+        .arg(format!("-I{}", build.join("include").display()))
+        .arg(format!("-I{}", src.join("include").display()))
+        .arg(&source)
+        .output()
+        .unwrap_or_else(|e| fail(format!("cc: {e}")));
+    let asserts = fs::read_to_string(&source).unwrap_or_default().matches("_Static_assert").count();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match (output.status.success(), expect_failure) {
+        (true, false) => println!("abi-check: {asserts} assertions hold against {}", src.display()),
+        (false, true) => {
+            let first = stderr.lines().find(|l| l.contains("error")).unwrap_or("");
+            println!("abi-check: the broken mirror is caught as expected: {first}");
+        }
+        (true, true) => fail("the deliberately broken mirror passed the ABI check: the check is not effective"),
+        (false, false) => fail(format!("ABI mismatch against netcdf-c ({}):\n{stderr}", source.display())),
+    }
+}
+
+fn main() {
+    let args: Vec<String> = env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None => headers(false),
+        Some("--check") => headers(true),
+        Some("abi-check") => abi_check(&args[1..]),
+        Some(other) => fail(format!("unknown argument {other:?}; see the doc comment in tools/gen-headers/src/main.rs")),
+    }
+}
