@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# ncfilters harness: builds netcdf-c 4.9.0 twice side by side -- "stock" (its C, as shipped)
+# and "ncfilters" (cmake/ncfilters.cmake injected) -- and tests the result.
+#
+#   bash cmake/harness.sh demo    set up everything, build netcdf-c with ncfilters and compress a
+#                                 real dataset with nccopy -F (the README's main job)
+#   bash cmake/harness.sh test    every test: Rust, headers, ABI, differential parser, C tests,
+#                                 fuzz smoke, netcdf-c's full ctest suite and its extra filter programs
+#   bash cmake/harness.sh setup | build | <step>   individual steps (see the case at the end)
+#
+# Environment: NCFILTERS_WORK (default <repo>/target/harness), NCFILTERS_CACHE (download cache,
+# default ~/.cache/ncfilters), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS.
+set -euo pipefail
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+WORK=${NCFILTERS_WORK:-$REPO/target/harness}
+CACHE=${NCFILTERS_CACHE:-$HOME/.cache/ncfilters}
+JOBS=${NCFILTERS_JOBS:-$(nproc)}
+FUZZ_SECONDS=${NCFILTERS_FUZZ_SECONDS:-30}
+NETCDF_VERSION=4.9.0
+ORIG_TARBALL=netcdf_${NETCDF_VERSION}.orig.tar.gz
+export PATH="$HOME/.cargo/bin:$PATH"
+
+APT_PACKAGES=(cmake libhdf5-dev libzstd-dev libbz2-dev libblosc-dev libaec-dev zlib1g-dev libxml2-dev
+              libcurl4-openssl-dev m4 pkg-config make gcc g++ file dpkg-dev valgrind)
+
+# netcdf-c's own configuration (reference §2), in Release.
+NETCDF_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DENABLE_NETCDF_4=ON -DENABLE_HDF5=ON
+  -DENABLE_NCZARR=ON -DENABLE_PLUGINS=ON -DENABLE_FILTER_TESTING=ON -DENABLE_NCZARR_FILTERS=ON
+  -DENABLE_NCZARR_FILTERS_TESTING=ON -DPLUGIN_INSTALL_DIR=NO -DENABLE_TESTS=ON -DENABLE_UNIT_TESTS=ON
+  -DENABLE_EXAMPLES=ON -DENABLE_DAP=OFF -DENABLE_DAP_REMOTE_TESTS=OFF -DENABLE_BYTERANGE=OFF
+  -DENABLE_NCZARR_S3=OFF -DENABLE_NCZARR_S3_TESTS=OFF -DENABLE_HDF4=OFF -DENABLE_PNETCDF=OFF
+  -DENABLE_PARALLEL4=OFF -DENABLE_DOXYGEN=OFF -DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE)
+
+# Every symbol ncfilters replaces in libnetcdf.so.
+REPLACED_SYMBOLS=(nc_def_var_filter nc_inq_var_filter nc_inq_var_filter_ids nc_inq_var_filter_info
+  nc_inq_filter_avail nc_def_var_bzip2 nc_inq_var_bzip2 nc_def_var_zstandard nc_inq_var_zstandard
+  nc_def_var_blosc nc_inq_var_blosc ncaux_h5filterspec_parse ncaux_h5filterspec_parselist
+  ncaux_h5filterspec_parse_parameter ncaux_h5filterspec_free ncaux_h5filterspec_fix8)
+
+log() { printf '\n== %s\n' "$*"; }
+die() { printf 'harness: %s\n' "$*" >&2; exit 1; }
+
+# ---------------------------------------------------------------- setup
+as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+
+install_packages() {
+  local missing=()
+  for p in "${APT_PACKAGES[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  log "apt-get install ${missing[*]}"
+  as_root apt-get update -q
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+}
+
+# A deb-src entry for the same mirror and suite as the machine's first deb entry.
+ensure_deb_src() {
+  local target=/etc/apt/sources.list.d/ncfilters-deb-src.sources uri suite
+  [ -f "$target" ] && return 0
+  grep -rqsE '^(deb-src|Types:.*deb-src)' /etc/apt/sources.list /etc/apt/sources.list.d/ && return 0
+  read -r uri suite < <(
+    { awk '/^Types:/{t=($0 ~ /(^|[ :])deb( |$)/)} t&&/^URIs:/{u=$2} t&&/^Suites:/{print u, $2; exit}' \
+        /etc/apt/sources.list.d/*.sources 2>/dev/null
+      awk '$1=="deb"{ if ($2 ~ /^\[/) print $3, $4; else print $2, $3; exit }' /etc/apt/sources.list 2>/dev/null
+    } | head -n1)
+  [ -n "${uri:-}" ] || die "no Debian deb entry found to derive a deb-src entry from"
+  log "adding deb-src for $uri $suite"
+  printf 'Types: deb-src\nURIs: %s\nSuites: %s\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' \
+    "$uri" "$suite" | as_root tee "$target" >/dev/null
+  as_root apt-get update -q
+}
+
+fetch_netcdf_source() {
+  mkdir -p "$CACHE"
+  if [ ! -f "$CACHE/$ORIG_TARBALL" ]; then
+    ensure_deb_src
+    log "apt-get source netcdf (cached in $CACHE)"
+    (cd "$CACHE" && apt-get source -q --download-only netcdf 2>&1 | tail -n 3)
+  fi
+  [ -f "$CACHE/$ORIG_TARBALL" ] || die "apt-get source did not produce $ORIG_TARBALL"
+  if [ ! -d "$WORK/netcdf-c-$NETCDF_VERSION" ]; then
+    mkdir -p "$WORK"
+    tar -xzf "$CACHE/$ORIG_TARBALL" -C "$WORK"
+  fi
+}
+
+fetch_rust_dependencies() {
+  command -v cargo >/dev/null || die "cargo not found (the Rust toolchain is a prerequisite)"
+  (cd "$REPO" && cargo fetch --locked -q)
+}
+
+setup() {
+  install_packages
+  fetch_netcdf_source
+  fetch_rust_dependencies
+}
+
+# ---------------------------------------------------------------- builds
+# build_netcdf <stock|ncfilters>: a private, writable source copy (netcdf-c's configure
+# deletes and rewrites files in its source tree) and a Release build next to it.
+build_netcdf() {
+  local name=$1 src="$WORK/src-$1" build="$WORK/build-$1" extra=()
+  [ "$name" = ncfilters ] && extra=(-DCMAKE_PROJECT_INCLUDE="$REPO/cmake/ncfilters.cmake"
+                                    -DNCFILTERS_CARGO_TARGET_DIR="$REPO/target")
+  [ -d "$src" ] || cp -a "$WORK/netcdf-c-$NETCDF_VERSION" "$src"
+  if [ ! -f "$build/CMakeCache.txt" ]; then
+    log "configure netcdf-c ($name)"
+    cmake -S "$src" -B "$build" "${NETCDF_FLAGS[@]}" "${extra[@]}" > "$WORK/configure-$name.log" 2>&1 \
+      || { tail -n 40 "$WORK/configure-$name.log"; die "configure ($name) failed"; }
+  fi
+  log "build netcdf-c ($name)"
+  local start=$SECONDS
+  cmake --build "$build" -j"$JOBS" > "$WORK/build-$name.log" 2>&1 \
+    || { grep -E 'error|undefined' "$WORK/build-$name.log" | head -n 40; die "build ($name) failed"; }
+  echo "built $name in $((SECONDS - start)) s"
+}
+
+build() {
+  setup
+  build_netcdf stock
+  build_netcdf ncfilters
+}
+
+stock_lib() { echo "$WORK/build-stock/liblib/libnetcdf.so"; }
+ncf_build() { echo "$WORK/build-ncfilters"; }
+
+# ---------------------------------------------------------------- tests
+test_rust() {
+  log "cargo test (unit, property and C-ABI tests)"
+  (cd "$REPO" && cargo test --workspace --release --locked)
+}
+
+test_headers() {
+  log "include/ headers are what cbindgen generates now"
+  (cd "$REPO" && cargo run -q --release --locked -p gen-headers -- --check)
+}
+
+test_abi() {
+  log "ABI check against netcdf-c $NETCDF_VERSION's headers"
+  (cd "$REPO" && cargo build -q --release --locked -p ncfilters &&
+   cargo run -q --release --locked -p gen-headers -- abi-check --netcdf-src "$WORK/src-stock" \
+     --netcdf-build "$WORK/build-stock" --lib "$REPO/target/release/libncfilters.so")
+  log "ABI check on a deliberately broken mirror must fail"
+  (cd "$REPO" && cargo run -q --release --locked -p gen-headers --features ncfilters/abi-broken-mirror -- \
+     abi-check --netcdf-src "$WORK/src-stock" --netcdf-build "$WORK/build-stock" --expect-failure)
+}
+
+test_differential() {
+  log "differential parser test against the stock libnetcdf.so"
+  (cd "$REPO" && NCFILTERS_STOCK_LIBNETCDF="$(stock_lib)" \
+     cargo test -q --release --locked --test differential_parser -- --ignored --nocapture)
+}
+
+test_netcdf_suite() {
+  local build; build=$(ncf_build)
+  log "netcdf-c's ctest suite on the ncfilters build"
+  (cd "$build" && ctest -j"$JOBS" --output-on-failure > "$WORK/ctest-ncfilters.log" 2>&1) \
+    || { grep -E 'Failed|\*\*\*' "$WORK/ctest-ncfilters.log" | head -n 40; die "ctest failed"; }
+  grep -E 'tests passed' "$WORK/ctest-ncfilters.log"
+  local total; total=$(cd "$build" && ctest -N | sed -n 's/^Total Tests: //p')
+  [ "$total" = 221 ] || die "expected 221 ctest tests, found $total"
+
+  log "filter programs CMake builds but never runs (HDF5_PLUGIN_PATH=$build/plugins)"
+  local prog
+  for prog in nc_test4/tst_filterparser nc_test4/tst_filter_avail nczarr_test/test_filter_avail nc_test4/test_filter_vlen; do
+    (cd "$build/$(dirname "$prog")" && HDF5_PLUGIN_PATH="$build/plugins" "./$(basename "$prog")" \
+       > "$WORK/$(basename "$prog").log" 2>&1) || { cat "$WORK/$(basename "$prog").log"; die "$prog failed"; }
+    echo "PASS $prog"
+  done
+
+  log "tst_specific_filters.sh with HDF5_PLUGIN_PATH (bzip2, zstd and blosc must not be skipped)"
+  (cd "$build" && HDF5_PLUGIN_PATH="$build/plugins" ctest -V -R '^nc_test4_tst_specific_filters$' \
+     > "$WORK/specific-filters.log" 2>&1) || { tail -n 40 "$WORK/specific-filters.log"; die "tst_specific_filters failed"; }
+  if grep -q 'not available' "$WORK/specific-filters.log"; then
+    grep 'not available' "$WORK/specific-filters.log"; die "tst_specific_filters skipped filters"
+  fi
+  echo "PASS tst_specific_filters.sh (deflate, szip, bzip2, blosc, zstd)"
+}
+
+# Every replaced symbol must be defined by libncfilters.a, be exported by libnetcdf.so, and
+# come from libncfilters.a according to the link map; no C object of the replaced code may be linked.
+test_symbol_provenance() {
+  local build archive map lib sym count=0
+  build=$(ncf_build); archive="$REPO/target/release/libncfilters.a"
+  map="$build/ncfilters-libnetcdf.map"; lib="$build/liblib/libnetcdf.so"
+  log "symbol provenance in $lib"
+  [ -f "$map" ] || die "no link map at $map"
+  for sym in "${REPLACED_SYMBOLS[@]}"; do
+    nm --defined-only "$archive" 2>/dev/null | grep -qE " T $sym\$" || die "$sym is not defined in libncfilters.a"
+    nm -D --defined-only "$lib" | grep -qE " T $sym\$" || die "$sym is not exported by libnetcdf.so"
+    awk -v s=".text.$sym" '$1==s {getline; print; exit}' "$map" | grep -q 'libncfilters.a(' \
+      || die "$sym in libnetcdf.so does not come from libncfilters.a (link map)"
+    count=$((count + 1))
+  done
+  if grep -qE '(dfilter|/daux)\.c\.o' "$map"; then die "a replaced C object is linked into libnetcdf.so"; fi
+  local trimmed; trimmed=$(find "$build/libdispatch" -name 'daux_nonfilter.c.o' | head -n1)
+  [ -n "$trimmed" ] || die "the trimmed daux object is missing"
+  if nm "$trimmed" | grep -qiE 'filterspec|gettype'; then die "filter-spec C code left in $trimmed"; fi
+  nm -D --defined-only "$lib" | grep -q ' T ncaux_class_alignment$' || die "non-filter ncaux_* functions lost"
+  echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c and the C filter-spec parser are not linked"
+}
+
+test_c() {
+  log "C tests (c_tests/)"
+  bash "$REPO/c_tests/run.sh" "$WORK" "$REPO"
+}
+
+test_fuzz() {
+  log "fuzz smoke run (${FUZZ_SECONDS}s per target)"
+  command -v cargo-fuzz >/dev/null || cargo install -q --locked cargo-fuzz
+  local target
+  for target in $(cd "$REPO/fuzz" && RUSTC_BOOTSTRAP=1 cargo fuzz list); do
+    # RUSTC_BOOTSTRAP: cargo-fuzz needs -Zsanitizer; the machine has only the stable toolchain.
+    (cd "$REPO/fuzz" && NCFILTERS_QUIET=1 RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" -- -max_total_time="$FUZZ_SECONDS" \
+       > "$WORK/fuzz-$target.log" 2>&1) || { tail -n 30 "$WORK/fuzz-$target.log"; die "fuzz target $target failed"; }
+    echo "PASS fuzz $target: $(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$WORK/fuzz-$target.log" | tail -n1)s, no crash"
+  done
+}
+
+run_all_tests() {
+  build
+  test_rust
+  test_headers
+  test_abi
+  test_differential
+  test_symbol_provenance
+  test_c
+  test_netcdf_suite
+  test_fuzz
+  log "all tests passed"
+}
+
+# ---------------------------------------------------------------- the main job
+demo() {
+  setup
+  build_netcdf ncfilters
+  local build data out
+  build=$(ncf_build); data="$WORK/demo"; mkdir -p "$data"
+  (cd "$CACHE" && { ls r-cran-stars_*.deb >/dev/null 2>&1 || apt-get download -q r-cran-stars; })
+  dpkg-deb -x "$CACHE"/r-cran-stars_*.deb "$data/pkg"
+  local input="$data/pkg/usr/lib/R/site-library/stars/nc/test_stageiv_xyt.nc"
+  [ -f "$input" ] || die "$input not found in r-cran-stars"
+  export HDF5_PLUGIN_PATH="$build/plugins" LD_LIBRARY_PATH="$build/liblib"
+  local nccopy="$build/ncdump/nccopy" ncdump="$build/ncdump/ncdump"
+  log "input: $input (from Debian's r-cran-stars)"
+  "$ncdump" -h "$input" | head -n 25
+  log "nccopy -F with bzip2 (307) and zstd (32015), through netcdf-c built with ncfilters"
+  "$nccopy" -k nc4 "$input" "$data/plain.nc"
+  "$nccopy" -k nc4 -F '*,307,9' "$input" "$data/bzip2.nc"
+  "$nccopy" -k nc4 -F '*,32015,3' "$input" "$data/zstd.nc"
+  "$nccopy" -k nc4 -F '*,32015,3|307,9' "$input" "$data/zstd-bzip2.nc"
+  for out in bzip2 zstd zstd-bzip2; do
+    log "ncdump -hs $out.nc"
+    "$ncdump" -hs "$data/$out.nc" | grep -E '_Filter|_Storage|_ChunkSizes' | head -n 8
+    cmp <("$ncdump" "$input" | sed 1d) <("$ncdump" "$data/$out.nc" | sed 1d) >/dev/null \
+      && echo "data identical to the input: yes" || die "$out.nc data differs from the input"
+  done
+  log "file sizes (bytes)"
+  for out in "$input" "$data/plain.nc" "$data/bzip2.nc" "$data/zstd.nc" "$data/zstd-bzip2.nc"; do
+    printf '%12d  %s\n' "$(stat -c %s "$out")" "$(basename "$out")"
+  done
+}
+
+case "${1:-}" in
+  setup) setup ;;
+  build) build ;;
+  demo) demo ;;
+  test) run_all_tests ;;
+  rust|headers|abi|differential|netcdf-suite|symbol-provenance|c|fuzz)
+    step=${1//-/_}; build; "test_$step" ;;
+  *) sed -n '2,14p' "$0"; exit 2 ;;
+esac
