@@ -141,7 +141,9 @@ test_abi() {
    cargo run -q --release --locked -p gen-headers -- abi-check --netcdf-src "$WORK/src-stock" \
      --netcdf-build "$WORK/build-stock" --lib "$REPO/target/release/libncfilters.so")
   log "ABI check on a deliberately broken mirror must fail"
-  (cd "$REPO" && cargo run -q --release --locked -p gen-headers --features ncfilters/abi-broken-mirror -- \
+  # Its own target directory: the broken build must never replace the real libncfilters.
+  (cd "$REPO" && CARGO_TARGET_DIR="$REPO/target/abi-broken-mirror" cargo run -q --release --locked -p gen-headers \
+     --features ncfilters/abi-broken-mirror -- \
      abi-check --netcdf-src "$WORK/src-stock" --netcdf-build "$WORK/build-stock" --expect-failure)
 }
 
@@ -185,18 +187,37 @@ test_symbol_provenance() {
   map="$build/ncfilters-libnetcdf.map"; lib="$build/liblib/libnetcdf.so"
   log "symbol provenance in $lib"
   [ -f "$map" ] || die "no link map at $map"
+  # (Symbol tables are captured first: `nm | grep -q` would fail under pipefail via SIGPIPE.)
+  local archive_syms lib_syms origin
+  archive_syms=$(nm --defined-only "$archive" 2>/dev/null)
+  lib_syms=$(nm -D --defined-only "$lib")
   for sym in "${REPLACED_SYMBOLS[@]}"; do
-    nm --defined-only "$archive" 2>/dev/null | grep -qE " T $sym\$" || die "$sym is not defined in libncfilters.a"
-    nm -D --defined-only "$lib" | grep -qE " T $sym\$" || die "$sym is not exported by libnetcdf.so"
-    awk -v s=".text.$sym" '$1==s {getline; print; exit}' "$map" | grep -q 'libncfilters.a(' \
-      || die "$sym in libnetcdf.so does not come from libncfilters.a (link map)"
+    grep -qE " T $sym\$" <<<"$archive_syms" || die "$sym is not defined in libncfilters.a"
+    grep -qE " T $sym\$" <<<"$lib_syms" || die "$sym is not exported by libnetcdf.so"
+    origin=$(awk -v s=".text.$sym" '$1==s {getline; print; exit}' "$map")
+    [[ $origin == *libncfilters.a\(* ]] || die "$sym in libnetcdf.so does not come from libncfilters.a (link map: $origin)"
     count=$((count + 1))
   done
   if grep -qE '(dfilter|/daux)\.c\.o' "$map"; then die "a replaced C object is linked into libnetcdf.so"; fi
   local trimmed; trimmed=$(find "$build/libdispatch" -name 'daux_nonfilter.c.o' | head -n1)
   [ -n "$trimmed" ] || die "the trimmed daux object is missing"
-  if nm "$trimmed" | grep -qiE 'filterspec|gettype'; then die "filter-spec C code left in $trimmed"; fi
-  nm -D --defined-only "$lib" | grep -q ' T ncaux_class_alignment$' || die "non-filter ncaux_* functions lost"
+  if grep -qiE 'filterspec|gettype' <<<"$(nm "$trimmed")"; then die "filter-spec C code left in $trimmed"; fi
+  grep -q ' T ncaux_class_alignment$' <<<"$lib_syms" || die "non-filter ncaux_* functions lost"
+  # The compiler's dependency files list headers in the order they were first opened. Ours and
+  # netcdf-c's copies share include guards, so the one opened first is the one in effect.
+  local header users shadowed
+  for header in netcdf_filter.h netcdf_filter_build.h netcdf_filter_hdf5_build.h; do
+    users=$(grep -rlE --include='*.o.d' "$REPO/(cmake/\.\./)?include/$header" "$build" | wc -l)
+    [ "$users" -gt 0 ] || die "no netcdf-c object was compiled against include/$header"
+    shadowed=$(find "$build" -name '*.o.d' -print0 | xargs -0 awk -v ours="$REPO/include/$header" \
+      -v theirs="$WORK/src-ncfilters/include/$header" '
+        FNR == 1 { mine = 0 }
+        { gsub("/cmake/[.][.]/", "/") }
+        index($0, ours) { mine = 1 }
+        index($0, theirs) && !mine { print FILENAME; nextfile }')
+    [ -z "$shadowed" ] || { echo "$shadowed" | head -n 5; die "objects compiled with netcdf-c's own $header"; }
+    echo "PASS $users netcdf-c objects (library, tests, plugins) compiled against include/$header, none against netcdf-c's"
+  done
   echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c and the C filter-spec parser are not linked"
 }
 

@@ -4,8 +4,8 @@
 #   cmake -S netcdf-c-4.9.0 -B build -DCMAKE_PROJECT_INCLUDE=/path/to/ncfilters/cmake/ncfilters.cmake ...
 #
 # CMake runs this file at the end of netcdf-c's project() call. It then:
-#   * puts ncfilters' include/ ahead of netcdf-c's own, so the library, tests and plugins
-#     compile against the cbindgen-generated netcdf_filter*.h;
+#   * puts ncfilters' include/ ahead of netcdf-c's own, and force-includes cmake/ncfilters_prelude.h,
+#     so the library, tests and plugins compile against the cbindgen-generated netcdf_filter*.h;
 #   * at the end of the top-level CMakeLists.txt (cmake_language(DEFER)), removes
 #     libdispatch/dfilter.c from the `dispatch` object library, replaces daux.c with a copy
 #     that lacks the ncaux_h5filterspec_* code, builds ncfilters with cargo (release) and
@@ -29,6 +29,8 @@ set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/release/libncfilters.a")
 set(NCFILTERS_NATIVE_LIBS gcc_s util rt pthread m dl c)
 
 include_directories(BEFORE "${NCFILTERS_ROOT}/include")
+# netcdf-c's own headers quote-include their neighbouring netcdf_filter.h; see the prelude.
+add_compile_options("$<$<COMPILE_LANGUAGE:C>:SHELL:-include \"${NCFILTERS_ROOT}/cmake/ncfilters_prelude.h\">")
 message(STATUS "ncfilters: ${NCFILTERS_ROOT} (headers from ${NCFILTERS_ROOT}/include)")
 
 # Remove the named sources from a target; fail loudly if any is not there, so a

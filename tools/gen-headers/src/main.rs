@@ -206,7 +206,7 @@ fn abi_check(args: &[String]) {
 
     let dir = crate_root().join("target/abi-check");
     fs::create_dir_all(&dir).unwrap_or_else(|e| fail(e));
-    let source = dir.join("abi_check.c");
+    let source = dir.join(if expect_failure { "abi_check_broken_mirror.c" } else { "abi_check.c" });
     fs::write(&source, abi_check_source(&exports)).unwrap_or_else(|e| fail(e));
     let output = Command::new(env::var("CC").unwrap_or_else(|_| "cc".into()))
         .args(["-std=c11", "-fsyntax-only", "-Werror=incompatible-pointer-types"])
