@@ -199,7 +199,7 @@ test_symbol_provenance() {
     count=$((count + 1))
   done
   if grep -qE '(dfilter|/daux)\.c\.o' "$map"; then die "a replaced C object is linked into libnetcdf.so"; fi
-  local trimmed; trimmed=$(find "$build/libdispatch" -name 'daux_nonfilter.c.o' | head -n1)
+  local trimmed; trimmed=$(find "$build/libdispatch" -name 'daux_nonfilter.c.o' -print -quit)
   [ -n "$trimmed" ] || die "the trimmed daux object is missing"
   if grep -qiE 'filterspec|gettype' <<<"$(nm "$trimmed")"; then die "filter-spec C code left in $trimmed"; fi
   grep -q ' T ncaux_class_alignment$' <<<"$lib_syms" || die "non-filter ncaux_* functions lost"
@@ -264,20 +264,19 @@ demo() {
   export HDF5_PLUGIN_PATH="$build/plugins" LD_LIBRARY_PATH="$build/liblib"
   local nccopy="$build/ncdump/nccopy" ncdump="$build/ncdump/ncdump"
   log "input: $input (from Debian's r-cran-stars)"
-  "$ncdump" -h "$input" | head -n 25
+  "$ncdump" -h "$input" | sed -n "1,12p"
   log "nccopy -F with bzip2 (307) and zstd (32015), through netcdf-c built with ncfilters"
   "$nccopy" -k nc4 "$input" "$data/plain.nc"
   "$nccopy" -k nc4 -F '*,307,9' "$input" "$data/bzip2.nc"
   "$nccopy" -k nc4 -F '*,32015,3' "$input" "$data/zstd.nc"
-  "$nccopy" -k nc4 -F '*,32015,3|307,9' "$input" "$data/zstd-bzip2.nc"
-  for out in bzip2 zstd zstd-bzip2; do
+  for out in bzip2 zstd; do
     log "ncdump -hs $out.nc"
-    "$ncdump" -hs "$data/$out.nc" | grep -E '_Filter|_Storage|_ChunkSizes' | head -n 8
-    cmp <("$ncdump" "$input" | sed 1d) <("$ncdump" "$data/$out.nc" | sed 1d) >/dev/null \
-      && echo "data identical to the input: yes" || die "$out.nc data differs from the input"
+    "$ncdump" -hs "$data/$out.nc" | grep -E "_Filter|_Storage|_ChunkSizes" | sed -n "1,8p"
+    cmp <("$ncdump" "$input" | sed -n '/^data:/,$p') <("$ncdump" "$data/$out.nc" | sed -n '/^data:/,$p') >/dev/null \
+      && echo "values of every variable identical to the input: yes" || die "$out.nc data differs from the input"
   done
   log "file sizes (bytes)"
-  for out in "$input" "$data/plain.nc" "$data/bzip2.nc" "$data/zstd.nc" "$data/zstd-bzip2.nc"; do
+  for out in "$input" "$data/plain.nc" "$data/bzip2.nc" "$data/zstd.nc"; do
     printf '%12d  %s\n' "$(stat -c %s "$out")" "$(basename "$out")"
   done
 }
