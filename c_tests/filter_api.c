@@ -50,6 +50,39 @@ static void print_filters(int ncid, int varid, const char *label)
     }
 }
 
+#define NX 64
+#define NY 32
+/* A smooth-ish pattern, so compressors have something to do. */
+static double pattern(size_t i) { return (double)((i * 7) % 1000) / 4.0 - 100.0; }
+
+static void write_data(int ncid, int varid, nc_type type, const char *label)
+{
+    static double values[NX * NY];
+    char what[64];
+    size_t i;
+    for (i = 0; i < NX * NY; i++) values[i] = pattern(i);
+    snprintf(what, sizeof what, "write %s", label);
+    /* nc_put_var_double converts to the variable's type. */
+    expect(what, nc_put_var_double(ncid, varid, values), NC_NOERR);
+    (void)type;
+}
+
+static void check_data(int ncid, int varid, nc_type type, const char *label)
+{
+    static double values[NX * NY];
+    char what[64];
+    size_t i, bad = 0;
+    snprintf(what, sizeof what, "read %s", label);
+    expect(what, nc_get_var_double(ncid, varid, values), NC_NOERR);
+    for (i = 0; i < NX * NY; i++) {
+        double want = pattern(i);
+        if (type == NC_INT || type == NC_SHORT) want = (double)(long)want; /* truncated on write */
+        if (values[i] != want) bad++;
+    }
+    printf("  %s values: %zu of %d differ\n", label, bad, NX * NY);
+    if (bad) failures++;
+}
+
 static void netcdf4_file(const char *path)
 {
     int ncid, dims[2], v_int, v_str, v_vlen = -1, v_scalar, v_multi, v_szip, v_bz, v_zstd, v_blosc, v_plain, vlen_type;
@@ -60,8 +93,8 @@ static void netcdf4_file(const char *path)
 
     printf("== %s\n", path);
     if (SHOW("create", nc_create(path, NC_NETCDF4 | NC_CLOBBER, &ncid))) { failures++; return; }
-    nc_def_dim(ncid, "x", 64, &dims[0]);
-    nc_def_dim(ncid, "y", 32, &dims[1]);
+    nc_def_dim(ncid, "x", NX, &dims[0]);
+    nc_def_dim(ncid, "y", NY, &dims[1]);
     nc_def_var(ncid, "i", NC_INT, 2, dims, &v_int);
     nc_def_var(ncid, "s", NC_STRING, 2, dims, &v_str);
     nc_def_vlen(ncid, "vl", NC_INT, &vlen_type);
@@ -128,6 +161,12 @@ static void netcdf4_file(const char *path)
     expect("avail bad ncid", nc_inq_filter_avail(ncid + 99999, 1), NC_EBADID);
 
     expect("enddef", nc_enddef(ncid), NC_NOERR);
+    write_data(ncid, v_int, NC_INT, "deflate");
+    write_data(ncid, v_multi, NC_DOUBLE, "multi");
+    write_data(ncid, v_szip, NC_INT, "szip");
+    write_data(ncid, v_bz, NC_SHORT, "bzip2");
+    write_data(ncid, v_zstd, NC_FLOAT, "zstd");
+    write_data(ncid, v_blosc, NC_INT, "blosc");
     level = 3;
     expect("def outside define mode", nc_def_var_filter(ncid, v_plain, 1, 1, &level), NC_EINDEFINE);
     expect("redef", nc_redef(ncid), NC_NOERR);
@@ -141,6 +180,12 @@ static void netcdf4_file(const char *path)
     print_filters(ncid, v_bz, "reopened bzip2");
     print_filters(ncid, v_zstd, "reopened zstd");
     print_filters(ncid, v_blosc, "reopened blosc");
+    check_data(ncid, v_int, NC_INT, "deflate");
+    check_data(ncid, v_multi, NC_DOUBLE, "multi");
+    check_data(ncid, v_szip, NC_INT, "szip");
+    check_data(ncid, v_bz, NC_SHORT, "bzip2");
+    check_data(ncid, v_zstd, NC_FLOAT, "zstd");
+    check_data(ncid, v_blosc, NC_INT, "blosc");
     expect("inq blosc reopened", nc_inq_var_blosc(ncid, v_blosc, &has, &sub, &blev, &bsize, &bshuf), NC_NOERR);
     printf("  has=%d sub=%u level=%u blocksize=%u shuffle=%u\n", has, sub, blev, bsize, bshuf);
     nc_close(ncid);

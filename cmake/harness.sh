@@ -36,7 +36,10 @@ NETCDF_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DBUILD_SHARED_LIBS=ON -DENABLE_NETCDF_
 REPLACED_SYMBOLS=(nc_def_var_filter nc_inq_var_filter nc_inq_var_filter_ids nc_inq_var_filter_info
   nc_inq_filter_avail nc_def_var_bzip2 nc_inq_var_bzip2 nc_def_var_zstandard nc_inq_var_zstandard
   nc_def_var_blosc nc_inq_var_blosc ncaux_h5filterspec_parse ncaux_h5filterspec_parselist
-  ncaux_h5filterspec_parse_parameter ncaux_h5filterspec_free ncaux_h5filterspec_fix8)
+  ncaux_h5filterspec_parse_parameter ncaux_h5filterspec_free ncaux_h5filterspec_fix8
+  NC4_hdf5_def_var_filter NC4_hdf5_inq_var_filter_ids NC4_hdf5_inq_var_filter_info NC4_hdf5_inq_filter_avail
+  NC4_hdf5_addfilter NC4_hdf5_filter_remove NC4_hdf5_filter_lookup NC4_hdf5_filter_freelist
+  NC4_hdf5_filter_initialize NC4_hdf5_filter_finalize NC4_hdf5_find_missing_filter)
 
 log() { printf '\n== %s\n' "$*"; }
 die() { printf 'harness: %s\n' "$*" >&2; exit 1; }
@@ -139,12 +142,12 @@ test_abi() {
   log "ABI check against netcdf-c $NETCDF_VERSION's headers"
   (cd "$REPO" && cargo build -q --release --locked -p ncfilters &&
    cargo run -q --release --locked -p gen-headers -- abi-check --netcdf-src "$WORK/src-stock" \
-     --netcdf-build "$WORK/build-stock" --lib "$REPO/target/release/libncfilters.so")
+     --netcdf-build "$WORK/build-stock" --lib "$REPO/target/release/libncfilters.so" -- $(pkg-config --cflags hdf5))
   log "ABI check on a deliberately broken mirror must fail"
   # Its own target directory: the broken build must never replace the real libncfilters.
   (cd "$REPO" && CARGO_TARGET_DIR="$REPO/target/abi-broken-mirror" cargo run -q --release --locked -p gen-headers \
      --features ncfilters/abi-broken-mirror -- \
-     abi-check --netcdf-src "$WORK/src-stock" --netcdf-build "$WORK/build-stock" --expect-failure)
+     abi-check --netcdf-src "$WORK/src-stock" --netcdf-build "$WORK/build-stock" --expect-failure -- $(pkg-config --cflags hdf5))
 }
 
 test_differential() {
@@ -179,6 +182,15 @@ test_netcdf_suite() {
   echo "PASS tst_specific_filters.sh (deflate, szip, bzip2, blosc, zstd)"
 }
 
+# in_ncfilters_section <hex address> <"0xstart 0xsize" lines>
+in_ncfilters_section() {
+  local target=$((16#$1)) start size
+  while read -r start size; do
+    (( target >= start && target < start + size )) && return 0
+  done <<<"$2"
+  return 1
+}
+
 # Every replaced symbol must be defined by libncfilters.a, be exported by libnetcdf.so, and
 # come from libncfilters.a according to the link map; no C object of the replaced code may be linked.
 test_symbol_provenance() {
@@ -188,17 +200,25 @@ test_symbol_provenance() {
   log "symbol provenance in $lib"
   [ -f "$map" ] || die "no link map at $map"
   # (Symbol tables are captured first: `nm | grep -q` would fail under pipefail via SIGPIPE.)
-  local archive_syms lib_syms origin
+  local archive_syms lib_syms ranges addr
   archive_syms=$(nm --defined-only "$archive" 2>/dev/null)
   lib_syms=$(nm -D --defined-only "$lib")
+  # "start size" of every input section the link map attributes to libncfilters.a. Symbols are
+  # located by address, since LLVM may merge identical functions under one section.
+  ranges=$(awk '$1 ~ /^\./ { name = $1 }
+                NF >= 3 && /libncfilters\.a\(/ && name ~ /^\.text/ && $(NF-2) ~ /^0x/ && $(NF-2) !~ /^0x0+$/ {
+                  print $(NF-2), $(NF-1) }' "$map")
   for sym in "${REPLACED_SYMBOLS[@]}"; do
     grep -qE " T $sym\$" <<<"$archive_syms" || die "$sym is not defined in libncfilters.a"
-    grep -qE " T $sym\$" <<<"$lib_syms" || die "$sym is not exported by libnetcdf.so"
-    origin=$(awk -v s=".text.$sym" '$1==s {getline; print; exit}' "$map")
-    [[ $origin == *libncfilters.a\(* ]] || die "$sym in libnetcdf.so does not come from libncfilters.a (link map: $origin)"
+    addr=$(awk -v s="$sym" '$3 == s && $2 == "T" { print $1 }' <<<"$lib_syms")
+    [ -n "$addr" ] || die "$sym is not exported by libnetcdf.so"
+    in_ncfilters_section "$addr" "$ranges" || die "$sym (0x$addr) in libnetcdf.so does not come from libncfilters.a (link map)"
     count=$((count + 1))
   done
-  if grep -qE '(dfilter|/daux)\.c\.o' "$map"; then die "a replaced C object is linked into libnetcdf.so"; fi
+  # Negative control: a C function of netcdf-c must not be attributed to libncfilters.a.
+  addr=$(awk '$3 == "nc_create" { print $1 }' <<<"$lib_syms")
+  ! in_ncfilters_section "$addr" "$ranges" || die "the provenance check attributes nc_create to ncfilters"
+  if grep -qE '(dfilter|/daux|hdf5filter)\.c\.o' "$map"; then die "a replaced C object is linked into libnetcdf.so"; fi
   local trimmed; trimmed=$(find "$build/libdispatch" -name 'daux_nonfilter.c.o' -print -quit)
   [ -n "$trimmed" ] || die "the trimmed daux object is missing"
   if grep -qiE 'filterspec|gettype' <<<"$(nm "$trimmed")"; then die "filter-spec C code left in $trimmed"; fi
@@ -218,7 +238,7 @@ test_symbol_provenance() {
     [ -z "$shadowed" ] || { echo "$shadowed" | head -n 5; die "objects compiled with netcdf-c's own $header"; }
     echo "PASS $users netcdf-c objects (library, tests, plugins) compiled against include/$header, none against netcdf-c's"
   done
-  echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c and the C filter-spec parser are not linked"
+  echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c and the C filter-spec parser are not linked"
 }
 
 test_c() {

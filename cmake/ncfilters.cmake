@@ -8,7 +8,8 @@
 #     so the library, tests and plugins compile against the cbindgen-generated netcdf_filter*.h;
 #   * at the end of the top-level CMakeLists.txt (cmake_language(DEFER)), removes
 #     libdispatch/dfilter.c from the `dispatch` object library, replaces daux.c with a copy
-#     that lacks the ncaux_h5filterspec_* code, builds ncfilters with cargo (release) and
+#     that lacks the ncaux_h5filterspec_* code, removes libhdf5/hdf5filter.c from `netcdfhdf5`,
+#     builds ncfilters with cargo (release) and
 #     links libncfilters.a whole-archive into libnetcdf.so.
 #
 # Options:
@@ -74,13 +75,14 @@ function(ncfilters_write_daux_without_filterspec out)
 endfunction()
 
 function(ncfilters_edit_netcdf_targets)
-  foreach(target dispatch netcdf)
+  foreach(target dispatch netcdfhdf5 netcdf)
     if(NOT TARGET ${target})
       message(FATAL_ERROR "ncfilters: netcdf-c target '${target}' not found")
     endif()
   endforeach()
 
   ncfilters_remove_sources(dispatch dfilter.c daux.c)
+  ncfilters_remove_sources(netcdfhdf5 hdf5filter.c)
   set(daux_rest "${CMAKE_BINARY_DIR}/ncfilters-generated/daux_nonfilter.c")
   ncfilters_write_daux_without_filterspec("${daux_rest}")
   set_property(TARGET dispatch APPEND PROPERTY SOURCES "${daux_rest}")

@@ -25,3 +25,7 @@ pub fn report(message: std::fmt::Arguments<'_>) {
     }
     eprintln!("ncfilters: {message}");
 }
+
+pub const NC_EINDEFINE: c_int = -39;
+pub const NC_EHDFERR: c_int = -101;
+pub const NC_ELATEDEF: c_int = -123;

@@ -4,6 +4,7 @@
 //! - [`abi`]: every exported C function, one file per replaced netcdf-c source file;
 //! - [`filterspec`]: the filter-spec parser (safe code);
 //! - [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers (safe code);
+//! - [`hdf5_filter_rules`]: ordering and conflict rules of an HDF5 variable's filter list (safe code);
 //! - [`c_types`]: the `repr(C)` types of netcdf-c's public filter headers;
 //! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer);
 //! - [`abi_layout`]: the layout table the ABI check compares with netcdf-c's headers;
@@ -18,5 +19,6 @@ pub mod c_types;
 pub mod error;
 pub mod ffi_boundary;
 pub mod filterspec;
+pub mod hdf5_filter_rules;
 pub mod netcdf_sys;
 pub mod standard_filters;

@@ -5,3 +5,4 @@
 
 pub mod filter_api;
 pub mod filterspec;
+pub mod hdf5filter;

@@ -32,3 +32,46 @@ int ncfilters_NC4_inq_type_fixed_size(int ncid, int xtype, int *fixedsizep)
 {
     return NC4_inq_type_fixed_size ? NC4_inq_type_fixed_size(ncid, xtype, fixedsizep) : NCFILTERS_ENOTBUILT;
 }
+
+/* netCDF-4/HDF5 internals used by the HDF5 filter backend (src/abi/hdf5filter.rs). */
+struct NC_FILE_INFO;
+struct NC_GRP_INFO;
+struct NC_VAR_INFO;
+struct NClist;
+
+extern int nc4_hdf5_find_grp_h5_var(int ncid, int varid, struct NC_FILE_INFO **h5,
+                                    struct NC_GRP_INFO **grp, struct NC_VAR_INFO **var) __attribute__((weak));
+extern int nc4_find_default_chunksizes2(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *var) __attribute__((weak));
+extern int nc4_adjust_var_cache(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *var) __attribute__((weak));
+extern int H5Zfilter_avail(int id) __attribute__((weak));
+extern struct NClist *nclistnew(void) __attribute__((weak));
+extern int nclistfree(struct NClist *l) __attribute__((weak));
+extern int nclistinsert(struct NClist *l, size_t index, void *elem) __attribute__((weak));
+extern void *nclistremove(struct NClist *l, size_t index) __attribute__((weak));
+
+int ncfilters_nc4_hdf5_find_grp_h5_var(int ncid, int varid, struct NC_FILE_INFO **h5,
+                                       struct NC_GRP_INFO **grp, struct NC_VAR_INFO **var)
+{
+    return nc4_hdf5_find_grp_h5_var ? nc4_hdf5_find_grp_h5_var(ncid, varid, h5, grp, var) : NCFILTERS_ENOTBUILT;
+}
+
+int ncfilters_nc4_find_default_chunksizes2(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *var)
+{
+    return nc4_find_default_chunksizes2 ? nc4_find_default_chunksizes2(grp, var) : NCFILTERS_ENOTBUILT;
+}
+
+int ncfilters_nc4_adjust_var_cache(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *var)
+{
+    return nc4_adjust_var_cache ? nc4_adjust_var_cache(grp, var) : NCFILTERS_ENOTBUILT;
+}
+
+/* -2 when HDF5 is not linked: distinct from HDF5's own -1 (error) / 0 / 1. */
+int ncfilters_H5Zfilter_avail(int id) { return H5Zfilter_avail ? H5Zfilter_avail(id) : -2; }
+
+struct NClist *ncfilters_nclistnew(void) { return nclistnew ? nclistnew() : NULL; }
+int ncfilters_nclistfree(struct NClist *l) { return nclistfree ? nclistfree(l) : 0; }
+int ncfilters_nclistinsert(struct NClist *l, size_t index, void *elem)
+{
+    return nclistinsert ? nclistinsert(l, index, elem) : 0;
+}
+void *ncfilters_nclistremove(struct NClist *l, size_t index) { return nclistremove ? nclistremove(l, index) : NULL; }

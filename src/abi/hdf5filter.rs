@@ -1,0 +1,240 @@
+//! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
+//! table's filter entries and the list functions the rest of libhdf5 calls.
+
+use crate::c_types::ids::H5Z_FILTER_SZIP;
+use crate::error::{NcResult, NC_EINDEFINE, NC_EINVAL, NC_ELATEDEF, NC_ENOFILTER, NC_NOERR};
+use crate::ffi_boundary::{status_of, write_opt};
+use crate::hdf5_filter_rules as rules;
+use crate::netcdf_sys::dispatch_table;
+use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Var};
+use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_INDEF, NC_VAR_INFO};
+use std::os::raw::{c_int, c_uint};
+use std::ptr;
+
+/// The variable behind a pointer C passed in (`NC_EINVAL` for NULL).
+///
+/// # Safety
+/// `var` is NULL or a live HDF5 `NC_VAR_INFO_T` not accessed elsewhere meanwhile.
+unsafe fn var_arg(var: *mut NC_VAR_INFO) -> NcResult<Hdf5Var> {
+    // SAFETY: forwarded contract.
+    unsafe { Hdf5Var::new(var) }.ok_or(NC_EINVAL)
+}
+
+/// `params` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
+///
+/// # Safety
+/// `params` is NULL or readable for `nparams` words for the returned lifetime.
+unsafe fn params_arg<'a>(params: *const c_uint, nparams: usize) -> NcResult<&'a [u32]> {
+    match (nparams, params.is_null()) {
+        (0, _) => Ok(&[]),
+        (_, true) => Err(NC_EINVAL),
+        // SAFETY: non-NULL and readable for nparams words per the contract.
+        _ => Ok(unsafe { std::slice::from_raw_parts(params, nparams) }),
+    }
+}
+
+/// Adds filter `id` to the variable, or, if it is already there, replaces its parameters
+/// and flags in place. New fletcher32 and shuffle filters go first (see [`rules::insert_position`]).
+fn add_filter(var: &mut Hdf5Var, id: u32, params: &[u32], flags: c_int) -> NcResult<()> {
+    var.ensure_list()?;
+    match var.position(id) {
+        Some(index) => var.replace(index, params, flags),
+        None => var.insert(rules::insert_position(&var.ids(), id), id, params, flags),
+    }
+}
+
+/// # Safety
+/// `var` is NULL or a live HDF5 variable; `params` is NULL or readable for `nparams` words.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_addfilter(
+    var: *mut NC_VAR_INFO,
+    id: c_uint,
+    nparams: usize,
+    params: *const c_uint,
+    flags: c_int,
+) -> c_int {
+    status_of("NC4_hdf5_addfilter", || {
+        // SAFETY: forwarded contract.
+        let (mut var, params) = unsafe { (var_arg(var)?, params_arg(params, nparams)?) };
+        add_filter(&mut var, id, params, flags)
+    })
+}
+
+/// Defines (or re-defines) a filter on a variable of a netCDF-4/HDF5 file in define mode.
+///
+/// # Safety
+/// `params` is NULL or readable for `nparams` words.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparams: usize,
+    params: *const c_uint,
+) -> c_int {
+    status_of("NC4_hdf5_def_var_filter", || {
+        dispatch_table(ncid)?;
+        let mut found = find_hdf5_var(ncid, varid)?;
+        // SAFETY: netcdf-c returned a live file for this ncid.
+        if unsafe { found.file.as_ref() }.flags & NC_INDEF == 0 {
+            return Err(NC_EINDEFINE);
+        }
+        let var = &mut found.var;
+        if var.ndims() == 0 {
+            return Err(NC_EINVAL);
+        }
+        if var.created() {
+            return Err(NC_ELATEDEF);
+        }
+        hdf5_filter_available(id)?;
+        var.ensure_list()?;
+        // SAFETY: params is NULL or readable for nparams words per the contract.
+        let params = unsafe { params_arg(params, nparams)? };
+        if var.position(id).is_none() {
+            let (have_deflate, have_szip) = (var.position(1).is_some(), var.position(H5Z_FILTER_SZIP).is_some());
+            rules::check_new_filter(id, params, have_deflate, have_szip)?;
+            var.make_chunked(found.group)?;
+        }
+        if id == H5Z_FILTER_SZIP {
+            rules::check_szip_block(params, &var.dim_lengths())?;
+        }
+        add_filter(var, id, params, 0)
+    })
+}
+
+/// The ids of a variable's filters in application order; `ids` NULL asks for the count.
+///
+/// # Safety
+/// `nfiltersp` is NULL or writable; `ids` is NULL or has room for every id.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
+    ncid: c_int,
+    varid: c_int,
+    nfiltersp: *mut usize,
+    ids: *mut c_uint,
+) -> c_int {
+    status_of("NC4_hdf5_inq_var_filter_ids", || {
+        dispatch_table(ncid)?;
+        let found = find_hdf5_var(ncid, varid)?;
+        let filter_ids = found.var.ids();
+        // SAFETY: out-pointers are NULL or large enough per the contract.
+        unsafe {
+            if !ids.is_null() {
+                ptr::copy_nonoverlapping(filter_ids.as_ptr(), ids, filter_ids.len());
+            }
+            write_opt(nfiltersp, filter_ids.len());
+        }
+        Ok(())
+    })
+}
+
+/// The parameters of filter `id` on a variable; `NC_ENOFILTER` if it is not there.
+///
+/// # Safety
+/// `nparamsp` is NULL or writable; `params` is NULL or has room for every parameter.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparamsp: *mut usize,
+    params: *mut c_uint,
+) -> c_int {
+    status_of("NC4_hdf5_inq_var_filter_info", || {
+        dispatch_table(ncid)?;
+        let mut found = find_hdf5_var(ncid, varid)?;
+        found.var.ensure_list()?;
+        let index = found.var.position(id).ok_or(NC_ENOFILTER)?;
+        let values = found.var.params(index);
+        // SAFETY: out-pointers are NULL or large enough per the contract.
+        unsafe {
+            write_opt(nparamsp, values.len());
+            if !params.is_null() {
+                ptr::copy_nonoverlapping(values.as_ptr(), params, values.len());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// `NC_NOERR` if HDF5 can apply filter `id` (built in, registered, or found on `HDF5_PLUGIN_PATH`).
+#[no_mangle]
+pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
+    status_of("NC4_hdf5_inq_filter_avail", || hdf5_filter_available(id))
+}
+
+/// Finds filter `id` on the variable (creating its empty list if it has none).
+///
+/// # Safety
+/// `var` is NULL or a live HDF5 variable; `specp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_filter_lookup(var: *mut NC_VAR_INFO, id: c_uint, specp: *mut *mut NC_HDF5_Filter) -> c_int {
+    status_of("NC4_hdf5_filter_lookup", || {
+        // SAFETY: forwarded contract.
+        let mut var = unsafe { var_arg(var)? };
+        var.ensure_list()?;
+        let index = var.position(id).ok_or(NC_ENOFILTER)?;
+        // SAFETY: specp is NULL or writable per the contract.
+        unsafe { write_opt(specp, var.filters()[index]) };
+        Ok(())
+    })
+}
+
+/// Removes filter `id` from the variable (the last occurrence, as 4.9.0 walks backwards).
+///
+/// # Safety
+/// `var` is NULL or a live HDF5 variable.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
+    status_of("NC4_hdf5_filter_remove", || {
+        // SAFETY: forwarded contract.
+        let mut var = unsafe { var_arg(var)? };
+        let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
+        var.remove(index);
+        Ok(())
+    })
+}
+
+/// Frees the variable's filters and list (`var->filters` becomes NULL).
+///
+/// # Safety
+/// `var` is NULL or a live HDF5 variable.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
+    status_of("NC4_hdf5_filter_freelist", || {
+        // SAFETY: forwarded contract.
+        unsafe { var_arg(var)? }.free_list();
+        Ok(())
+    })
+}
+
+/// The id of the first filter HDF5 could not find when the file was opened, or 0.
+///
+/// # Safety
+/// `var` is NULL or a live HDF5 variable; `idp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
+    status_of("NC4_hdf5_find_missing_filter", || {
+        // SAFETY: forwarded contract.
+        let var = unsafe { var_arg(var)? };
+        let missing = (0..var.filters().len())
+            .map(|i| var.filter(i))
+            .find(|f| f.flags & NC_HDF5_FILTER_MISSING != 0)
+            .map_or(0, |f| f.filterid);
+        // SAFETY: idp is NULL or writable per the contract.
+        unsafe { write_opt(idp, missing) };
+        Ok(())
+    })
+}
+
+/// Nothing to set up: HDF5 keeps its own filter registry.
+#[no_mangle]
+pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
+    NC_NOERR
+}
+
+/// Nothing to tear down.
+#[no_mangle]
+pub extern "C" fn NC4_hdf5_filter_finalize() -> c_int {
+    NC_NOERR
+}

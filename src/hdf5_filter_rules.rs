@@ -1,0 +1,83 @@
+//! The rules netcdf-c 4.9.0 applies to an HDF5 variable's filter list (libhdf5/hdf5filter.c):
+//! where a new filter goes, and which definitions conflict.
+#![forbid(unsafe_code)]
+
+use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP};
+use crate::error::{NcResult, NC_EFILTER, NC_EINVAL};
+
+/// `NC_MAX_PIXELS_PER_BLOCK`.
+const MAX_PIXELS_PER_BLOCK: u32 = 32;
+
+/// Where a filter not yet on the variable is inserted: fletcher32 first, shuffle next
+/// (after a leading fletcher32), everything else appended in definition order.
+pub fn insert_position(existing_ids: &[u32], id: u32) -> usize {
+    match (existing_ids.first(), id) {
+        (None, _) => 0,
+        (Some(_), H5Z_FILTER_FLETCHER32) => 0,
+        (Some(&first), H5Z_FILTER_SHUFFLE) => usize::from(first == H5Z_FILTER_FLETCHER32),
+        _ => existing_ids.len(),
+    }
+}
+
+/// Checks a filter that is not yet on the variable (a re-definition skips these, as in 4.9.0).
+pub fn check_new_filter(id: u32, params: &[u32], have_deflate: bool, have_szip: bool) -> NcResult<()> {
+    match id {
+        H5Z_FILTER_DEFLATE => {
+            let [level] = params else { return Err(NC_EFILTER) };
+            if !(0..=9).contains(&(*level as i32)) || have_szip {
+                return Err(NC_EINVAL);
+            }
+        }
+        H5Z_FILTER_SZIP => {
+            let [_, pixels_per_block] = params else { return Err(NC_EFILTER) };
+            if pixels_per_block % 2 != 0 || *pixels_per_block > MAX_PIXELS_PER_BLOCK || have_deflate {
+                return Err(NC_EINVAL);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+/// szip's pixels per block may not exceed the elements of the variable (zero-length
+/// dimensions skipped). Unlike 4.9.0, which reads `params[1]` regardless, a re-definition
+/// with fewer than 2 parameters is `NC_EFILTER`.
+pub fn check_szip_block(params: &[u32], dim_lengths: &[usize]) -> NcResult<()> {
+    let pixels_per_block = *params.get(1).ok_or(NC_EFILTER)?;
+    let elements = dim_lengths.iter().filter(|&&len| len != 0).fold(1usize, |n, &len| n.saturating_mul(len));
+    if pixels_per_block as usize > elements {
+        return Err(NC_EINVAL);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_is_fletcher32_shuffle_then_definition_order() {
+        assert_eq!(insert_position(&[], 3), 0);
+        assert_eq!(insert_position(&[1, 307], 3), 0);
+        assert_eq!(insert_position(&[3, 1], 2), 1);
+        assert_eq!(insert_position(&[1], 2), 0);
+        assert_eq!(insert_position(&[1, 2], 307), 2);
+    }
+
+    #[test]
+    fn deflate_and_szip_checks() {
+        assert_eq!(check_new_filter(1, &[5, 6], false, false), Err(NC_EFILTER));
+        assert_eq!(check_new_filter(1, &[10], false, false), Err(NC_EINVAL));
+        assert_eq!(check_new_filter(1, &[u32::MAX], false, false), Err(NC_EINVAL));
+        assert_eq!(check_new_filter(1, &[5], false, true), Err(NC_EINVAL));
+        assert_eq!(check_new_filter(1, &[0], false, false), Ok(()));
+        assert_eq!(check_new_filter(4, &[32], false, false), Err(NC_EFILTER));
+        assert_eq!(check_new_filter(4, &[32, 7], false, false), Err(NC_EINVAL));
+        assert_eq!(check_new_filter(4, &[32, 34], false, false), Err(NC_EINVAL));
+        assert_eq!(check_new_filter(4, &[32, 32], true, false), Err(NC_EINVAL));
+        assert_eq!(check_new_filter(307, &[], true, true), Ok(()));
+        assert_eq!(check_szip_block(&[32, 32], &[4, 0, 4]), Ok(()));
+        assert_eq!(check_szip_block(&[32, 32], &[4, 7]), Err(NC_EINVAL));
+        assert_eq!(check_szip_block(&[32], &[64]), Err(NC_EFILTER));
+    }
+}

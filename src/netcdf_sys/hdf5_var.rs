@@ -1,0 +1,248 @@
+//! Access to an HDF5 variable and its filter list (`var->filters`, an `NClist*` of C-heap
+//! `struct NC_HDF5_Filter*`), through netcdf-c's own list functions so C and Rust agree on it.
+
+use super::nc4::{NClist, NC_FILE_INFO, NC_HDF5_Filter, NC_VAR_INFO, NC_CHUNKED};
+use crate::c_heap::CArray;
+use crate::error::{NcResult, NC_EHDFERR, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM, NC_ENOTBUILT};
+use std::os::raw::{c_int, c_uint, c_void};
+use std::ptr::{self, NonNull};
+
+extern "C" {
+    fn ncfilters_nc4_hdf5_find_grp_h5_var(
+        ncid: c_int,
+        varid: c_int,
+        h5: *mut *mut NC_FILE_INFO,
+        grp: *mut *mut c_void,
+        var: *mut *mut NC_VAR_INFO,
+    ) -> c_int;
+    fn ncfilters_nc4_find_default_chunksizes2(grp: *mut c_void, var: *mut NC_VAR_INFO) -> c_int;
+    fn ncfilters_nc4_adjust_var_cache(grp: *mut c_void, var: *mut NC_VAR_INFO) -> c_int;
+    fn ncfilters_H5Zfilter_avail(id: c_int) -> c_int;
+    fn ncfilters_nclistnew() -> *mut NClist;
+    fn ncfilters_nclistfree(list: *mut NClist) -> c_int;
+    fn ncfilters_nclistinsert(list: *mut NClist, index: usize, elem: *mut c_void) -> c_int;
+    fn ncfilters_nclistremove(list: *mut NClist, index: usize) -> *mut c_void;
+}
+
+fn status(code: c_int) -> NcResult<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(code)
+    }
+}
+
+/// `H5Zfilter_avail`: whether HDF5 (built in, registered or on `HDF5_PLUGIN_PATH`) has filter `id`.
+pub fn hdf5_filter_available(id: c_uint) -> NcResult<()> {
+    // SAFETY: plain integer argument; the shim returns -2 when HDF5 is not linked.
+    match unsafe { ncfilters_H5Zfilter_avail(id as c_int) } {
+        -2 => Err(NC_ENOTBUILT),
+        status if status < 0 => Err(NC_EHDFERR),
+        0 => Err(NC_ENOFILTER),
+        _ => Ok(()),
+    }
+}
+
+/// The file, group and variable for `(ncid, varid)`, reading the variable's metadata lazily
+/// (`nc4_hdf5_find_grp_h5_var`), which is what fills `var->filters` for files being read.
+pub struct Hdf5Location {
+    pub file: NonNull<NC_FILE_INFO>,
+    pub group: *mut c_void,
+    pub var: Hdf5Var,
+}
+
+pub fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
+    let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+    // SAFETY: valid out-pointers.
+    status(unsafe { ncfilters_nc4_hdf5_find_grp_h5_var(ncid, varid, &mut file, &mut group, &mut var) })?;
+    let file = NonNull::new(file).ok_or(NC_EINVAL)?;
+    // SAFETY: netcdf-c returned a live variable of an open HDF5 file.
+    let var = unsafe { Hdf5Var::new(var) }.ok_or(NC_EINVAL)?;
+    Ok(Hdf5Location { file, group, var })
+}
+
+/// A netCDF-4/HDF5 variable. Every accessor reads through the raw pointer afresh, because
+/// netcdf-c functions called in between may change the variable.
+pub struct Hdf5Var {
+    var: NonNull<NC_VAR_INFO>,
+}
+
+impl Hdf5Var {
+    /// # Safety
+    /// `var` is NULL or a live `NC_VAR_INFO_T` of an HDF5 file that nothing else accesses
+    /// while this value is used (netcdf-c's API is not thread-safe either).
+    pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
+        NonNull::new(var).map(|var| Hdf5Var { var })
+    }
+
+    pub fn as_ptr(&self) -> *mut NC_VAR_INFO {
+        self.var.as_ptr()
+    }
+
+    fn info(&self) -> &NC_VAR_INFO {
+        // SAFETY: live per the constructor's contract.
+        unsafe { self.var.as_ref() }
+    }
+
+    pub fn ndims(&self) -> usize {
+        self.info().ndims
+    }
+
+    pub fn created(&self) -> bool {
+        self.info().created != 0
+    }
+
+    /// Lengths of the variable's dimensions.
+    pub fn dim_lengths(&self) -> Vec<usize> {
+        let info = self.info();
+        (0..info.ndims)
+            .map(|d| {
+                // SAFETY: dim holds ndims live dimension pointers for a defined variable.
+                unsafe { (*info.dim.add(d)).as_ref() }.map_or(0, |dim| dim.len)
+            })
+            .collect()
+    }
+
+    /// Filters force chunking; chunk sizes not yet chosen (`chunksizes[0] == 0`) get netcdf-c's defaults.
+    pub fn make_chunked(&mut self, group: *mut c_void) -> NcResult<()> {
+        let var = self.as_ptr();
+        // SAFETY: var is live; netcdf-c's functions get the same group/var pair it handed out.
+        unsafe {
+            (*var).storage = NC_CHUNKED;
+            let chunksizes = (*var).chunksizes;
+            if !chunksizes.is_null() && *chunksizes == 0 {
+                status(ncfilters_nc4_find_default_chunksizes2(group, var))?;
+                status(ncfilters_nc4_adjust_var_cache(group, var))?;
+            }
+        }
+        Ok(())
+    }
+
+    fn list(&self) -> *mut NClist {
+        self.info().filters.cast()
+    }
+
+    /// Creates the (empty) list if the variable has none yet, as netcdf-c's lookup does.
+    pub fn ensure_list(&mut self) -> NcResult<()> {
+        if self.list().is_null() {
+            // SAFETY: nclistnew has no preconditions; the shim returns NULL when unlinked.
+            let list = unsafe { ncfilters_nclistnew() };
+            if list.is_null() {
+                return Err(NC_ENOMEM);
+            }
+            // SAFETY: var is live; the new list now belongs to it.
+            unsafe { (*self.as_ptr()).filters = list.cast() };
+        }
+        Ok(())
+    }
+
+    /// The filter pointers in application order (empty when there is no list).
+    pub fn filters(&self) -> &[*mut NC_HDF5_Filter] {
+        // SAFETY: a non-NULL list has `length` element pointers at `content`.
+        unsafe {
+            match self.list().as_ref() {
+                Some(list) if list.length > 0 && !list.content.is_null() => {
+                    std::slice::from_raw_parts(list.content.cast(), list.length)
+                }
+                _ => &[],
+            }
+        }
+    }
+
+    /// The filter at `index`; every element is a live C-heap `NC_HDF5_Filter`.
+    pub fn filter(&self, index: usize) -> &NC_HDF5_Filter {
+        // SAFETY: list elements are live filters owned by the list.
+        unsafe { &*self.filters()[index] }
+    }
+
+    pub fn ids(&self) -> Vec<u32> {
+        (0..self.filters().len()).map(|i| self.filter(i).filterid).collect()
+    }
+
+    pub fn position(&self, id: u32) -> Option<usize> {
+        self.ids().iter().position(|&f| f == id)
+    }
+
+    /// A filter's parameters.
+    pub fn params(&self, index: usize) -> &[u32] {
+        let filter = self.filter(index);
+        if filter.nparams == 0 || filter.params.is_null() {
+            return &[];
+        }
+        // SAFETY: params holds nparams words.
+        unsafe { std::slice::from_raw_parts(filter.params, filter.nparams) }
+    }
+
+    /// Replaces a filter's parameters and flags. The new vector is allocated before the old
+    /// one is freed, so a failed allocation leaves the filter intact.
+    pub fn replace(&mut self, index: usize, params: &[u32], flags: c_int) -> NcResult<()> {
+        let new_params = c_params(params)?;
+        let filter = self.filters()[index];
+        // SAFETY: filter is live and owned by the list; its old params are C-heap.
+        unsafe {
+            libc::free((*filter).params.cast());
+            (*filter).params = new_params;
+            (*filter).nparams = params.len();
+            (*filter).flags = flags;
+        }
+        Ok(())
+    }
+
+    /// Inserts a new C-heap filter at `index`.
+    pub fn insert(&mut self, index: usize, id: u32, params: &[u32], flags: c_int) -> NcResult<()> {
+        self.ensure_list()?;
+        let mut cell = CArray::<NC_HDF5_Filter>::zeroed(1)?;
+        let new_params = c_params(params)?;
+        cell.as_mut_slice()[0] = NC_HDF5_Filter { flags, filterid: id, nparams: params.len(), params: new_params };
+        let filter = cell.into_raw();
+        // SAFETY: the list is live; on success it owns the filter.
+        if unsafe { ncfilters_nclistinsert(self.list(), index, filter.cast()) } == 0 {
+            // SAFETY: not inserted, so still ours.
+            unsafe { free_filter(filter) };
+            return Err(NC_ENOMEM);
+        }
+        Ok(())
+    }
+
+    /// Removes and frees the filter at `index`.
+    pub fn remove(&mut self, index: usize) {
+        // SAFETY: index is in range; the removed element is ours to free.
+        unsafe { free_filter(ncfilters_nclistremove(self.list(), index).cast()) }
+    }
+
+    /// Frees every filter and the list, leaving `var->filters` NULL.
+    pub fn free_list(&mut self) {
+        let list = self.list();
+        if list.is_null() {
+            return;
+        }
+        for index in (0..self.filters().len()).rev() {
+            self.remove(index);
+        }
+        // SAFETY: the list is empty and owned by the variable, which forgets it below.
+        unsafe {
+            ncfilters_nclistfree(list);
+            (*self.as_ptr()).filters = ptr::null_mut();
+        }
+    }
+}
+
+/// C-heap copy of a parameter vector; NULL when empty, as netcdf-c stores it.
+fn c_params(params: &[u32]) -> NcResult<*mut c_uint> {
+    if params.is_empty() {
+        return Ok(ptr::null_mut());
+    }
+    Ok(CArray::from_slice(params)?.into_raw())
+}
+
+/// # Safety
+/// `filter` is NULL or a C-heap `NC_HDF5_Filter` no list refers to any more.
+unsafe fn free_filter(filter: *mut NC_HDF5_Filter) {
+    if let Some(f) = NonNull::new(filter) {
+        // SAFETY: per the contract, the filter and its params are C-heap and unreferenced.
+        unsafe {
+            libc::free(f.as_ref().params.cast());
+            libc::free(f.as_ptr().cast());
+        }
+    }
+}

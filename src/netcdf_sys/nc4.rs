@@ -1,0 +1,131 @@
+//! Mirrors of netcdf-c's netCDF-4 internal structs (`include/nc4internal.h`, `hdf5internal.h`,
+//! `nclist.h`) that the HDF5 filter backend reads and writes. Struct names are the C *tags*
+//! (`struct NC_VAR_INFO`), so cbindgen's prototypes match netcdf-c's declarations; every
+//! layout is checked against the real headers by `gen-headers abi-check`.
+#![allow(non_camel_case_types)]
+
+use super::NC;
+use std::os::raw::{c_char, c_float, c_int, c_uint, c_void};
+
+/// `nc_bool_t` is a C enum: 4 bytes.
+pub type nc_bool_t = c_int;
+
+/// `NC_INDEF`: the file is in define mode.
+pub const NC_INDEF: c_int = 0x01;
+/// `NC_CHUNKED` storage.
+pub const NC_CHUNKED: c_int = 0;
+/// `NC_HDF5_VAR_FILTER_MISSING` / `NC_HDF5_FILTER_MISSING`.
+pub const NC_HDF5_VAR_FILTER_MISSING: c_int = 1;
+pub const NC_HDF5_FILTER_MISSING: c_int = 1;
+
+/// `NC_OBJ`: sort, name, id.
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_OBJ {
+    pub sort: c_int,
+    pub name: *mut c_char,
+    pub id: usize,
+}
+
+/// `NClist`: a growable vector of `void*`, allocated and grown by netcdf-c (C heap).
+#[repr(C)]
+#[derive(Debug)]
+pub struct NClist {
+    pub alloc: usize,
+    pub length: usize,
+    pub content: *mut *mut c_void,
+}
+
+/// `NC_DIM_INFO_T`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_DIM_INFO {
+    pub hdr: NC_OBJ,
+    pub container: *mut c_void,
+    pub len: usize,
+    pub unlimited: nc_bool_t,
+    pub extended: nc_bool_t,
+    pub too_long: nc_bool_t,
+    pub format_dim_info: *mut c_void,
+    pub coord_var: *mut c_void,
+}
+
+/// `struct ChunkCache` inside `NC_VAR_INFO_T`.
+#[repr(C)]
+#[derive(Debug)]
+pub struct ChunkCache {
+    pub size: usize,
+    pub nelems: usize,
+    pub preemption: c_float,
+}
+
+/// `NC_VAR_INFO_T` (no configure-time ifdefs in 4.9.0).
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_VAR_INFO {
+    pub hdr: NC_OBJ,
+    pub alt_name: *mut c_char,
+    pub container: *mut c_void,
+    pub ndims: usize,
+    pub dimids: *mut c_int,
+    pub dim: *mut *mut NC_DIM_INFO,
+    pub is_new_var: nc_bool_t,
+    pub was_coord_var: nc_bool_t,
+    pub became_coord_var: nc_bool_t,
+    pub fill_val_changed: nc_bool_t,
+    pub attr_dirty: nc_bool_t,
+    pub created: nc_bool_t,
+    pub written_to: nc_bool_t,
+    pub type_info: *mut c_void,
+    pub atts_read: c_int,
+    pub meta_read: nc_bool_t,
+    pub coords_read: nc_bool_t,
+    pub att: *mut c_void,
+    pub no_fill: nc_bool_t,
+    pub fill_value: *mut c_void,
+    pub chunksizes: *mut usize,
+    pub storage: c_int,
+    pub endianness: c_int,
+    pub parallel_access: c_int,
+    pub chunkcache: ChunkCache,
+    pub quantize_mode: c_int,
+    pub nsd: c_int,
+    pub format_var_info: *mut c_void,
+    /// An `NClist*` of `struct NC_HDF5_Filter*` for HDF5 variables.
+    pub filters: *mut c_void,
+}
+pub type NC_VAR_INFO_T = NC_VAR_INFO;
+
+/// The leading fields of `NC_FILE_INFO_T` (non-parallel layout); only `flags` is used.
+/// A parallel (`USE_PARALLEL4`) build moves `flags`, which the ABI check would report.
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_FILE_INFO {
+    pub hdr: NC_OBJ,
+    pub controller: *mut NC,
+    pub cmode: c_int,
+    pub flags: c_int,
+}
+pub type NC_FILE_INFO_T = NC_FILE_INFO;
+
+/// `NC_HDF5_VAR_INFO_T` (HDF5 ≥ 1.10: `hid_t` is 64-bit).
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_HDF5_VAR_INFO {
+    pub hdf_datasetid: i64,
+    pub dimscale_hdf5_objids: *mut c_void,
+    pub dimscale: nc_bool_t,
+    pub dimscale_attached: *mut nc_bool_t,
+    pub flags: c_int,
+}
+
+/// `struct NC_HDF5_Filter`: one element of an HDF5 variable's filter list. Allocated and
+/// freed on the C heap; `libhdf5/nc4hdf.c` reads it directly when creating datasets.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct NC_HDF5_Filter {
+    pub flags: c_int,
+    pub filterid: c_uint,
+    pub nparams: usize,
+    pub params: *mut c_uint,
+}
