@@ -76,7 +76,8 @@ mod tests {
         assert_eq!(check_new_filter(4, &[32, 34], false, false), Err(NC_EINVAL));
         assert_eq!(check_new_filter(4, &[32, 32], true, false), Err(NC_EINVAL));
         assert_eq!(check_new_filter(307, &[], true, true), Ok(()));
-        assert_eq!(check_szip_block(&[32, 32], &[4, 0, 4]), Ok(()));
+        assert_eq!(check_szip_block(&[32, 32], &[8, 0, 4]), Ok(()));
+        assert_eq!(check_szip_block(&[32, 32], &[4, 0, 4]), Err(NC_EINVAL));
         assert_eq!(check_szip_block(&[32, 32], &[4, 7]), Err(NC_EINVAL));
         assert_eq!(check_szip_block(&[32], &[64]), Err(NC_EFILTER));
     }

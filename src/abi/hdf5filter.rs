@@ -1,13 +1,13 @@
 //! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
-use crate::c_types::ids::H5Z_FILTER_SZIP;
+use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
 use crate::error::{NcResult, NC_EINDEFINE, NC_EINVAL, NC_ELATEDEF, NC_ENOFILTER, NC_NOERR};
 use crate::ffi_boundary::{status_of, write_opt};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Var};
-use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_INDEF, NC_VAR_INFO};
+use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
 use std::ptr;
 
@@ -75,30 +75,29 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     status_of("NC4_hdf5_def_var_filter", || {
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
-        // SAFETY: netcdf-c returned a live file for this ncid.
-        if unsafe { found.file.as_ref() }.flags & NC_INDEF == 0 {
+        if !found.in_define_mode() {
             return Err(NC_EINDEFINE);
         }
-        let var = &mut found.var;
-        if var.ndims() == 0 {
+        if found.var.ndims() == 0 {
             return Err(NC_EINVAL);
         }
-        if var.created() {
+        if found.var.created() {
             return Err(NC_ELATEDEF);
         }
         hdf5_filter_available(id)?;
-        var.ensure_list()?;
+        found.var.ensure_list()?;
         // SAFETY: params is NULL or readable for nparams words per the contract.
         let params = unsafe { params_arg(params, nparams)? };
-        if var.position(id).is_none() {
-            let (have_deflate, have_szip) = (var.position(1).is_some(), var.position(H5Z_FILTER_SZIP).is_some());
+        if found.var.position(id).is_none() {
+            let have_deflate = found.var.position(H5Z_FILTER_DEFLATE).is_some();
+            let have_szip = found.var.position(H5Z_FILTER_SZIP).is_some();
             rules::check_new_filter(id, params, have_deflate, have_szip)?;
-            var.make_chunked(found.group)?;
+            found.make_chunked()?;
         }
         if id == H5Z_FILTER_SZIP {
-            rules::check_szip_block(params, &var.dim_lengths())?;
+            rules::check_szip_block(params, &found.var.dim_lengths())?;
         }
-        add_filter(var, id, params, 0)
+        add_filter(&mut found.var, id, params, 0)
     })
 }
 

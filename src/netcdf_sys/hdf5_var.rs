@@ -47,8 +47,31 @@ pub fn hdf5_filter_available(id: c_uint) -> NcResult<()> {
 /// (`nc4_hdf5_find_grp_h5_var`), which is what fills `var->filters` for files being read.
 pub struct Hdf5Location {
     pub file: NonNull<NC_FILE_INFO>,
-    pub group: *mut c_void,
+    group: *mut c_void,
     pub var: Hdf5Var,
+}
+
+impl Hdf5Location {
+    /// Whether the file is in define mode.
+    pub fn in_define_mode(&self) -> bool {
+        // SAFETY: netcdf-c returned a live file for this location.
+        unsafe { self.file.as_ref() }.flags & super::nc4::NC_INDEF != 0
+    }
+
+    /// Filters force chunking; chunk sizes not yet chosen (`chunksizes[0] == 0`) get netcdf-c's defaults.
+    pub fn make_chunked(&mut self) -> NcResult<()> {
+        let var = self.var.as_ptr();
+        // SAFETY: var is live; group and var are the pair nc4_hdf5_find_grp_h5_var returned.
+        unsafe {
+            (*var).storage = NC_CHUNKED;
+            let chunksizes = (*var).chunksizes;
+            if !chunksizes.is_null() && *chunksizes == 0 {
+                status(ncfilters_nc4_find_default_chunksizes2(self.group, var))?;
+                status(ncfilters_nc4_adjust_var_cache(self.group, var))?;
+            }
+        }
+        Ok(())
+    }
 }
 
 pub fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
@@ -101,21 +124,6 @@ impl Hdf5Var {
                 unsafe { (*info.dim.add(d)).as_ref() }.map_or(0, |dim| dim.len)
             })
             .collect()
-    }
-
-    /// Filters force chunking; chunk sizes not yet chosen (`chunksizes[0] == 0`) get netcdf-c's defaults.
-    pub fn make_chunked(&mut self, group: *mut c_void) -> NcResult<()> {
-        let var = self.as_ptr();
-        // SAFETY: var is live; netcdf-c's functions get the same group/var pair it handed out.
-        unsafe {
-            (*var).storage = NC_CHUNKED;
-            let chunksizes = (*var).chunksizes;
-            if !chunksizes.is_null() && *chunksizes == 0 {
-                status(ncfilters_nc4_find_default_chunksizes2(group, var))?;
-                status(ncfilters_nc4_adjust_var_cache(group, var))?;
-            }
-        }
-        Ok(())
     }
 
     fn list(&self) -> *mut NClist {
