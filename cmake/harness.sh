@@ -41,6 +41,19 @@ REPLACED_SYMBOLS=(nc_def_var_filter nc_inq_var_filter nc_inq_var_filter_ids nc_i
   NC4_hdf5_addfilter NC4_hdf5_filter_remove NC4_hdf5_filter_lookup NC4_hdf5_filter_freelist
   NC4_hdf5_filter_initialize NC4_hdf5_filter_finalize NC4_hdf5_find_missing_filter)
 
+# The ctest tests that reach filter code (reference §4.4), run under valgrind by test_valgrind.
+# ncdump_tst_ncgen4 runs ncgen and ncdump on every reference CDL file: over 15 minutes per build
+# under memcheck with child tracing, so it joins only with NCFILTERS_VALGRIND_FULL=1.
+VALGRIND_TESTS=(tst_create_files tst_special_atts ncdump_tst_netcdf4 ncdump_tst_nccopy5 ncdump_tst_fileinfo
+  ncdump_tst_netcdf4_4 ncdump_tst_nccopy4 ncdump_test_unicode_path ncdump_test_scope
+  nc_test_tst_formats nc_test4_tst_filter nc_test4_tst_unknown nc_test4_tst_specific_filters nc_test4_tst_szip
+  nc_test4_tst_vars nc_test4_tst_vars2 nc_test4_tst_vars3 nc_test4_tst_vars4 nc_test4_tst_chunks
+  nc_test4_tst_interops5 nczarr_test_run_interop nczarr_test_run_nczarr_fill nczarr_test_run_quantize
+  nczarr_test_run_nczfilter nczarr_test_run_filter nczarr_test_run_unknown nczarr_test_run_specific_filters)
+[ "${NCFILTERS_VALGRIND_FULL:-0}" = 1 ] && VALGRIND_TESTS+=(ncdump_tst_ncgen4)
+# Shell utilities the test scripts call; not worth tracing.
+VALGRIND_SKIP='*/diff,*/sed,*/cat,*/grep,*/rm,*/cmp,*/mv,*/cp,*/ls,*/mkdir,*/tr,*/sort,*/head,*/tail,*/awk,*/mawk,*/find,*/touch,*/dirname,*/basename,*/wc,*/cut,*/uname,*/od,*/tee,*/xargs,*/env,*/expr,*/rmdir,*/chmod,*/pwd,*/cmake,*/uniq'
+
 log() { printf '\n== %s\n' "$*"; }
 die() { printf 'harness: %s\n' "$*" >&2; exit 1; }
 
@@ -241,6 +254,44 @@ test_symbol_provenance() {
   echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c and the C filter-spec parser are not linked"
 }
 
+# valgrind_suite <stock|ncfilters>: the 28 tests under memcheck, every netcdf-c program they run
+# traced, one log per process in $WORK/valgrind-<flavour>/.
+valgrind_suite() {
+  local build="$WORK/build-$1" logs="$WORK/valgrind-$1" regex
+  regex="^($(IFS='|'; echo "${VALGRIND_TESTS[*]}"))\$"
+  [ "$(cd "$build" && ctest -N -R "$regex" | sed -n 's/^Total Tests: //p')" = ${#VALGRIND_TESTS[@]} ] \
+    || die "not all ${#VALGRIND_TESTS[@]} valgrind tests exist in $build"
+  # Some tests read files other tests write (tst_nccopy4 needs tst_fillbug.nc): run the plain suite first.
+  (cd "$build" && ctest -j"$JOBS" > "$WORK/ctest-$1.log" 2>&1) || { tail -n 20 "$WORK/ctest-$1.log"; die "ctest failed ($1)"; }
+  echo "$1 build: $(grep -E 'tests passed' "$WORK/ctest-$1.log")"
+  rm -rf "$logs" && mkdir -p "$logs"
+  (cd "$build" && ctest -T memcheck -j"$JOBS" -R "$regex" --overwrite MemoryCheckCommandOptions="--trace-children=yes \
+     --trace-children-skip=$VALGRIND_SKIP --leak-check=full --num-callers=30 --log-file=$logs/vg.%p.log" \
+     > "$WORK/valgrind-$1.ctest.log" 2>&1) || { tail -n 30 "$WORK/valgrind-$1.ctest.log"; die "tests failed under valgrind ($1)"; }
+  # Keep only the logs of netcdf-c's own programs (the test scripts' bash processes are traced too).
+  grep -L "Command: $build/" "$logs"/vg.*.log | xargs -r rm -f
+  grep -l "Command: $build/.*\.sh" "$logs"/vg.*.log | xargs -r rm -f
+}
+
+count_in_logs() { cat "$1"/vg.*.log 2>/dev/null | grep -cE "$2" || true; }
+
+test_valgrind() {
+  log "valgrind: the ${#VALGRIND_TESTS[@]} filter-reaching ctest tests, stock and ncfilters builds"
+  local start=$SECONDS flavour
+  for flavour in stock ncfilters; do valgrind_suite "$flavour"; done
+  local ncf="$WORK/valgrind-ncfilters" stock="$WORK/valgrind-stock" invalid ours n_ncf n_stock
+  invalid=$(count_in_logs "$ncf" 'Invalid (read|write|free)|Mismatched free')
+  [ "$invalid" = 0 ] || { grep -lE 'Invalid (read|write|free)' "$ncf"/vg.*.log | head -n 3; die "valgrind: $invalid invalid accesses (ncfilters build)"; }
+  ours=$(cat "$ncf"/vg.*.log | awk '/definitely lost in loss record/ { rec = 1; text = "" }
+              rec { text = text "\n" $0 }
+              rec && /^==[0-9]+== *$/ { if (text ~ /ncfilters::|ncfilters_/) print text; rec = 0 }')
+  [ -z "$ours" ] || { echo "$ours" | head -n 40; die "valgrind: definite leaks allocated by ncfilters"; }
+  n_ncf=$(count_in_logs "$ncf" 'definitely lost in loss record'); n_stock=$(count_in_logs "$stock" 'definitely lost in loss record')
+  [ "$n_ncf" -le "$n_stock" ] || die "valgrind: more definite leaks with ncfilters ($n_ncf) than stock ($n_stock)"
+  echo "PASS valgrind: $(ls "$ncf" | wc -l) netcdf-c processes traced; 0 invalid accesses;" \
+       "definite leak records: ncfilters $n_ncf, stock $n_stock ($(count_in_logs "$stock" 'Invalid (read|write|free)') invalid accesses in stock), none from ncfilters code; $((SECONDS - start)) s"
+}
+
 test_c() {
   log "C tests (c_tests/)"
   bash "$REPO/c_tests/run.sh" "$WORK" "$REPO"
@@ -267,6 +318,7 @@ run_all_tests() {
   test_symbol_provenance
   test_c
   test_netcdf_suite
+  test_valgrind
   test_fuzz
   log "all tests passed"
 }
@@ -306,7 +358,7 @@ case "${1:-}" in
   build) build ;;
   demo) demo ;;
   test) run_all_tests ;;
-  rust|headers|abi|differential|netcdf-suite|symbol-provenance|c|fuzz)
+  rust|headers|abi|differential|netcdf-suite|symbol-provenance|c|valgrind|fuzz)
     step=${1//-/_}; build; "test_$step" ;;
   *) sed -n '2,14p' "$0"; exit 2 ;;
 esac
