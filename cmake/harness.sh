@@ -254,20 +254,36 @@ test_symbol_provenance() {
   echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c and the C filter-spec parser are not linked"
 }
 
+# memcheck_group <build> <logdir> <jobs> <flavour> <test>...: ctest memcheck on exactly these tests.
+memcheck_group() {
+  local build=$1 logs=$2 jobs=$3 flavour=$4; shift 4
+  local regex; regex="^($(IFS='|'; echo "$*"))\$"
+  (cd "$build" && ctest -T memcheck -j"$jobs" -R "$regex" --overwrite MemoryCheckCommandOptions="--trace-children=yes \
+     --trace-children-skip=$VALGRIND_SKIP --leak-check=full --num-callers=30 --log-file=$logs/vg.%p.log" \
+     >> "$WORK/valgrind-$flavour.ctest.log" 2>&1) \
+    || { tail -n 30 "$WORK/valgrind-$flavour.ctest.log"; die "tests failed under valgrind ($flavour)"; }
+}
+
 # valgrind_suite <stock|ncfilters>: the 28 tests under memcheck, every netcdf-c program they run
 # traced, one log per process in $WORK/valgrind-<flavour>/.
 valgrind_suite() {
-  local build="$WORK/build-$1" logs="$WORK/valgrind-$1" regex
+  local build="$WORK/build-$1" logs="$WORK/valgrind-$1" regex ncdump_tests=() other_tests=() t
   regex="^($(IFS='|'; echo "${VALGRIND_TESTS[*]}"))\$"
   [ "$(cd "$build" && ctest -N -R "$regex" | sed -n 's/^Total Tests: //p')" = ${#VALGRIND_TESTS[@]} ] \
     || die "not all ${#VALGRIND_TESTS[@]} valgrind tests exist in $build"
+  # The ncdump tests share one working directory and read each other's files (tst_nccopy4 copies
+  # every *.nc there while tst_netcdf4 rewrites them); slowed by memcheck they race, so run them
+  # one at a time and the rest in parallel.
+  for t in "${VALGRIND_TESTS[@]}"; do
+    case "$t" in ncdump_*|tst_create_files|tst_special_atts) ncdump_tests+=("$t") ;; *) other_tests+=("$t") ;; esac
+  done
   # Some tests read files other tests write (tst_nccopy4 needs tst_fillbug.nc): run the plain suite first.
   (cd "$build" && ctest -j"$JOBS" > "$WORK/ctest-$1.log" 2>&1) || { tail -n 20 "$WORK/ctest-$1.log"; die "ctest failed ($1)"; }
   echo "$1 build: $(grep -E 'tests passed' "$WORK/ctest-$1.log")"
   rm -rf "$logs" && mkdir -p "$logs"
-  (cd "$build" && ctest -T memcheck -j"$JOBS" -R "$regex" --overwrite MemoryCheckCommandOptions="--trace-children=yes \
-     --trace-children-skip=$VALGRIND_SKIP --leak-check=full --num-callers=30 --log-file=$logs/vg.%p.log" \
-     > "$WORK/valgrind-$1.ctest.log" 2>&1) || { tail -n 30 "$WORK/valgrind-$1.ctest.log"; die "tests failed under valgrind ($1)"; }
+  : > "$WORK/valgrind-$1.ctest.log"
+  memcheck_group "$build" "$logs" 1 "$1" "${ncdump_tests[@]}"
+  memcheck_group "$build" "$logs" "$JOBS" "$1" "${other_tests[@]}"
   # Keep only the logs of netcdf-c's own programs (the test scripts' bash processes are traced too).
   grep -L "Command: $build/" "$logs"/vg.*.log | xargs -r rm -f
   grep -l "Command: $build/.*\.sh" "$logs"/vg.*.log | xargs -r rm -f
