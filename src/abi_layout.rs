@@ -5,6 +5,7 @@
 
 use crate::c_types::{H5Z_class2_t, NCZ_codec_t, NC_H5_Filterspec};
 use crate::netcdf_sys::nc4::{ChunkCache, NClist, NC_DIM_INFO, NC_FILE_INFO, NC_HDF5_Filter, NC_HDF5_VAR_INFO, NC_OBJ, NC_VAR_INFO};
+use crate::netcdf_sys::nczarr::{NC_GRP_INFO, NC_TYPE_INFO, NCZ_VAR_INFO};
 use crate::netcdf_sys::{NC_Dispatch, NC};
 use std::mem::{align_of, offset_of, size_of};
 
@@ -74,7 +75,12 @@ pub fn mirrored_structs() -> Vec<StructLayout> {
             att, no_fill, fill_value, chunksizes, storage, endianness, parallel_access, chunkcache,
             quantize_mode, nsd, format_var_info, filters
         }),
-        layout_of!(prefix "NC_FILE_INFO_T", NC_FILE_INFO { hdr, controller, cmode, flags }),
+        layout_of!(prefix "NC_FILE_INFO_T", NC_FILE_INFO { hdr, controller, cmode, flags, parallel }),
+        layout_of!(prefix "NC_GRP_INFO_T", NC_GRP_INFO { hdr, format_grp_info, nc4_info }),
+        layout_of!(prefix "NC_TYPE_INFO_T", NC_TYPE_INFO { hdr, container, rc, endianness, size, committed }),
+        layout_of!("NCZ_VAR_INFO_T", NCZ_VAR_INFO {
+            common, chunkproduct, chunksize, order, scalar, cache, xarray, dimension_separator, incompletefilters
+        }),
         layout_of!("NC_HDF5_VAR_INFO_T", NC_HDF5_VAR_INFO {
             hdf_datasetid, dimscale_hdf5_objids, dimscale, dimscale_attached, flags
         }),

@@ -55,3 +55,147 @@ impl<T: Copy> Drop for CArray<T> {
         unsafe { libc::free(self.ptr.as_ptr().cast()) }
     }
 }
+
+/// A C-heap parameter vector `(nparams, params)` as netcdf-c and the codec plugins exchange it:
+/// `params` is `malloc`'d (NULL when empty), and plugins may `free` and replace it in place
+/// (`NCZ_modify_parameters`), which is why the two fields are public and `repr(C)`-sized.
+#[derive(Debug)]
+pub struct CParams {
+    pub len: usize,
+    pub ptr: *mut std::os::raw::c_uint,
+}
+
+impl CParams {
+    pub const fn empty() -> Self {
+        CParams { len: 0, ptr: std::ptr::null_mut() }
+    }
+
+    pub fn from_slice(values: &[u32]) -> NcResult<Self> {
+        if values.is_empty() {
+            return Ok(Self::empty());
+        }
+        Ok(CParams { len: values.len(), ptr: CArray::from_slice(values)?.into_raw() })
+    }
+
+    /// Takes ownership of a vector a plugin returned (`len` words at `ptr`, or NULL).
+    ///
+    /// # Safety
+    /// `ptr` is NULL or a C-heap array of at least `len` initialised words owned by the caller.
+    pub unsafe fn from_raw(ptr: *mut std::os::raw::c_uint, len: usize) -> Self {
+        CParams { len, ptr }
+    }
+
+    /// `(nparams, params)` as C passes them: NULL (and 0) when empty, as netcdf-c's plugins expect.
+    pub fn as_raw(&self) -> (usize, *const std::os::raw::c_uint) {
+        let values = self.as_slice();
+        (values.len(), if values.is_empty() { std::ptr::null() } else { values.as_ptr() })
+    }
+
+    /// The parameters; empty when the pointer is NULL whatever `len` says.
+    pub fn as_slice(&self) -> &[u32] {
+        if self.ptr.is_null() || self.len == 0 {
+            return &[];
+        }
+        // SAFETY: a non-NULL ptr owns at least `len` initialised words (constructor contracts;
+        // plugins that replace the pair keep it consistent, as netcdf-c requires of them).
+        unsafe { std::slice::from_raw_parts(self.ptr, self.len) }
+    }
+}
+
+impl Drop for CParams {
+    fn drop(&mut self) {
+        // SAFETY: ptr is NULL or a C-heap allocation this value owns.
+        unsafe { libc::free(self.ptr.cast()) }
+    }
+}
+
+/// A chunk buffer on the C heap as the `H5Z_func_t` protocol passes it: the allocation, the
+/// size the protocol reports for it (`*buf_size`) and the bytes in use. Filters free and replace
+/// the allocation; dropping the value frees whatever it holds at that point.
+#[derive(Debug)]
+pub struct ChunkBuffer {
+    pub ptr: *mut std::os::raw::c_void,
+    pub buf_size: usize,
+    pub used: usize,
+}
+
+impl ChunkBuffer {
+    /// Takes ownership of a chunk C handed over.
+    ///
+    /// # Safety
+    /// `ptr` is NULL or a `malloc`'d block of at least `used` bytes that the caller gives up.
+    pub unsafe fn from_raw(ptr: *mut std::os::raw::c_void, used: usize) -> Self {
+        ChunkBuffer { ptr, buf_size: used, used }
+    }
+
+    /// Gives the block back to C (which frees it): `(pointer, bytes in use)`.
+    pub fn into_raw(self) -> (*mut std::os::raw::c_void, usize) {
+        let out = (self.ptr, self.used);
+        std::mem::forget(self);
+        out
+    }
+}
+
+impl Drop for ChunkBuffer {
+    fn drop(&mut self) {
+        // SAFETY: ptr is NULL or a C-heap block this value owns.
+        unsafe { libc::free(self.ptr) }
+    }
+}
+
+/// A Rust value in a C-heap block: what ncfilters stores in netcdf-c's lists (C keeps the
+/// pointer, never frees it; ncfilters does, through [`CBox::from_raw`]).
+#[derive(Debug)]
+pub struct CBox<T> {
+    ptr: NonNull<T>,
+}
+
+impl<T> CBox<T> {
+    pub fn new(value: T) -> NcResult<Self> {
+        let size = std::mem::size_of::<T>().max(1);
+        assert!(std::mem::align_of::<T>() <= 16, "malloc alignment");
+        // SAFETY: malloc has no preconditions; glibc aligns to 16 bytes.
+        let raw = unsafe { libc::malloc(size) } as *mut T;
+        let ptr = NonNull::new(raw).ok_or(NC_ENOMEM)?;
+        // SAFETY: fresh, suitably aligned allocation of size_of::<T>() bytes.
+        unsafe { ptr.as_ptr().write(value) };
+        Ok(CBox { ptr })
+    }
+
+    pub fn into_raw(self) -> *mut T {
+        let ptr = self.ptr.as_ptr();
+        std::mem::forget(self);
+        ptr
+    }
+
+    /// # Safety
+    /// `ptr` is NULL or came from [`CBox::into_raw`] and is not owned by anyone else.
+    pub unsafe fn from_raw(ptr: *mut T) -> Option<Self> {
+        NonNull::new(ptr).map(|ptr| CBox { ptr })
+    }
+}
+
+impl<T> std::ops::Deref for CBox<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // SAFETY: ptr holds an initialised T owned by this box.
+        unsafe { self.ptr.as_ref() }
+    }
+}
+
+impl<T> std::ops::DerefMut for CBox<T> {
+    fn deref_mut(&mut self) -> &mut T {
+        // SAFETY: ptr holds an initialised T owned by this box, borrowed uniquely.
+        unsafe { self.ptr.as_mut() }
+    }
+}
+
+impl<T> Drop for CBox<T> {
+    fn drop(&mut self) {
+        // SAFETY: ptr holds an initialised T from malloc, owned by this box.
+        unsafe {
+            std::ptr::drop_in_place(self.ptr.as_ptr());
+            libc::free(self.ptr.as_ptr().cast());
+        }
+    }
+}

@@ -29,3 +29,4 @@ pub fn report(message: std::fmt::Arguments<'_>) {
 pub const NC_EINDEFINE: c_int = -39;
 pub const NC_EHDFERR: c_int = -101;
 pub const NC_ELATEDEF: c_int = -123;
+pub const NC_ENOTATT: c_int = -43;

@@ -1,5 +1,5 @@
-//! The rules netcdf-c 4.9.0 applies to an HDF5 variable's filter list (libhdf5/hdf5filter.c):
-//! where a new filter goes, and which definitions conflict.
+//! The rules netcdf-c 4.9.0 applies to a variable's filter list: where a new HDF5 filter goes
+//! (libhdf5/hdf5filter.c), and which definitions conflict (the same checks in libnczarr/zfilter.c).
 #![forbid(unsafe_code)]
 
 use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP};

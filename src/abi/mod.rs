@@ -6,3 +6,4 @@
 pub mod filter_api;
 pub mod filterspec;
 pub mod hdf5filter;
+pub mod zfilter;

@@ -117,13 +117,7 @@ impl Hdf5Var {
 
     /// Lengths of the variable's dimensions.
     pub fn dim_lengths(&self) -> Vec<usize> {
-        let info = self.info();
-        (0..info.ndims)
-            .map(|d| {
-                // SAFETY: dim holds ndims live dimension pointers for a defined variable.
-                unsafe { (*info.dim.add(d)).as_ref() }.map_or(0, |dim| dim.len)
-            })
-            .collect()
+        super::nc4::dim_lengths(self.info())
     }
 
     fn list(&self) -> *mut NClist {
@@ -146,15 +140,10 @@ impl Hdf5Var {
 
     /// The filter pointers in application order (empty when there is no list).
     pub fn filters(&self) -> &[*mut NC_HDF5_Filter] {
-        // SAFETY: a non-NULL list has `length` element pointers at `content`.
-        unsafe {
-            match self.list().as_ref() {
-                Some(list) if list.length > 0 && !list.content.is_null() => {
-                    std::slice::from_raw_parts(list.content.cast(), list.length)
-                }
-                _ => &[],
-            }
-        }
+        // SAFETY: the list is NULL or live, its elements C-heap NC_HDF5_Filter pointers.
+        let elements = unsafe { super::nc4::list_elements(self.list()) };
+        // SAFETY: same length and layout: a slice of pointers reinterpreted as typed pointers.
+        unsafe { std::slice::from_raw_parts(elements.as_ptr().cast(), elements.len()) }
     }
 
     /// The filter at `index`; every element is a live C-heap `NC_HDF5_Filter`.

@@ -10,6 +10,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 pub mod hdf5_var;
 pub mod nc4;
+pub mod nczarr;
 
 /// netcdf-c's `NC_DISPATCH_VERSION` for 4.9.0; the mirror below is only valid for it.
 pub const NC_DISPATCH_VERSION: c_int = 5;

@@ -96,8 +96,9 @@ pub struct NC_VAR_INFO {
 }
 pub type NC_VAR_INFO_T = NC_VAR_INFO;
 
-/// The leading fields of `NC_FILE_INFO_T` (non-parallel layout); only `flags` is used.
-/// A parallel (`USE_PARALLEL4`) build moves `flags`, which the ABI check would report.
+/// The leading fields of `NC_FILE_INFO_T` (non-parallel layout): `flags`, `parallel` and the
+/// `controller` behind `ncidfor()`. A parallel (`USE_PARALLEL4`) build moves `cmode` and what
+/// follows, which the ABI check would report.
 #[repr(C)]
 #[derive(Debug)]
 pub struct NC_FILE_INFO {
@@ -105,6 +106,7 @@ pub struct NC_FILE_INFO {
     pub controller: *mut NC,
     pub cmode: c_int,
     pub flags: c_int,
+    pub parallel: nc_bool_t,
 }
 pub type NC_FILE_INFO_T = NC_FILE_INFO;
 
@@ -128,4 +130,28 @@ pub struct NC_HDF5_Filter {
     pub filterid: c_uint,
     pub nparams: usize,
     pub params: *mut c_uint,
+}
+
+/// The element pointers of a netcdf-c list (empty for NULL or an empty list).
+///
+/// # Safety
+/// `list` is NULL or a live `NClist` not modified while the slice is used.
+pub unsafe fn list_elements<'a>(list: *const NClist) -> &'a [*mut c_void] {
+    // SAFETY: a live list has `length` element pointers at `content`.
+    unsafe {
+        match list.as_ref() {
+            Some(list) if list.length > 0 && !list.content.is_null() => std::slice::from_raw_parts(list.content, list.length),
+            _ => &[],
+        }
+    }
+}
+
+/// Lengths of a defined variable's dimensions (0 for a dimension pointer not set yet).
+pub fn dim_lengths(var: &NC_VAR_INFO) -> Vec<usize> {
+    (0..var.ndims)
+        .map(|d| {
+            // SAFETY: dim holds ndims dimension pointers (NULL or live) for a defined variable.
+            unsafe { (*var.dim.add(d)).as_ref() }.map_or(0, |dim| dim.len)
+        })
+        .collect()
 }

@@ -75,3 +75,34 @@ int ncfilters_nclistinsert(struct NClist *l, size_t index, void *elem)
     return nclistinsert ? nclistinsert(l, index, elem) : 0;
 }
 void *ncfilters_nclistremove(struct NClist *l, size_t index) { return nclistremove ? nclistremove(l, index) : NULL; }
+
+/* NCZarr internals and netcdf-c's JSON functions, used by the NCZarr filter engine (src/abi/zfilter.rs). */
+struct NCjson;
+
+extern int ncz_find_grp_file_var(int ncid, int varid, struct NC_FILE_INFO **file,
+                                 struct NC_GRP_INFO **grp, struct NC_VAR_INFO **var) __attribute__((weak));
+extern int nclistpush(struct NClist *l, const void *elem) __attribute__((weak));
+extern int NCJparse(const char *text, unsigned flags, struct NCjson **jsonp) __attribute__((weak));
+extern int NCJunparse(const struct NCjson *json, unsigned flags, char **textp) __attribute__((weak));
+
+int ncfilters_ncz_find_grp_file_var(int ncid, int varid, struct NC_FILE_INFO **file,
+                                    struct NC_GRP_INFO **grp, struct NC_VAR_INFO **var)
+{
+    return ncz_find_grp_file_var ? ncz_find_grp_file_var(ncid, varid, file, grp, var) : NCFILTERS_ENOTBUILT;
+}
+
+int ncfilters_nclistpush(struct NClist *l, const void *elem) { return nclistpush ? nclistpush(l, elem) : 0; }
+
+/* -1 is NCJ_ERR. */
+int ncfilters_NCJparse(const char *text, unsigned flags, struct NCjson **jsonp)
+{
+    return NCJparse ? NCJparse(text, flags, jsonp) : -1;
+}
+
+int ncfilters_NCJunparse(const struct NCjson *json, unsigned flags, char **textp)
+{
+    return NCJunparse ? NCJunparse(json, flags, textp) : -1;
+}
+
+extern void NCJreclaim(struct NCjson *json) __attribute__((weak));
+void ncfilters_NCJreclaim(struct NCjson *json) { if (NCJreclaim) NCJreclaim(json); }

@@ -1,0 +1,409 @@
+//! The NCZarr filter engine (replacing `libnczarr/zfilter.c`): the NCZarr dispatch table's
+//! filter entries and the functions `zsync.c`, `zxcache.c`, `zattr.c`, `zvar.c` and
+//! `zclose.c` call.
+
+use crate::c_heap::ChunkBuffer;
+use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
+use crate::codec_json::Dialect;
+use crate::error::{NcResult, NC_EINDEFINE, NC_EINVAL, NC_ELATEDEF, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
+use crate::ffi_boundary::{status_of, write_opt};
+use crate::filter_chain::{apply_chain, codecs_attribute, ZarrFilter};
+use crate::hdf5_filter_rules as rules;
+use crate::netcdf_sys::dispatch_table;
+use crate::netcdf_sys::nc4::{list_elements, NClist, NC_FILE_INFO, NC_VAR_INFO};
+use crate::netcdf_sys::nczarr::{ncjson_parse, ncjson_text, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO};
+use crate::plugin_registry::{self, MAX_FILTER_ID};
+use std::os::raw::{c_int, c_uint, c_void};
+
+/// The variable behind a pointer C passed in (`NC_EINVAL` for NULL).
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr `NC_VAR_INFO_T` not accessed elsewhere meanwhile.
+unsafe fn var_arg(var: *const NC_VAR_INFO) -> NcResult<ZarrVar> {
+    // SAFETY: forwarded contract.
+    unsafe { ZarrVar::new(var.cast_mut()) }.ok_or(NC_EINVAL)
+}
+
+/// `params` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
+///
+/// # Safety
+/// `params` is NULL or readable for `nparams` words for the returned lifetime.
+unsafe fn params_arg<'a>(params: *const c_uint, nparams: usize) -> NcResult<&'a [u32]> {
+    match (nparams, params.is_null()) {
+        (0, _) => Ok(&[]),
+        (_, true) => Err(NC_EINVAL),
+        // SAFETY: non-NULL and readable for nparams words per the contract.
+        _ => Ok(unsafe { std::slice::from_raw_parts(params, nparams) }),
+    }
+}
+
+/// Where a complete filter with this id sits in the chain.
+fn chain_position(var: &ZarrVar, id: u32) -> Option<usize> {
+    var.filters(FilterList::Chain).iter().position(|f| f.hdf5_id == id && f.is_complete())
+}
+
+/// `NCZ_addfilter`: adds filter `id`, or replaces the parameters of the one already there.
+fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
+    var.ensure_lists()?;
+    if !(1..=MAX_FILTER_ID).contains(&id) {
+        return Err(NC_EINVAL);
+    }
+    let registry = plugin_registry::registry();
+    let Some(plugin) = registry.get(id) else {
+        crate::error::report(format_args!(
+            "no NCZarr plugin provides filter {id} (HDF5_PLUGIN_PATH={:?})",
+            std::env::var(plugin_registry::PLUGIN_PATH_ENV).unwrap_or_default()
+        ));
+        return Err(NC_ENOFILTER);
+    };
+    if let Some(index) = chain_position(var, id) {
+        return var.filters_mut(FilterList::Chain)[index].redefine(params);
+    }
+    if plugin.is_complete() {
+        var.push(FilterList::Chain, ZarrFilter::defined(plugin.clone(), params)?)
+    } else {
+        // As in 4.9.0 the definition succeeds but is never applied; say so.
+        crate::error::report(format_args!(
+            "filter {id} has {} but no {}: defined on variable {} but not applied",
+            if plugin.filter.is_some() { "an HDF5 filter" } else { "a codec" },
+            if plugin.filter.is_some() { "codec" } else { "HDF5 filter" },
+            var.varid()
+        ));
+        var.push(FilterList::Incomplete, ZarrFilter::defined_incomplete(id))
+    }
+}
+
+/// # Safety
+/// `var` is NULL or a live NCZarr variable; `params` is NULL or readable for `nparams` words.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_addfilter(
+    _file: *mut NC_FILE_INFO,
+    var: *mut NC_VAR_INFO,
+    id: c_uint,
+    nparams: usize,
+    params: *const c_uint,
+) -> c_int {
+    status_of("NCZ_addfilter", || {
+        // SAFETY: forwarded contract.
+        let (mut var, params) = unsafe { (var_arg(var)?, params_arg(params, nparams)?) };
+        add_filter(&mut var, id, params)
+    })
+}
+
+/// Defines (or re-defines) a filter on a variable of an NCZarr dataset in define mode.
+///
+/// # Safety
+/// `params` is NULL or readable for `nparams` words.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_def_var_filter(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparams: usize,
+    params: *const c_uint,
+) -> c_int {
+    status_of("NCZ_def_var_filter", || {
+        dispatch_table(ncid)?;
+        let mut found = ZarrLocation::find(ncid, varid)?;
+        if !found.in_define_mode() {
+            return Err(NC_EINDEFINE);
+        }
+        if found.var.ndims() == 0 {
+            return Err(NC_EINVAL);
+        }
+        if found.var.created() {
+            return Err(NC_ELATEDEF);
+        }
+        // SAFETY: forwarded contract.
+        let params = unsafe { params_arg(params, nparams)? };
+        let has = |id| chain_position(&found.var, id).is_some();
+        if !has(id) {
+            rules::check_new_filter(id, params, has(H5Z_FILTER_DEFLATE), has(H5Z_FILTER_SZIP))?;
+            found.make_chunked()?;
+        }
+        if id == H5Z_FILTER_SZIP {
+            rules::check_szip_block(params, &found.var.dim_lengths())?;
+        }
+        add_filter(&mut found.var, id, params)?;
+        if found.parallel() {
+            return Err(NC_EINVAL);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `nfiltersp` is NULL or writable; `ids` is NULL or has room for every filter id.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_inq_var_filter_ids(ncid: c_int, varid: c_int, nfiltersp: *mut usize, ids: *mut c_uint) -> c_int {
+    status_of("NCZ_inq_var_filter_ids", || {
+        dispatch_table(ncid)?;
+        let found = ZarrLocation::find(ncid, varid)?;
+        let filters = found.var.filters(FilterList::Chain);
+        if !ids.is_null() {
+            for (k, filter) in filters.iter().enumerate() {
+                // SAFETY: the caller sized ids for every filter (netcdf-c's contract).
+                unsafe { ids.add(k).write(filter.hdf5_id) };
+            }
+        }
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(nfiltersp, filters.len()) };
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `nparamsp` is NULL or writable; `params` is NULL or has room for the filter's parameters.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_inq_var_filter_info(
+    ncid: c_int,
+    varid: c_int,
+    id: c_uint,
+    nparamsp: *mut usize,
+    params: *mut c_uint,
+) -> c_int {
+    status_of("NCZ_inq_var_filter_info", || {
+        dispatch_table(ncid)?;
+        let found = ZarrLocation::find(ncid, varid)?;
+        let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
+        let filters = found.var.filters(FilterList::Chain);
+        let visible = filters[index].visible.as_slice();
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(nparamsp, visible.len()) };
+        if !params.is_null() && !visible.is_empty() {
+            // SAFETY: the caller sized params for the filter's parameters.
+            unsafe { std::ptr::copy_nonoverlapping(visible.as_ptr(), params, visible.len()) };
+        }
+        Ok(())
+    })
+}
+
+/// Whether a complete NCZarr plugin (HDF5 filter and codec) exists for `id`.
+#[no_mangle]
+pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
+    status_of("NCZ_inq_filter_avail", || {
+        if !(1..=MAX_FILTER_ID).contains(&id) {
+            return Err(NC_EINVAL);
+        }
+        match plugin_registry::registry().get(id) {
+            Some(plugin) if plugin.is_complete() => Ok(()),
+            _ => Err(NC_ENOFILTER),
+        }
+    })
+}
+
+/// Plugins are discovered lazily, on the first variable that has or gets a filter, so
+/// opening a dataset without filters loads none. Kept for netcdf-c's callers.
+#[no_mangle]
+pub extern "C" fn NCZ_filter_initialize() -> c_int {
+    NC_NOERR
+}
+
+/// Finalises and releases the plugins (netcdf-c calls it from `nc_finalize`).
+#[no_mangle]
+pub extern "C" fn NCZ_filter_finalize() -> c_int {
+    status_of("NCZ_filter_finalize", || {
+        plugin_registry::finalize();
+        Ok(())
+    })
+}
+
+/// Computes every complete filter's working parameters (before metadata is written, and at
+/// the end of reading a variable).
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
+    status_of("NCZ_filter_setup", || {
+        // SAFETY: forwarded contract.
+        let mut var = unsafe { var_arg(var)? };
+        let (ncid, varid) = (var.ncid()?, var.varid());
+        for filter in var.filters_mut(FilterList::Chain).into_iter().filter(|f| f.is_complete()) {
+            filter.ensure_working(ncid, varid)?;
+        }
+        Ok(())
+    })
+}
+
+/// Frees both filter lists of a variable.
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
+    status_of("NCZ_filter_freelists", || {
+        // SAFETY: forwarded contract.
+        let mut var = unsafe { var_arg(var)? };
+        var.free_list(FilterList::Chain)?;
+        var.free_list(FilterList::Incomplete)
+    })
+}
+
+/// Declared by 4.9.0's `zfilter.h` but never defined there: frees the list of filters
+/// defined with incomplete plugins.
+///
+/// # Safety
+/// `zvar` is NULL or a live `NCZ_VAR_INFO_T`.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
+    status_of("NCZ_codec_freelist", || {
+        // SAFETY: forwarded contract.
+        let zvar = unsafe { zvar.as_mut() }.ok_or(NC_EINVAL)?;
+        let list = std::mem::replace(&mut zvar.incompletefilters, std::ptr::null_mut());
+        // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
+        unsafe { crate::netcdf_sys::nczarr::free_filter_list(list) };
+        Ok(())
+    })
+}
+
+/// Removes filter `id` (the last one with that id) from a variable.
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
+    status_of("NCZ_filter_remove", || {
+        // SAFETY: forwarded contract.
+        let mut var = unsafe { var_arg(var)? };
+        let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
+        var.remove(FilterList::Chain, index);
+        Ok(())
+    })
+}
+
+/// Applies the filter chain to a chunk: encode in definition order, decode in reverse.
+/// The chain takes the chunk (`indata`, C heap). On success `*outdatap`/`*outlenp` are the
+/// result (possibly the same block). On failure a decoded chunk is freed; an encoded one is
+/// handed back unfiltered through `*outdatap`/`*outlenp` when it could be kept or restored, else
+/// freed with `*outdatap` NULL. (ncfilters.cmake makes `zxcache.c` take it back.)
+///
+/// # Safety
+/// `var` is the live variable `chain` (its `filters` list) belongs to; `indata` is NULL or a
+/// `malloc`'d block of `inlen` bytes; the out-pointers are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_applyfilterchain(
+    _file: *const NC_FILE_INFO,
+    var: *mut NC_VAR_INFO,
+    chain: *mut NClist,
+    inlen: usize,
+    indata: *mut c_void,
+    outlenp: *mut usize,
+    outdatap: *mut *mut c_void,
+    encode: c_int,
+) -> c_int {
+    // SAFETY: the caller hands over the block (see the doc comment).
+    let chunk = unsafe { ChunkBuffer::from_raw(indata, inlen) };
+    let hand_back = |chunk: Option<ChunkBuffer>| {
+        let (data, used) = chunk.map_or((std::ptr::null_mut(), 0), ChunkBuffer::into_raw);
+        // SAFETY: NULL or writable per the contract; C owns the block from here.
+        unsafe {
+            write_opt(outlenp, used);
+            write_opt(outdatap, data);
+        }
+    };
+    let mut result = None;
+    let status = status_of("NCZ_applyfilterchain", || {
+        if (indata.is_null() && inlen > 0) || outlenp.is_null() || outdatap.is_null() {
+            return Err(NC_EINVAL);
+        }
+        // SAFETY: forwarded contract.
+        let var = unsafe { var_arg(var)? };
+        let (ncid, varid) = (var.ncid()?, var.varid());
+        // SAFETY: chain is the variable's live filter list of ncfilters' filters, distinct
+        // elements; nothing else touches them during the call.
+        let mut filters: Vec<&mut ZarrFilter> =
+            unsafe { list_elements(chain) }.iter().filter_map(|p| unsafe { p.cast::<ZarrFilter>().as_mut() }).collect();
+        match apply_chain(&mut filters, ncid, varid, chunk, encode != 0) {
+            Ok(filtered) => {
+                result = Some(filtered);
+                Ok(())
+            }
+            Err(failure) => {
+                result = failure.unfiltered;
+                Err(failure.status)
+            }
+        }
+    });
+    hand_back(result);
+    status
+}
+
+/// The codec JSON of one filter, for `.zarray` (`"compressor"` or an element of `"filters"`),
+/// as netcdf-c JSON that the caller owns. Written in the dialect of [`Dialect::current`].
+///
+/// # Safety
+/// `var` is the live variable `filter` belongs to; `jfilterp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_filter_jsonize(
+    _file: *const NC_FILE_INFO,
+    var: *const NC_VAR_INFO,
+    filter: *mut NCZ_Filter,
+    jfilterp: *mut *mut NCjson,
+) -> c_int {
+    status_of("NCZ_filter_jsonize", || {
+        // SAFETY: forwarded contract.
+        let var = unsafe { var_arg(var)? };
+        // SAFETY: filter is an element of the variable's list, an ncfilters filter.
+        let filter = unsafe { filter.cast::<ZarrFilter>().as_mut() }.ok_or(NC_EINVAL)?;
+        filter.ensure_working(var.ncid()?, var.varid())?;
+        let json = ncjson_parse(&filter.codec_json(Dialect::current(), var.type_size())?)?;
+        if jfilterp.is_null() {
+            // SAFETY: nobody else has the tree; netcdf-c's own reclaim frees it.
+            unsafe { crate::netcdf_sys::nczarr::ncjson_free(json.as_ptr()) };
+        } else {
+            // SAFETY: checked non-NULL; the caller owns the tree from here.
+            unsafe { jfilterp.write(json.as_ptr()) };
+        }
+        Ok(())
+    })
+}
+
+/// Adds the filter described by one codec object of `.zarray` to the variable's chain.
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable; `jfilter` is NULL or a live `NCjson` tree.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_filter_build(
+    _file: *const NC_FILE_INFO,
+    var: *mut NC_VAR_INFO,
+    jfilter: *const NCjson,
+    chainindex: c_int,
+) -> c_int {
+    status_of("NCZ_filter_build", || {
+        // SAFETY: forwarded contract.
+        let (mut var, text) = unsafe { (var_arg(var)?, ncjson_text(jfilter)?) };
+        var.ensure_lists()?;
+        let registry = plugin_registry::registry();
+        let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
+        let filter = ZarrFilter::from_codec(&registry, &text, chain_index, var.type_size())?;
+        var.push(FilterList::Chain, filter)
+    })
+}
+
+/// The `_Codecs` attribute: `*lenp` is its length; `data`, if non-NULL, receives the text and
+/// a terminating NUL (`len + 1` bytes, as 4.9.0 writes and ncdump relies on).
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable; `lenp` is NULL or writable; `data` is NULL or
+/// has room for `len + 1` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
+    status_of("NCZ_codec_attr", || {
+        // SAFETY: forwarded contract.
+        let var = unsafe { var_arg(var)? };
+        let mut all = var.filters(FilterList::Chain);
+        all.extend(var.filters(FilterList::Incomplete));
+        let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(lenp, text.len()) };
+        if !data.is_null() {
+            // SAFETY: the caller sized data for len + 1 bytes.
+            unsafe {
+                std::ptr::copy_nonoverlapping(text.as_ptr(), data.cast::<u8>(), text.len());
+                data.cast::<u8>().add(text.len()).write(0);
+            }
+        }
+        Ok(())
+    })
+}

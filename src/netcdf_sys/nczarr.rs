@@ -1,0 +1,352 @@
+//! NCZarr internals the filter engine uses: `NCZ_VAR_INFO_T` (`libnczarr/zinternal.h`), the
+//! group and type fields behind `ncidfor(var)` and the type size, `ncz_find_grp_file_var`,
+//! and netcdf-c's `NCjson` functions (JSON that C later frees must come from them).
+//!
+//! A variable's `filters` and `incompletefilters` stay netcdf-c `NClist`s; their elements are
+//! [`ZarrFilter`]s in C-heap blocks ([`CBox`]), which C code only counts and passes back.
+#![allow(non_camel_case_types)]
+
+use super::nc4::{nc_bool_t, NClist, NC_FILE_INFO, NC_OBJ, NC_VAR_INFO, NC_CHUNKED, NC_INDEF};
+use crate::c_heap::CBox;
+use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
+use crate::filter_chain::ZarrFilter;
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::ptr::{self, NonNull};
+
+/// `NCZ_VAR_INFO_T` (no configure-time ifdefs in 4.9.0).
+#[repr(C)]
+#[derive(Debug)]
+pub struct NCZ_VAR_INFO {
+    /// `NCZcommon { NC_FILE_INFO_T* file; }`
+    pub common: *mut NC_FILE_INFO,
+    pub chunkproduct: u64,
+    pub chunksize: u64,
+    pub order: c_int,
+    pub scalar: usize,
+    pub cache: *mut c_void,
+    pub xarray: *mut NClist,
+    pub dimension_separator: c_char,
+    /// Filters defined through the API whose plugin is incomplete (never applied).
+    pub incompletefilters: *mut NClist,
+}
+pub type NCZ_VAR_INFO_T = NCZ_VAR_INFO;
+
+/// The leading fields of `NC_GRP_INFO_T`: what `ncidfor(var)` reads.
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_GRP_INFO {
+    pub hdr: NC_OBJ,
+    pub format_grp_info: *mut c_void,
+    pub nc4_info: *mut NC_FILE_INFO,
+}
+
+/// The leading fields of `NC_TYPE_INFO_T`, up to the type's size.
+#[repr(C)]
+#[derive(Debug)]
+pub struct NC_TYPE_INFO {
+    pub hdr: NC_OBJ,
+    pub container: *mut NC_GRP_INFO,
+    pub rc: c_uint,
+    pub endianness: c_int,
+    pub size: usize,
+    pub committed: nc_bool_t,
+}
+
+/// netcdf-c's `NCjson` (opaque here: built and freed by netcdf-c's `NCJ*` functions).
+#[repr(C)]
+pub struct NCjson {
+    _private: [u8; 0],
+}
+
+/// Opaque marker for the element type netcdf-c declares as `struct NCZ_Filter`.
+#[repr(C)]
+pub struct NCZ_Filter {
+    _private: [u8; 0],
+}
+
+extern "C" {
+    fn ncfilters_ncz_find_grp_file_var(
+        ncid: c_int,
+        varid: c_int,
+        file: *mut *mut NC_FILE_INFO,
+        grp: *mut *mut NC_GRP_INFO,
+        var: *mut *mut NC_VAR_INFO,
+    ) -> c_int;
+    fn ncfilters_nc4_find_default_chunksizes2(grp: *mut c_void, var: *mut NC_VAR_INFO) -> c_int;
+    fn ncfilters_nclistnew() -> *mut NClist;
+    fn ncfilters_nclistfree(list: *mut NClist) -> c_int;
+    fn ncfilters_nclistpush(list: *mut NClist, elem: *const c_void) -> c_int;
+    fn ncfilters_nclistremove(list: *mut NClist, index: usize) -> *mut c_void;
+    fn ncfilters_NCJparse(text: *const c_char, flags: c_uint, json: *mut *mut NCjson) -> c_int;
+    fn ncfilters_NCJunparse(json: *const NCjson, flags: c_uint, text: *mut *mut c_char) -> c_int;
+    fn ncfilters_NCJreclaim(json: *mut NCjson);
+}
+
+/// `NCJreclaim`.
+///
+/// # Safety
+/// `json` is NULL or a tree netcdf-c built that nothing refers to any more.
+pub unsafe fn ncjson_free(json: *mut NCjson) {
+    // SAFETY: forwarded contract.
+    unsafe { ncfilters_NCJreclaim(json) }
+}
+
+/// Frees a filter list and the ncfilters filters in it.
+///
+/// # Safety
+/// `list` is NULL or a live `NClist` of [`CBox<ZarrFilter>`] pointers that nothing refers to any more.
+pub unsafe fn free_filter_list(list: *mut NClist) {
+    if list.is_null() {
+        return;
+    }
+    // SAFETY: per the contract, the elements are ours to free, then the list.
+    unsafe {
+        for element in super::nc4::list_elements(list) {
+            drop(CBox::from_raw(element.cast::<ZarrFilter>()));
+        }
+        ncfilters_nclistfree(list);
+    }
+}
+
+fn status(code: c_int) -> NcResult<()> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(code)
+    }
+}
+
+/// `NCJparse`: C-heap JSON for netcdf-c to own (and `NCJreclaim`).
+pub fn ncjson_parse(text: &str) -> NcResult<NonNull<NCjson>> {
+    let text = CString::new(text).map_err(|_| NC_EFILTER)?;
+    let mut json = ptr::null_mut();
+    // SAFETY: NUL-terminated text, valid out-pointer; NCJparse returns NCJ_ERR (-1) on bad JSON.
+    let code = unsafe { ncfilters_NCJparse(text.as_ptr(), 0, &mut json) };
+    match NonNull::new(json) {
+        Some(json) if code == 0 => Ok(json),
+        _ => Err(NC_EFILTER),
+    }
+}
+
+/// `NCJunparse`: the text of JSON netcdf-c built.
+///
+/// # Safety
+/// `json` is a live `NCjson` tree.
+pub unsafe fn ncjson_text(json: *const NCjson) -> NcResult<String> {
+    if json.is_null() {
+        return Err(NC_EFILTER);
+    }
+    let mut text: *mut c_char = ptr::null_mut();
+    // SAFETY: live tree per the contract; valid out-pointer.
+    let code = unsafe { ncfilters_NCJunparse(json, 0, &mut text) };
+    // SAFETY: text is NULL or NCJunparse's malloc'd string.
+    let owned = unsafe { crate::ffi_boundary::c_str_bytes(text) }.map(|b| String::from_utf8_lossy(b).into_owned());
+    // SAFETY: as above; ours to free.
+    unsafe { libc::free(text.cast()) };
+    match owned {
+        Some(owned) if code == 0 => Ok(owned),
+        _ => Err(NC_EFILTER),
+    }
+}
+
+/// An NCZarr variable found by `ncz_find_grp_file_var`.
+pub struct ZarrLocation {
+    pub file: NonNull<NC_FILE_INFO>,
+    group: *mut NC_GRP_INFO,
+    pub var: ZarrVar,
+}
+
+impl ZarrLocation {
+    pub fn find(ncid: c_int, varid: c_int) -> NcResult<Self> {
+        let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
+        // SAFETY: valid out-pointers; the shim returns NC_ENOTBUILT when unlinked.
+        status(unsafe { ncfilters_ncz_find_grp_file_var(ncid, varid, &mut file, &mut group, &mut var) })?;
+        let file = NonNull::new(file).ok_or(NC_EINVAL)?;
+        // SAFETY: netcdf-c returned a live variable of an open NCZarr file.
+        let var = unsafe { ZarrVar::new(var) }.ok_or(NC_EINVAL)?;
+        Ok(ZarrLocation { file, group, var })
+    }
+
+    fn file_info(&self) -> &NC_FILE_INFO {
+        // SAFETY: netcdf-c returned a live file for this location.
+        unsafe { self.file.as_ref() }
+    }
+
+    pub fn in_define_mode(&self) -> bool {
+        self.file_info().flags & NC_INDEF != 0
+    }
+
+    pub fn parallel(&self) -> bool {
+        self.file_info().parallel != 0
+    }
+
+    /// Filters force chunking; unset chunk sizes get netcdf-c's defaults (4.9.0 does not
+    /// adjust the chunk cache for NCZarr here).
+    pub fn make_chunked(&mut self) -> NcResult<()> {
+        let var = self.var.as_ptr();
+        // SAFETY: var is live; group and var are the pair ncz_find_grp_file_var returned.
+        unsafe {
+            (*var).storage = NC_CHUNKED;
+            let chunksizes = (*var).chunksizes;
+            if !chunksizes.is_null() && *chunksizes == 0 {
+                status(ncfilters_nc4_find_default_chunksizes2(self.group.cast(), var))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Which of a variable's two filter lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FilterList {
+    /// `var->filters`: the chain (complete filters, and codecs read without a plugin).
+    Chain,
+    /// `zvar->incompletefilters`: API-defined filters whose plugin is incomplete.
+    Incomplete,
+}
+
+/// An NCZarr variable. Accessors read through the pointer afresh: netcdf-c functions
+/// called in between (plugins re-enter it) may change the variable.
+pub struct ZarrVar {
+    var: NonNull<NC_VAR_INFO>,
+}
+
+impl ZarrVar {
+    /// # Safety
+    /// `var` is NULL or a live NCZarr `NC_VAR_INFO_T` (its `format_var_info` an
+    /// `NCZ_VAR_INFO_T`) that nothing else accesses while this value is used.
+    pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
+        NonNull::new(var).map(|var| ZarrVar { var })
+    }
+
+    pub fn as_ptr(&self) -> *mut NC_VAR_INFO {
+        self.var.as_ptr()
+    }
+
+    fn info(&self) -> &NC_VAR_INFO {
+        // SAFETY: live per the constructor's contract.
+        unsafe { self.var.as_ref() }
+    }
+
+    /// The variable's `NCZ_VAR_INFO_T` (NULL if it has none).
+    fn zarr_info(&self) -> *mut NCZ_VAR_INFO {
+        self.info().format_var_info.cast()
+    }
+
+    pub fn varid(&self) -> c_int {
+        self.info().hdr.id as c_int
+    }
+
+    pub fn ndims(&self) -> usize {
+        self.info().ndims
+    }
+
+    pub fn created(&self) -> bool {
+        self.info().created != 0
+    }
+
+    pub fn dim_lengths(&self) -> Vec<usize> {
+        super::nc4::dim_lengths(self.info())
+    }
+
+    /// The variable's type size in bytes (0 if its type is not known yet).
+    pub fn type_size(&self) -> usize {
+        // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
+        unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.map_or(0, |t| t.size)
+    }
+
+    /// `ncidfor(var)`: the ncid of the variable's group, for calls back into the public API.
+    pub fn ncid(&self) -> NcResult<c_int> {
+        // SAFETY: container, its file and the file's controller are live for an open variable.
+        unsafe {
+            let group = self.info().container.cast::<NC_GRP_INFO>().as_ref().ok_or(NC_EINVAL)?;
+            let file = group.nc4_info.as_ref().ok_or(NC_EINVAL)?;
+            let controller = file.controller.as_ref().ok_or(NC_EINVAL)?;
+            Ok(controller.ext_ncid | group.hdr.id as c_int)
+        }
+    }
+
+    fn list_slot(&self, which: FilterList) -> NcResult<*mut *mut NClist> {
+        match which {
+            // SAFETY: var is live; filters is an NClist* for NCZarr variables.
+            FilterList::Chain => Ok(unsafe { ptr::addr_of_mut!((*self.as_ptr()).filters) }.cast()),
+            FilterList::Incomplete => {
+                let zvar = self.zarr_info();
+                if zvar.is_null() {
+                    return Err(NC_EINVAL);
+                }
+                // SAFETY: format_var_info of an NCZarr variable is its live NCZ_VAR_INFO_T.
+                Ok(unsafe { ptr::addr_of_mut!((*zvar).incompletefilters) })
+            }
+        }
+    }
+
+    fn list(&self, which: FilterList) -> *mut NClist {
+        // SAFETY: the slot is a live field of the variable.
+        self.list_slot(which).map_or(ptr::null_mut(), |slot| unsafe { *slot })
+    }
+
+    /// Creates both lists if missing, as netcdf-c's own filter code does.
+    pub fn ensure_lists(&mut self) -> NcResult<()> {
+        for which in [FilterList::Chain, FilterList::Incomplete] {
+            let slot = self.list_slot(which)?;
+            // SAFETY: slot is a live field; nclistnew has no preconditions.
+            unsafe {
+                if (*slot).is_null() {
+                    let list = ncfilters_nclistnew();
+                    if list.is_null() {
+                        return Err(NC_ENOMEM);
+                    }
+                    *slot = list;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The element pointers of one list (empty when the list does not exist).
+    fn elements(&self, which: FilterList) -> Vec<*mut ZarrFilter> {
+        // SAFETY: the list is NULL or a live NClist whose elements ncfilters put there.
+        unsafe { super::nc4::list_elements(self.list(which)) }.iter().map(|p| p.cast()).collect()
+    }
+
+    /// Mutable access to every filter of a list, in list order.
+    pub fn filters_mut(&mut self, which: FilterList) -> Vec<&mut ZarrFilter> {
+        // SAFETY: every element is a distinct live CBox<ZarrFilter> created by ncfilters and
+        // owned by the list; `&mut self` keeps other ncfilters code off this variable.
+        self.elements(which).into_iter().filter_map(|p| unsafe { p.as_mut() }).collect()
+    }
+
+    pub fn filters(&self, which: FilterList) -> Vec<&ZarrFilter> {
+        // SAFETY: as in filters_mut, shared.
+        self.elements(which).into_iter().filter_map(|p| unsafe { p.as_ref() }).collect()
+    }
+
+    /// Appends a filter; the list owns it from then on.
+    pub fn push(&mut self, which: FilterList, filter: ZarrFilter) -> NcResult<()> {
+        self.ensure_lists()?;
+        let raw = CBox::new(filter)?.into_raw();
+        // SAFETY: the list is live; on success it holds the pointer.
+        if unsafe { ncfilters_nclistpush(self.list(which), raw.cast()) } == 0 {
+            // SAFETY: not pushed, so still ours.
+            drop(unsafe { CBox::from_raw(raw) });
+            return Err(NC_ENOMEM);
+        }
+        Ok(())
+    }
+
+    /// Removes and frees the element at `index` of the chain.
+    pub fn remove(&mut self, which: FilterList, index: usize) {
+        // SAFETY: index is in range; the removed element is a CBox<ZarrFilter> now ours.
+        drop(unsafe { CBox::from_raw(ncfilters_nclistremove(self.list(which), index).cast::<ZarrFilter>()) });
+    }
+
+    /// Frees one list and its filters, leaving the field NULL.
+    pub fn free_list(&mut self, which: FilterList) -> NcResult<()> {
+        let slot = self.list_slot(which)?;
+        // SAFETY: slot is a live field; the list it held belongs to this variable alone.
+        unsafe { free_filter_list(std::mem::replace(&mut *slot, ptr::null_mut())) };
+        Ok(())
+    }
+}

@@ -1,0 +1,455 @@
+//! The FFI side of the plugin registry: opening plugin libraries, reading their
+//! `H5Z_class2_t` / `NCZ_codec_t` structs defensively, and calling their functions.
+//!
+//! Everything read from a library is validated before use (NULL pointers, struct version and
+//! sort, id range, NUL-terminated names), so a bad library is reported and skipped rather than
+//! dereferenced. Libraries are opened `RTLD_LAZY | RTLD_GLOBAL` like netcdf-c 4.9.0's loader,
+//! because netcdf-c's C plugins resolve `strlcat`, `nc_inq_*` and `NCJ*` from the global scope.
+
+use crate::c_heap::{CParams, ChunkBuffer};
+use crate::c_types::NCZ_codec_t;
+use crate::error::{NcResult, NC_EFILTER};
+use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::path::Path;
+use std::sync::Arc;
+
+/// `H5Z_func_t`.
+pub type FilterFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
+type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
+type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int;
+type ModifyParametersFn = unsafe extern "C" fn(c_int, c_int, *mut usize, *mut *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
+
+/// `H5Z_FLAG_REVERSE`: decode.
+pub const H5Z_FLAG_REVERSE: c_uint = 0x100;
+const H5Z_CLASS_T_VERS: c_int = 1;
+const H5PL_TYPE_FILTER: c_int = 0;
+const NCZ_CODEC_CLASS_VER: c_int = 1;
+const NCZ_CODEC_HDF5: c_int = 1;
+/// Bound on a defaults library's NULL-terminated codec list.
+const MAX_DEFAULT_CODECS: usize = 4096;
+
+/// Keeps a plugin library mapped while any part taken from it is in use.
+pub type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
+
+/// The HDF5 half of a plugin: its filter id and function.
+#[derive(Debug, Clone)]
+pub struct FilterPart {
+    pub id: u32,
+    pub name: String,
+    pub function: FilterFn,
+}
+
+/// The Zarr half of a plugin: the codec's functions, copied out of its `NCZ_codec_t`.
+#[derive(Debug, Clone)]
+pub struct CodecPart {
+    pub codec_id: String,
+    pub hdf5_id: u32,
+    initialize: Option<unsafe extern "C" fn()>,
+    finalize: Option<unsafe extern "C" fn()>,
+    to_hdf5: Option<CodecToHdf5Fn>,
+    hdf5_to_codec: Option<Hdf5ToCodecFn>,
+    modify_parameters: Option<ModifyParametersFn>,
+}
+
+/// What a library offers.
+#[derive(Debug)]
+pub enum LibraryContents {
+    /// `NCZ_codec_info_defaults`: codecs for HDF5-only plugins found elsewhere; one result per entry.
+    Defaults(Vec<Result<CodecPart, String>>),
+    /// `H5PLget_plugin_type`/`H5PLget_plugin_info` and/or `NCZ_get_codec_info`.
+    Plugin { filter: Option<FilterPart>, codec: Option<CodecPart> },
+}
+
+/// Opens a candidate library: `Ok(None)` when it has none of the plugin entry points,
+/// `Err(reason)` when it is bad.
+pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, String> {
+    // SAFETY: loading a library runs its initialisers; libraries on the plugin path are
+    // trusted code by HDF5's and netcdf-c's own rules. The flags are netcdf-c's.
+    let library = unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_GLOBAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+    let symbol = |name: &[u8]| -> Option<*const c_void> {
+        // SAFETY: only the symbol's address is read; it is called later with the type the
+        // plugin interface defines for that name.
+        unsafe { library.get::<*const c_void>(name).ok().map(|s| s.into_raw() as *const c_void) }
+            .filter(|p| !p.is_null())
+    };
+    let get_type = symbol(b"H5PLget_plugin_type\0");
+    let get_info = symbol(b"H5PLget_plugin_info\0");
+    let get_codec = symbol(b"NCZ_get_codec_info\0");
+    let get_defaults = symbol(b"NCZ_codec_info_defaults\0");
+    let contents = if let Some(get_defaults) = get_defaults {
+        // SAFETY: NCZ_codec_info_defaults_proto: `const void* (void)`.
+        LibraryContents::Defaults(unsafe { read_defaults(get_defaults) }?)
+    } else {
+        let filter = match (get_type, get_info) {
+            (Some(get_type), Some(get_info)) => {
+                // SAFETY: the H5PL prototypes: `H5PL_type_t (void)` and `const void* (void)`.
+                Some(unsafe { read_filter(get_type, get_info) }?)
+            }
+            (None, None) => None,
+            _ => return Err("exports only one of H5PLget_plugin_type and H5PLget_plugin_info".into()),
+        };
+        let codec = match get_codec {
+            // SAFETY: NCZ_get_codec_info_proto: `const void* (void)`.
+            Some(get_codec) => Some(unsafe { read_codec(call_info(get_codec)) }?),
+            None => None,
+        };
+        if filter.is_none() && codec.is_none() {
+            return Ok(None);
+        }
+        LibraryContents::Plugin { filter, codec }
+    };
+    Ok(Some((Arc::new(library), contents)))
+}
+
+/// Calls a `const void* (void)` entry point.
+///
+/// # Safety
+/// `function` is such a function.
+unsafe fn call_info(function: *const c_void) -> *const c_void {
+    // SAFETY: per the contract, the address is a `const void* (void)` C function.
+    let function: unsafe extern "C" fn() -> *const c_void = unsafe { std::mem::transmute(function) };
+    // SAFETY: no arguments; the plugin interface defines it as side-effect free.
+    unsafe { function() }
+}
+
+/// A NUL-terminated name, or `None` for NULL / non-UTF-8 / empty.
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated.
+unsafe fn name_of(text: *const c_char) -> Option<String> {
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { crate::ffi_boundary::c_str_bytes(text) }?;
+    std::str::from_utf8(bytes).ok().filter(|s| !s.is_empty()).map(str::to_string)
+}
+
+/// # Safety
+/// The arguments are the library's `H5PLget_plugin_type` and `H5PLget_plugin_info`.
+unsafe fn read_filter(get_type: *const c_void, get_info: *const c_void) -> Result<FilterPart, String> {
+    // SAFETY: H5PLget_plugin_type returns an int-sized enum; read as c_int so any value is valid.
+    let get_type: unsafe extern "C" fn() -> c_int = unsafe { std::mem::transmute(get_type) };
+    // SAFETY: no arguments.
+    let kind = unsafe { get_type() };
+    if kind != H5PL_TYPE_FILTER {
+        return Err(format!("H5PLget_plugin_type returned {kind}, not H5PL_TYPE_FILTER"));
+    }
+    // SAFETY: forwarded contract.
+    let info = unsafe { call_info(get_info) } as *const crate::c_types::H5Z_class2_t;
+    if info.is_null() || !info.is_aligned() {
+        return Err("H5PLget_plugin_info returned NULL or a misaligned pointer".into());
+    }
+    // SAFETY: non-NULL, aligned; a plugin returns a pointer to its static H5Z_class2_t.
+    let class = unsafe { &*info };
+    if class.version != H5Z_CLASS_T_VERS {
+        return Err(format!("H5Z_class2_t version {} (expected {H5Z_CLASS_T_VERS})", class.version));
+    }
+    let id = u32::try_from(class.id).map_err(|_| format!("negative filter id {}", class.id))?;
+    let function = class.filter.ok_or_else(|| format!("filter {id} has a NULL filter function"))?;
+    // SAFETY: the class name is NULL or a NUL-terminated string.
+    let name = unsafe { name_of(class.name) }.unwrap_or_default();
+    Ok(FilterPart { id, name, function })
+}
+
+/// # Safety
+/// `info` is NULL or what `NCZ_get_codec_info` (or a defaults list) returned.
+unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, String> {
+    let info = info as *const NCZ_codec_t;
+    if info.is_null() || !info.is_aligned() {
+        return Err("codec info is NULL or misaligned".into());
+    }
+    // SAFETY: non-NULL, aligned; a plugin returns a pointer to its static NCZ_codec_t.
+    let codec = unsafe { &*info };
+    if codec.version != NCZ_CODEC_CLASS_VER {
+        return Err(format!("NCZ_codec_t version {} (expected {NCZ_CODEC_CLASS_VER})", codec.version));
+    }
+    if codec.sort != NCZ_CODEC_HDF5 {
+        return Err(format!("NCZ_codec_t sort {} (expected NCZ_CODEC_HDF5)", codec.sort));
+    }
+    // SAFETY: codecid is NULL or NUL-terminated.
+    let codec_id = unsafe { name_of(codec.codecid) }.ok_or("codec has a NULL, empty or non-UTF-8 id")?;
+    Ok(CodecPart {
+        codec_id,
+        hdf5_id: codec.hdf5id,
+        initialize: codec.NCZ_codec_initialize,
+        finalize: codec.NCZ_codec_finalize,
+        to_hdf5: codec.NCZ_codec_to_hdf5,
+        hdf5_to_codec: codec.NCZ_hdf5_to_codec,
+        modify_parameters: codec.NCZ_modify_parameters,
+    })
+}
+
+/// # Safety
+/// `get_defaults` is the library's `NCZ_codec_info_defaults`.
+unsafe fn read_defaults(get_defaults: *const c_void) -> Result<Vec<Result<CodecPart, String>>, String> {
+    // SAFETY: forwarded contract.
+    let list = unsafe { call_info(get_defaults) } as *const *const c_void;
+    if list.is_null() || !list.is_aligned() {
+        return Err("NCZ_codec_info_defaults returned NULL or a misaligned pointer".into());
+    }
+    let mut entries = Vec::new();
+    for index in 0..MAX_DEFAULT_CODECS {
+        // SAFETY: the list is NULL-terminated; reading stops at the terminator (or the bound).
+        let entry = unsafe { *list.add(index) };
+        if entry.is_null() {
+            return Ok(entries);
+        }
+        // SAFETY: a non-NULL entry points to an NCZ_codec_t.
+        entries.push(unsafe { read_codec(entry) });
+    }
+    Err(format!("NCZ_codec_info_defaults list has no NULL terminator within {MAX_DEFAULT_CODECS} entries"))
+}
+
+impl FilterPart {
+    /// Runs the filter on `buffer` per the `H5Z_func_t` protocol: the filter may free the
+    /// block and store a new one; `buffer` follows it. A return of 0 or `(size_t)-1` (the
+    /// `HGOTO_ERROR` value of netcdf-c's plugins) is a failure.
+    pub fn apply(&self, reverse: bool, params: &CParams, buffer: &mut ChunkBuffer) -> Result<(), String> {
+        let flags = if reverse { H5Z_FLAG_REVERSE } else { 0 };
+        let (mut ptr, mut buf_size) = (buffer.ptr, buffer.buf_size);
+        let (count, values) = params.as_raw();
+        // SAFETY: buffer owns a malloc'd block of at least `used` bytes; params are NULL or
+        // readable for `count` words; the filter follows the H5Z_func_t contract.
+        let used = unsafe { (self.function)(flags, count, values, buffer.used, &mut buf_size, &mut ptr) };
+        // Whatever the outcome, the block to own now is the one the filter left in *buf.
+        buffer.ptr = ptr;
+        buffer.buf_size = buf_size;
+        if used == 0 || used == usize::MAX || ptr.is_null() {
+            return Err(format!("filter {} ({}) failed to {}", self.id, self.name, if reverse { "decode" } else { "encode" }));
+        }
+        buffer.used = used;
+        Ok(())
+    }
+}
+
+fn check(code: c_int, what: &str, codec_id: &str) -> NcResult<()> {
+    match code {
+        0 => Ok(()),
+        // netcdf-c's plugins return -1 (NC2_ERR) from HGOTO_ERROR paths.
+        code => {
+            crate::error::report(format_args!("codec \"{codec_id}\": {what} failed ({code})"));
+            Err(if code > 0 || code == -1 { NC_EFILTER } else { code })
+        }
+    }
+}
+
+impl CodecPart {
+    pub fn initialize(&self) {
+        if let Some(initialize) = self.initialize {
+            // SAFETY: NCZ_codec_initialize takes no arguments.
+            unsafe { initialize() }
+        }
+    }
+
+    pub fn finalize(&self) {
+        if let Some(finalize) = self.finalize {
+            // SAFETY: NCZ_codec_finalize takes no arguments.
+            unsafe { finalize() }
+        }
+    }
+
+    /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.
+    pub fn to_hdf5(&self, codec_json: &str) -> NcResult<CParams> {
+        let Some(to_hdf5) = self.to_hdf5 else {
+            return Ok(CParams::empty());
+        };
+        let text = CString::new(codec_json).map_err(|_| NC_EFILTER)?;
+        let (mut len, mut ptr) = (0usize, std::ptr::null_mut());
+        // SAFETY: text is NUL-terminated; out-pointers are valid; the plugin returns a C-heap vector.
+        let code = unsafe { to_hdf5(text.as_ptr(), &mut len, &mut ptr) };
+        // SAFETY: on any outcome, a non-NULL vector is the plugin's calloc'd result for us to free.
+        let params = unsafe { CParams::from_raw(ptr, len) };
+        check(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
+        Ok(params)
+    }
+
+    /// `NCZ_hdf5_to_codec`: the codec JSON text of visible HDF5 parameters.
+    pub fn to_codec(&self, visible: &CParams) -> NcResult<String> {
+        let Some(hdf5_to_codec) = self.hdf5_to_codec else {
+            crate::error::report(format_args!("codec \"{}\" has no NCZ_hdf5_to_codec", self.codec_id));
+            return Err(NC_EFILTER);
+        };
+        let (count, values) = visible.as_raw();
+        let mut text: *mut c_char = std::ptr::null_mut();
+        // SAFETY: values NULL or readable for `count` words; text is a valid out-pointer.
+        let code = unsafe { hdf5_to_codec(count, values, &mut text) };
+        // SAFETY: text is NULL or the plugin's strdup'd string, ours to free.
+        let owned = unsafe { crate::ffi_boundary::c_str_bytes(text) }.map(|b| String::from_utf8_lossy(b).into_owned());
+        // SAFETY: as above.
+        unsafe { libc::free(text.cast()) };
+        check(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
+        owned.ok_or(NC_EFILTER)
+    }
+
+    /// Whether the codec computes working parameters itself.
+    pub fn modifies_parameters(&self) -> bool {
+        self.modify_parameters.is_some()
+    }
+
+    /// `NCZ_modify_parameters`: visible → working parameters for variable `(ncid, varid)`.
+    /// The plugin may re-enter netcdf-c (`nc_inq_var`, …) and may replace either vector.
+    pub fn modify_parameters(&self, ncid: c_int, varid: c_int, visible: &mut CParams, working: &mut CParams) -> NcResult<()> {
+        let Some(modify) = self.modify_parameters else {
+            return Ok(());
+        };
+        // SAFETY: both pairs are C-heap vectors the plugin may free and replace, as the protocol allows.
+        let code = unsafe { modify(ncid, varid, &mut visible.len, &mut visible.ptr, &mut working.len, &mut working.ptr) };
+        check(code, "NCZ_modify_parameters", &self.codec_id)
+    }
+}
+
+/// Plugin parts made of Rust functions, for the registry's unit tests.
+#[cfg(test)]
+pub mod test_parts {
+    use super::*;
+
+    unsafe extern "C" fn identity(_: c_uint, _: usize, _: *const c_uint, nbytes: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+        nbytes
+    }
+
+    pub fn filter(id: u32) -> FilterPart {
+        FilterPart { id, name: format!("f{id}"), function: identity }
+    }
+
+    pub fn codec(codec_id: &str, hdf5_id: u32) -> CodecPart {
+        CodecPart {
+            codec_id: codec_id.to_string(),
+            hdf5_id,
+            initialize: None,
+            finalize: None,
+            to_hdf5: None,
+            hdf5_to_codec: None,
+            modify_parameters: None,
+        }
+    }
+
+    pub fn keep_alive() -> KeepAlive {
+        Arc::new(())
+    }
+
+    /// Encode: a new malloc'd block with every byte + 1 (old block freed); decode: the inverse.
+    ///
+    /// # Safety
+    /// The `H5Z_func_t` contract: `*buf` is a malloc'd block holding `nbytes` bytes.
+    pub unsafe extern "C" fn add_one(
+        flags: c_uint,
+        _: usize,
+        _: *const c_uint,
+        nbytes: usize,
+        buf_size: *mut usize,
+        buf: *mut *mut c_void,
+    ) -> usize {
+        // SAFETY: the H5Z_func_t contract: *buf holds nbytes bytes of a malloc'd block.
+        unsafe {
+            let out = libc::malloc(nbytes.max(1)).cast::<u8>();
+            let input = (*buf).cast::<u8>();
+            for i in 0..nbytes {
+                let b = *input.add(i);
+                *out.add(i) = if flags & H5Z_FLAG_REVERSE != 0 { b.wrapping_sub(1) } else { b.wrapping_add(1) };
+            }
+            libc::free(*buf);
+            *buf = out.cast();
+            *buf_size = nbytes;
+        }
+        nbytes
+    }
+
+    /// Fails in both directions, leaving the block alone (0 = failure).
+    ///
+    /// # Safety
+    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
+    pub unsafe extern "C" fn fail(_: c_uint, _: usize, _: *const c_uint, _: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+        0
+    }
+
+    /// Fails the way netcdf-c's HGOTO_ERROR plugins do: (size_t)-1.
+    ///
+    /// # Safety
+    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
+    pub unsafe extern "C" fn fail_minus_one(_: c_uint, _: usize, _: *const c_uint, _: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+        usize::MAX
+    }
+
+    pub fn filter_with(id: u32, function: FilterFn) -> FilterPart {
+        FilterPart { id, name: format!("f{id}"), function }
+    }
+}
+
+#[cfg(test)]
+mod chain_tests {
+    use super::test_parts::*;
+    use super::*;
+    use crate::error::{NC_EFILTER, NC_ENOFILTER};
+    use crate::filter_chain::{apply_chain, ZarrFilter};
+    use crate::plugin_registry::{LoadedLibrary, Registry, RegistryBuilder};
+
+    fn registry(parts: &[(u32, FilterFn)]) -> Registry {
+        let mut builder = RegistryBuilder::default();
+        for &(id, function) in parts {
+            builder.add(LoadedLibrary {
+                path: format!("/test/{id}.so").into(),
+                keep_alive: keep_alive(),
+                contents: LibraryContents::Plugin { filter: Some(filter_with(id, function)), codec: Some(codec(&format!("c{id}"), id)) },
+            });
+        }
+        builder.finish()
+    }
+
+    fn chunk(bytes: &[u8]) -> ChunkBuffer {
+        let block = crate::c_heap::CArray::from_slice(bytes).unwrap().into_raw();
+        // SAFETY: a fresh malloc'd block of bytes.len() bytes, handed over.
+        unsafe { ChunkBuffer::from_raw(block.cast(), bytes.len()) }
+    }
+
+    fn bytes(buffer: &ChunkBuffer) -> Vec<u8> {
+        // SAFETY: the buffer owns `used` initialised bytes.
+        unsafe { std::slice::from_raw_parts(buffer.ptr.cast::<u8>(), buffer.used) }.to_vec()
+    }
+
+    fn filters(registry: &Registry, ids: &[u32]) -> Vec<ZarrFilter> {
+        ids.iter().map(|&id| ZarrFilter::defined(registry.get(id).unwrap().clone(), &[]).unwrap()).collect()
+    }
+
+    #[test]
+    fn encode_runs_forward_and_decode_inverts_it() {
+        let registry = registry(&[(1, add_one), (2, add_one)]);
+        let mut owned = filters(&registry, &[1, 2]);
+        let mut chain: Vec<&mut ZarrFilter> = owned.iter_mut().collect();
+        let encoded = apply_chain(&mut chain, 0, 0, chunk(&[1, 2, 3]), true).unwrap();
+        assert_eq!(bytes(&encoded), [3, 4, 5]);
+        let decoded = apply_chain(&mut chain, 0, 0, encoded, false).unwrap();
+        assert_eq!(bytes(&decoded), [1, 2, 3]);
+    }
+
+    #[test]
+    fn an_encode_failure_hands_back_the_restored_input() {
+        let registry = registry(&[(1, add_one), (2, add_one), (3, fail), (4, fail_minus_one)]);
+        for failing in [3, 4] {
+            let mut owned = filters(&registry, &[1, 2, failing]);
+            let mut chain: Vec<&mut ZarrFilter> = owned.iter_mut().collect();
+            let failure = apply_chain(&mut chain, 0, 0, chunk(&[7, 8, 9]), true).unwrap_err();
+            assert_eq!(failure.status, NC_EFILTER);
+            assert_eq!(bytes(&failure.unfiltered.unwrap()), [7, 8, 9]);
+        }
+    }
+
+    #[test]
+    fn a_decode_failure_frees_the_chunk() {
+        let registry = registry(&[(1, add_one), (3, fail)]);
+        let mut owned = filters(&registry, &[3, 1]);
+        let mut chain: Vec<&mut ZarrFilter> = owned.iter_mut().collect();
+        let failure = apply_chain(&mut chain, 0, 0, chunk(&[1]), false).unwrap_err();
+        assert_eq!((failure.status, failure.unfiltered.is_none()), (NC_EFILTER, true));
+    }
+
+    #[test]
+    fn a_filter_without_plugin_is_enofilter_before_any_stage_runs() {
+        let registry = registry(&[(1, add_one)]);
+        let mut owned = filters(&registry, &[1]);
+        owned.push(ZarrFilter::defined_incomplete(9));
+        let mut chain: Vec<&mut ZarrFilter> = owned.iter_mut().collect();
+        let failure = apply_chain(&mut chain, 0, 0, chunk(&[5]), true).unwrap_err();
+        assert_eq!(failure.status, NC_ENOFILTER);
+        assert_eq!(bytes(&failure.unfiltered.unwrap()), [5]);
+    }
+}

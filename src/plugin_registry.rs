@@ -1,0 +1,428 @@
+//! The NCZarr filter registry: which plugin libraries provide which HDF5 filter and Zarr codec.
+//!
+//! Discovery follows netcdf-c 4.9.0 (`HDF5_PLUGIN_PATH`, split on `;` and `:`, then the default
+//! `/usr/local/hdf5/plugin`; only files whose name contains `.so`, `.dll` or `.dylib`), with these
+//! differences:
+//! - directories are read in sorted order, so the result does not depend on `readdir`;
+//! - a bad library (not loadable, half an HDF5 interface, wrong struct version or sort, NULL info,
+//!   duplicate id, …) or a bad defaults entry is skipped with a diagnostic; the rest still load;
+//! - every complete plugin is initialised, the highest id included;
+//! - loading is lazy: nothing is loaded until a variable actually has a filter or one is defined.
+//!
+//! The registry is built once per process (until [`finalize`]) and shared as an `Arc`, so
+//! callers never hold a lock while they call into a plugin or back into netcdf-c.
+//! `NCFILTERS_DEBUG=1` prints what was found, skipped and why, and the pairing table.
+#![forbid(unsafe_code)]
+
+use crate::error::report;
+use crate::plugin_loader::{self, CodecPart, FilterPart, KeepAlive, LibraryContents};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+pub const PLUGIN_PATH_ENV: &str = "HDF5_PLUGIN_PATH";
+/// netcdf-c 4.9.0's default (`PLUGIN_DIR_UNIX`; note HDF5's own is `/usr/local/hdf5/lib/plugin`).
+pub const DEFAULT_PLUGIN_DIR: &str = "/usr/local/hdf5/plugin";
+pub const DEBUG_ENV: &str = "NCFILTERS_DEBUG";
+/// Valid HDF5 filter ids for a registry slot: 1..=65534 (`H5Z_FILTER_MAX` is 65535).
+pub const MAX_FILTER_ID: u32 = 65534;
+
+/// Whether `NCFILTERS_DEBUG` asks for the loader's account.
+pub fn debug_enabled() -> bool {
+    std::env::var_os(DEBUG_ENV).is_some_and(|v| !v.is_empty() && v != "0")
+}
+
+fn debug(message: std::fmt::Arguments<'_>) {
+    if debug_enabled() {
+        eprintln!("ncfilters[debug]: {message}");
+    }
+}
+
+/// The directories to search, in order: `HDF5_PLUGIN_PATH` split on `;` and `:` (empty pieces
+/// dropped; an empty variable counts as unset), then the default directory if not listed.
+pub fn plugin_dirs(plugin_path: Option<&str>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    for piece in plugin_path.unwrap_or("").split([';', ':']).filter(|p| !p.is_empty()) {
+        dirs.push(PathBuf::from(piece));
+    }
+    if !dirs.iter().any(|d| d == Path::new(DEFAULT_PLUGIN_DIR)) {
+        dirs.push(PathBuf::from(DEFAULT_PLUGIN_DIR));
+    }
+    dirs
+}
+
+/// netcdf-c's name filter: some `.` in the file name starts `.so`, `.dll` or `.dylib`
+/// (so `x.so.1` passes, `x.la` and `x.o` do not).
+pub fn is_plugin_file_name(name: &str) -> bool {
+    name.match_indices('.').any(|(i, _)| {
+        let rest = &name[i..];
+        rest.starts_with(".so") || rest.starts_with(".dll") || rest.starts_with(".dylib")
+    })
+}
+
+/// One HDF5 filter id's implementation: its HDF5 filter function and its Zarr codec, possibly
+/// from different libraries (or the codec from a defaults library).
+#[derive(Debug)]
+pub struct Plugin {
+    pub id: u32,
+    pub filter: Option<FilterPart>,
+    pub filter_source: Option<PathBuf>,
+    pub codec: Option<CodecPart>,
+    pub codec_source: Option<PathBuf>,
+    pub codec_defaulted: bool,
+    /// The libraries the parts came from, kept loaded while anything uses this plugin.
+    _keep_loaded: Vec<KeepAlive>,
+}
+
+impl Plugin {
+    /// Both parts present: the filter can be used on NCZarr data.
+    pub fn is_complete(&self) -> bool {
+        self.filter.is_some() && self.codec.is_some()
+    }
+}
+
+/// The plugins found, by HDF5 id.
+#[derive(Debug, Default)]
+pub struct Registry {
+    plugins: BTreeMap<u32, Arc<Plugin>>,
+}
+
+impl Registry {
+    pub fn get(&self, id: u32) -> Option<&Arc<Plugin>> {
+        self.plugins.get(&id)
+    }
+
+    /// The plugin whose codec has this id (`"zlib"`, `"bz2"`, …), lowest HDF5 id first.
+    pub fn by_codec_id(&self, codec_id: &str) -> Option<&Arc<Plugin>> {
+        self.plugins.values().find(|p| p.codec.as_ref().is_some_and(|c| c.codec_id == codec_id))
+    }
+
+    pub fn plugins(&self) -> impl Iterator<Item = &Arc<Plugin>> {
+        self.plugins.values()
+    }
+
+    /// The pairing table, one line per id, for `NCFILTERS_DEBUG`.
+    pub fn table(&self) -> String {
+        let mut out = String::from("id     codec        state       HDF5 filter from / codec from\n");
+        for p in self.plugins.values() {
+            let source = |s: &Option<PathBuf>| s.as_ref().map_or("-".to_string(), |s| s.display().to_string());
+            out.push_str(&format!(
+                "{:<6} {:<12} {:<11} {} / {}{}\n",
+                p.id,
+                p.codec.as_ref().map_or("-", |c| c.codec_id.as_str()),
+                if p.is_complete() { "complete" } else { "incomplete" },
+                source(&p.filter_source),
+                source(&p.codec_source),
+                if p.codec_defaulted { " (defaults)" } else { "" }
+            ));
+        }
+        out
+    }
+}
+
+/// A library's contribution before pairing.
+#[derive(Debug)]
+pub struct LoadedLibrary {
+    pub path: PathBuf,
+    pub keep_alive: KeepAlive,
+    pub contents: LibraryContents,
+}
+
+#[derive(Debug)]
+struct Draft {
+    filter: Option<(FilterPart, PathBuf)>,
+    codec: Option<(CodecPart, PathBuf)>,
+    codec_defaulted: bool,
+    libraries: Vec<KeepAlive>,
+}
+
+/// Pairs libraries into plugins: the first library found for a part wins; later duplicates
+/// are reported and unused; defaults libraries supply codecs for HDF5-only plugins.
+#[derive(Debug, Default)]
+pub struct RegistryBuilder {
+    drafts: BTreeMap<u32, Draft>,
+    defaults: Vec<(CodecPart, PathBuf, KeepAlive)>,
+}
+
+fn skip(path: &Path, why: impl std::fmt::Display) {
+    report(format_args!("plugin {} skipped: {why}", path.display()));
+}
+
+fn valid_id(id: u32) -> bool {
+    (1..=MAX_FILTER_ID).contains(&id)
+}
+
+impl RegistryBuilder {
+    pub fn add(&mut self, library: LoadedLibrary) {
+        let LoadedLibrary { path, keep_alive, contents } = library;
+        match contents {
+            LibraryContents::Defaults(entries) => {
+                for (index, entry) in entries.into_iter().enumerate() {
+                    match entry {
+                        Ok(codec) => {
+                            debug(format_args!("{}: default codec \"{}\" for id {}", path.display(), codec.codec_id, codec.hdf5_id));
+                            self.defaults.push((codec, path.clone(), keep_alive.clone()));
+                        }
+                        Err(why) => skip(&path, format_args!("defaults entry {index}: {why}")),
+                    }
+                }
+            }
+            LibraryContents::Plugin { filter, codec } => {
+                let id = match (&filter, &codec) {
+                    (Some(f), Some(c)) if f.id != c.hdf5_id => {
+                        return skip(&path, format_args!("its HDF5 filter id {} and codec id {} differ", f.id, c.hdf5_id));
+                    }
+                    (Some(f), _) => f.id,
+                    (None, Some(c)) => c.hdf5_id,
+                    (None, None) => return,
+                };
+                if !valid_id(id) {
+                    return skip(&path, format_args!("filter id {id} is outside 1..{MAX_FILTER_ID}"));
+                }
+                let draft = self.drafts.entry(id).or_insert(Draft {
+                    filter: None,
+                    codec: None,
+                    codec_defaulted: false,
+                    libraries: Vec::new(),
+                });
+                let mut used = false;
+                if let Some(filter) = filter {
+                    match &draft.filter {
+                        None => {
+                            draft.filter = Some((filter, path.clone()));
+                            used = true;
+                        }
+                        Some((_, first)) => skip(&path, format_args!("duplicate HDF5 filter {id}, already provided by {}", first.display())),
+                    }
+                }
+                if let Some(codec) = codec {
+                    match &draft.codec {
+                        None => {
+                            draft.codec = Some((codec, path.clone()));
+                            used = true;
+                        }
+                        Some((_, first)) => skip(&path, format_args!("duplicate codec for id {id}, already provided by {}", first.display())),
+                    }
+                }
+                if used {
+                    debug(format_args!("{}: provides id {id}", path.display()));
+                    draft.libraries.push(keep_alive);
+                }
+            }
+        }
+    }
+
+    pub fn finish(mut self) -> Registry {
+        for (codec, path, keep_alive) in self.defaults {
+            match self.drafts.get_mut(&codec.hdf5_id) {
+                Some(draft) if draft.filter.is_some() && draft.codec.is_none() => {
+                    draft.codec = Some((codec, path));
+                    draft.codec_defaulted = true;
+                    draft.libraries.push(keep_alive);
+                }
+                _ => debug(format_args!(
+                    "default codec \"{}\" ({}) unused: no HDF5-only plugin for id {}",
+                    codec.codec_id,
+                    path.display(),
+                    codec.hdf5_id
+                )),
+            }
+        }
+        let plugins = self
+            .drafts
+            .into_iter()
+            .map(|(id, d)| {
+                let (filter, filter_source) = d.filter.map_or((None, None), |(f, p)| (Some(f), Some(p)));
+                let (codec, codec_source) = d.codec.map_or((None, None), |(c, p)| (Some(c), Some(p)));
+                let plugin = Plugin { id, filter, filter_source, codec, codec_source, codec_defaulted: d.codec_defaulted, _keep_loaded: d.libraries };
+                (id, Arc::new(plugin))
+            })
+            .collect();
+        Registry { plugins }
+    }
+}
+
+/// Loads every plugin directory and initialises the complete plugins.
+fn discover() -> Registry {
+    let plugin_path = std::env::var(PLUGIN_PATH_ENV).ok();
+    let mut builder = RegistryBuilder::default();
+    for dir in plugin_dirs(plugin_path.as_deref()) {
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                debug(format_args!("{}: no such directory", dir.display()));
+                continue;
+            }
+            Err(e) => {
+                report(format_args!("plugin directory {} skipped: {e}", dir.display()));
+                continue;
+            }
+        };
+        let mut names: Vec<String> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        for name in names {
+            let path = dir.join(&name);
+            if !is_plugin_file_name(&name) || path.is_dir() {
+                debug(format_args!("{}: not a shared library name, ignored", path.display()));
+                continue;
+            }
+            match plugin_loader::load(&path) {
+                Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
+                Ok(None) => debug(format_args!("{}: no plugin entry points, ignored", path.display())),
+                Err(why) => skip(&path, why),
+            }
+        }
+    }
+    let registry = builder.finish();
+    for plugin in registry.plugins() {
+        if let (true, Some(codec)) = (plugin.is_complete(), &plugin.codec) {
+            codec.initialize();
+        }
+    }
+    if debug_enabled() {
+        eprint!("ncfilters[debug]: NCZarr filter plugins:\n{}", registry.table());
+    }
+    registry
+}
+
+/// A codec read from `.zarray` that no complete plugin implements (its variable's data will
+/// fail with `NC_ENOFILTER`, reported then).
+pub fn note_missing(codec_id: &str, plugin: Option<&Arc<Plugin>>) {
+    match plugin {
+        Some(p) => debug(format_args!("codec \"{codec_id}\": plugin {} lacks its HDF5 filter", p.id)),
+        None => debug(format_args!("codec \"{codec_id}\": no plugin provides it")),
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+static REGISTRY: Mutex<Option<Arc<Registry>>> = Mutex::new(None);
+/// Serialises discovery; held while plugins initialise, never while netcdf-c is called.
+static DISCOVERY: Mutex<()> = Mutex::new(());
+
+thread_local! {
+    static DISCOVERING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// The registry, discovered on first use.
+pub fn registry() -> Arc<Registry> {
+    if let Some(registry) = lock(&REGISTRY).clone() {
+        return registry;
+    }
+    // A plugin initialiser that re-enters netcdf-c's filter API sees an empty registry
+    // instead of deadlocking on its own thread.
+    if DISCOVERING.with(Cell::get) {
+        return Arc::new(Registry::default());
+    }
+    let _discovery = lock(&DISCOVERY);
+    if let Some(registry) = lock(&REGISTRY).clone() {
+        return registry;
+    }
+    DISCOVERING.with(|d| d.set(true));
+    let registry = Arc::new(discover());
+    DISCOVERING.with(|d| d.set(false));
+    *lock(&REGISTRY) = Some(registry.clone());
+    registry
+}
+
+/// Whether discovery has run (and not been finalised since).
+pub fn is_loaded() -> bool {
+    lock(&REGISTRY).is_some()
+}
+
+/// `NCZ_filter_finalize`: finalises the complete plugins' codecs and drops the registry; the
+/// libraries are unloaded once no variable uses them any more. A later use discovers again.
+pub fn finalize() {
+    let taken = lock(&REGISTRY).take();
+    if let Some(registry) = taken {
+        for plugin in registry.plugins() {
+            if let (true, Some(codec)) = (plugin.is_complete(), &plugin.codec) {
+                codec.finalize();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugin_loader::test_parts::{codec, filter, keep_alive};
+
+    fn plugin(filter: Option<FilterPart>, codec: Option<CodecPart>) -> LibraryContents {
+        LibraryContents::Plugin { filter, codec }
+    }
+
+    fn library(path: &str, contents: LibraryContents) -> LoadedLibrary {
+        LoadedLibrary { path: PathBuf::from(path), keep_alive: keep_alive(), contents }
+    }
+
+    #[test]
+    fn plugin_path_splits_on_both_separators_and_ends_with_the_default() {
+        assert_eq!(
+            plugin_dirs(Some("/a:/b;;/c:")),
+            ["/a", "/b", "/c", DEFAULT_PLUGIN_DIR].iter().map(PathBuf::from).collect::<Vec<_>>()
+        );
+        assert_eq!(plugin_dirs(Some("")), vec![PathBuf::from(DEFAULT_PLUGIN_DIR)]);
+        assert_eq!(plugin_dirs(None), vec![PathBuf::from(DEFAULT_PLUGIN_DIR)]);
+        assert_eq!(plugin_dirs(Some(&format!("{DEFAULT_PLUGIN_DIR}:/x"))).len(), 2);
+    }
+
+    #[test]
+    fn plugin_file_names_follow_netcdf_c() {
+        for name in ["lib__nch5bzip2.so", "x.so.1", "x.sox", "a.dll", "b.dylib"] {
+            assert!(is_plugin_file_name(name), "{name}");
+        }
+        for name in ["lib.la", "x.o", "README", "so", "x.s"] {
+            assert!(!is_plugin_file_name(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn parts_from_separate_libraries_pair_and_defaults_fill_in() {
+        let mut b = RegistryBuilder::default();
+        b.add(library("/p/h5bzip2.so", plugin(Some(filter(307)), None)));
+        b.add(library("/p/h5zstd.so", plugin(Some(filter(32015)), None)));
+        b.add(library("/p/h5misc.so", plugin(Some(filter(32768)), None)));
+        b.add(library("/p/nczmisc.so", plugin(None, Some(codec("test", 32768)))));
+        b.add(library("/p/h5noop.so", plugin(Some(filter(40000)), Some(codec("noop", 40000)))));
+        b.add(library("/p/defaults.so", LibraryContents::Defaults(vec![Ok(codec("bz2", 307)), Ok(codec("zstd", 32015)), Ok(codec("blosc", 32001))])));
+        let r = b.finish();
+        for id in [307, 32015, 32768, 40000] {
+            assert!(r.get(id).unwrap().is_complete(), "{id}");
+        }
+        assert!(r.get(32001).is_none(), "a default codec alone makes no plugin");
+        assert!(r.get(307).unwrap().codec_defaulted);
+        assert_eq!(r.by_codec_id("zstd").unwrap().id, 32015);
+        assert_eq!(r.by_codec_id("test").unwrap().codec_source.as_deref(), Some(Path::new("/p/nczmisc.so")));
+        assert!(r.table().contains("40000  noop"));
+    }
+
+    #[test]
+    fn the_highest_id_is_complete_like_any_other() {
+        let mut b = RegistryBuilder::default();
+        b.add(library("/p/a.so", plugin(Some(filter(1)), Some(codec("zlib", 1)))));
+        b.add(library("/p/b.so", plugin(Some(filter(65534)), Some(codec("max", 65534)))));
+        assert!(b.finish().get(65534).unwrap().is_complete());
+    }
+
+    #[test]
+    fn bad_and_duplicate_libraries_do_not_disturb_the_others() {
+        let mut b = RegistryBuilder::default();
+        b.add(library("/p/a.so", plugin(Some(filter(307)), None)));
+        b.add(library("/p/b.so", plugin(Some(filter(307)), Some(codec("bz2", 307)))));
+        b.add(library("/p/c.so", plugin(Some(filter(40000)), Some(codec("noop", 40001)))));
+        b.add(library("/p/d.so", plugin(Some(filter(70000)), None)));
+        b.add(library("/p/e.so", LibraryContents::Defaults(vec![Err("NULL entry".into()), Ok(codec("zlib", 1))])));
+        b.add(library("/p/f.so", plugin(Some(filter(1)), None)));
+        let r = b.finish();
+        let bz = r.get(307).unwrap();
+        assert_eq!(bz.filter_source.as_deref(), Some(Path::new("/p/a.so")), "first library wins the filter part");
+        assert_eq!(bz.codec_source.as_deref(), Some(Path::new("/p/b.so")), "the duplicate still adds its missing codec");
+        assert!(r.get(40000).is_none() && r.get(40001).is_none(), "mismatched ids: library ignored");
+        assert!(r.get(70000).is_none());
+        assert!(r.get(1).unwrap().is_complete(), "one bad defaults entry disables nothing else");
+    }
+}

@@ -1,0 +1,153 @@
+"""Malformed codec metadata in an NCZarr `.zarray` gives a clear netCDF error, never a crash.
+
+Each case edits a copy of a small dataset (variable "v" deflated, variable "good" unfiltered)
+and reads it in a child process, so a crash is seen as a signal, not as a dead test run.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import ncapi
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+VALUES = np.arange(16, dtype="float32") * 1.5
+
+
+def write_store(path):
+    with ncapi.Dataset(ncapi.zarr_url(path), "w") as ds:
+        dim = ds.def_dim("x", 16)
+        ds.def_var("v", "float32", [dim], chunks=[8], filters=[(1, [5])])
+        ds.def_var("good", "float32", [dim], chunks=[8])
+        ds.enddef()
+        ds.put("v", VALUES)
+        ds.put("good", VALUES)
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory):
+    path = str(tmp_path_factory.mktemp("store") / "pristine.zarr")
+    write_store(path)
+    return path
+
+
+def probe(store):
+    """Opens the store in a child process: {"open": status, "v": ..., "good": ..., "ids": [...]}."""
+    run = subprocess.run([sys.executable, __file__, "--probe", store], capture_output=True, text=True, timeout=120,
+                         env=dict(os.environ, PYTHONPATH=HERE))
+    assert run.returncode == 0, f"the reader died (exit {run.returncode}):\n{run.stderr}"
+    return json.loads(run.stdout.strip().splitlines()[-1]), run.stderr
+
+
+def read_status(ds, name):
+    try:
+        values = ds.get(name)
+    except ncapi.NcError as e:
+        return e.status
+    return "same" if np.array_equal(values, VALUES) else "different"
+
+
+def probe_main(store):
+    result = {}
+    try:
+        ds = ncapi.Dataset(ncapi.zarr_url(store))
+    except ncapi.NcError as e:
+        result["open"] = e.status
+    else:
+        result["open"] = 0
+        try:
+            result["ids"] = ds.filter_ids("v")
+        except ncapi.NcError as e:
+            result["ids"] = e.status
+        result["v"] = read_status(ds, "v")
+        result["good"] = read_status(ds, "good")
+        ds.close()
+    print(json.dumps(result))
+
+
+def edited(pristine, tmp_path, **changes):
+    """A copy of the store with v/.zarray's keys replaced (a value of ... deletes the key)."""
+    store = str(tmp_path / "edited.zarr")
+    shutil.copytree(pristine, store)
+    zarray = os.path.join(store, "v", ".zarray")
+    with open(zarray) as f:
+        meta = json.load(f)
+    for key, value in changes.items():
+        if value is ...:
+            meta.pop(key, None)
+        else:
+            meta[key] = value
+    with open(zarray, "w") as f:
+        json.dump(meta, f)
+    return store
+
+
+def test_pristine_store_reads_back(pristine):
+    result, _ = probe(pristine)
+    assert result == {"open": 0, "ids": [1], "v": "same", "good": "same"}
+
+
+def test_empty_filters_array_is_no_filters(pristine, tmp_path):
+    result, _ = probe(edited(pristine, tmp_path, filters=[]))
+    assert result == {"open": 0, "ids": [1], "v": "same", "good": "same"}
+
+
+def test_null_compressor_reads_raw_chunks_without_crashing(pristine, tmp_path):
+    result, _ = probe(edited(pristine, tmp_path, compressor=None))
+    assert result["open"] == 0 and result["ids"] == [] and result["good"] == "same"
+    assert result["v"] != "same", "deflated chunks read as raw data cannot match"
+
+
+@pytest.mark.parametrize("codec, reason", [
+    ({"level": 5}, 'has no "id"'),
+    ({"id": "zlib"}, 'has no "level"'),
+    ({"id": "zlib", "level": "high"}, "must be an integer"),
+    ({"id": "zlib", "level": [5]}, "must be an integer"),
+    ({"id": "zlib", "level": None}, "must be an integer"),
+    ({"id": 5, "level": 5}, "must be a non-empty string"),
+    ({"id": "blosc", "shuffle": "yes"}, "must be an integer"),
+])
+def test_bad_codec_object_fails_open_with_efilter(pristine, tmp_path, codec, reason):
+    result, stderr = probe(edited(pristine, tmp_path, compressor=codec))
+    assert result == {"open": ncapi.NC_EFILTER}
+    assert reason in stderr, stderr
+
+
+@pytest.mark.parametrize("changes", [
+    {"compressor": "zlib"},
+    {"compressor": 5},
+    {"compressor": [{"id": "zlib", "level": 5}]},
+    {"filters": ["zlib"], "compressor": {"id": "zlib", "level": 5}},
+    {"filters": {"id": "zlib", "level": 5}},
+])
+def test_non_object_codec_fails_open_with_efilter(pristine, tmp_path, changes):
+    result, _ = probe(edited(pristine, tmp_path, **changes))
+    assert result == {"open": ncapi.NC_EFILTER}
+
+
+def test_unknown_codec_is_a_missing_filter(pristine, tmp_path):
+    result, stderr = probe(edited(pristine, tmp_path, compressor={"id": "nosuchcodec", "x": 1}))
+    assert result == {"open": 0, "ids": [0], "v": ncapi.NC_ENOFILTER, "good": "same"}
+    assert '"nosuchcodec"' in stderr and "has no plugin" in stderr, stderr
+
+
+def test_out_of_range_level_fails_reads_not_open(pristine, tmp_path):
+    result, _ = probe(edited(pristine, tmp_path, compressor={"id": "zlib", "level": 99}))
+    assert result == {"open": 0, "ids": [1], "v": ncapi.NC_EFILTER, "good": "same"}
+
+
+def test_corrupt_chunk_fails_the_read(pristine, tmp_path):
+    store = edited(pristine, tmp_path)
+    with open(os.path.join(store, "v", "0"), "r+b") as f:
+        f.seek(2)
+        f.write(b"\xff" * 8)
+    result, _ = probe(store)
+    assert result["open"] == 0 and result["v"] == ncapi.NC_EFILTER and result["good"] == "same"
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--probe"]:
+    probe_main(sys.argv[2])
