@@ -386,15 +386,30 @@ run_all_tests() {
 }
 
 # ---------------------------------------------------------------- the main job
+# stars_input: unpacks Debian's r-cran-stars (cached) and sets STARS_INPUT to a real netCDF file of it.
+stars_input() {
+  (cd "$CACHE" && { ls r-cran-stars_*.deb >/dev/null 2>&1 || apt-get download -q r-cran-stars; })
+  dpkg-deb -x "$CACHE"/r-cran-stars_*.deb "$WORK/r-cran-stars"
+  STARS_INPUT="$WORK/r-cran-stars/usr/lib/R/site-library/stars/nc/test_stageiv_xyt.nc"
+  [ -f "$STARS_INPUT" ] || die "$STARS_INPUT not found in r-cran-stars"
+}
+
+# NCZarr engine timings against stock, side by side (BENCHMARKS.md).
+bench_nczarr() {
+  build
+  stars_input
+  log "NCZarr startup and copy timings, stock vs ncfilters (tools/bench_nczarr.py)"
+  python3 "$REPO/tools/bench_nczarr.py" "$WORK/build-stock" "$(ncf_build)" "$STARS_INPUT" "$WORK/bench-nczarr" \
+    --runs "${NCFILTERS_BENCH_RUNS:-20}"
+}
+
 demo() {
   setup
   build_netcdf ncfilters
   local build data out
   build=$(ncf_build); data="$WORK/demo"; mkdir -p "$data"
-  (cd "$CACHE" && { ls r-cran-stars_*.deb >/dev/null 2>&1 || apt-get download -q r-cran-stars; })
-  dpkg-deb -x "$CACHE"/r-cran-stars_*.deb "$data/pkg"
-  local input="$data/pkg/usr/lib/R/site-library/stars/nc/test_stageiv_xyt.nc"
-  [ -f "$input" ] || die "$input not found in r-cran-stars"
+  stars_input
+  local input="$STARS_INPUT"
   export HDF5_PLUGIN_PATH="$build/plugins" LD_LIBRARY_PATH="$build/liblib"
   local nccopy="$build/ncdump/nccopy" ncdump="$build/ncdump/ncdump"
   log "input: $input (from Debian's r-cran-stars)"
@@ -409,16 +424,25 @@ demo() {
     cmp <("$ncdump" "$input" | sed -n '/^data:/,$p') <("$ncdump" "$data/$out.nc" | sed -n '/^data:/,$p') >/dev/null \
       && echo "values of every variable identical to the input: yes" || die "$out.nc data differs from the input"
   done
+  log "nccopy to NCZarr with zstd (32015): the codec as .zarray stores it, readable by zarr-python"
+  rm -rf "$data/zstd.zarr"
+  "$nccopy" -F '*,32015,3' "$input" "file://$data/zstd.zarr#mode=nczarr,file"
+  local zarray; zarray=$(find "$data/zstd.zarr" -name .zarray | sort | tail -n 1)
+  grep -o '"compressor": *{[^}]*}' "$zarray" | sed "s|^|$(basename "$(dirname "$zarray")")/.zarray: |"
+  cmp <("$ncdump" "$input" | sed -n '/^data:/,$p') <("$ncdump" "file://$data/zstd.zarr#mode=nczarr,file" | sed -n '/^data:/,$p') \
+    >/dev/null && echo "values of every variable identical to the input: yes" || die "zstd.zarr data differs from the input"
   log "file sizes (bytes)"
   for out in "$input" "$data/plain.nc" "$data/bzip2.nc" "$data/zstd.nc"; do
     printf '%12d  %s\n' "$(stat -c %s "$out")" "$(basename "$out")"
   done
+  printf '%12d  %s\n' "$(find "$data/zstd.zarr" -type f -exec stat -c %s {} + | awk '{ n += $1 } END { print n }')" "zstd.zarr (all files)"
 }
 
 case "${1:-}" in
   setup) setup ;;
   build) build ;;
   demo) demo ;;
+  bench-nczarr) bench_nczarr ;;
   test) run_all_tests ;;
   rust|headers|abi|differential|netcdf-suite|symbol-provenance|c|interop|valgrind|fuzz)
     step=${1//-/_}; build; "test_$step" ;;

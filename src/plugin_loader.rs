@@ -233,12 +233,59 @@ fn check(code: c_int, what: &str, codec_id: &str) -> NcResult<()> {
     }
 }
 
-impl CodecPart {
-    pub fn initialize(&self) {
-        if let Some(initialize) = self.initialize {
-            // SAFETY: NCZ_codec_initialize takes no arguments.
-            unsafe { initialize() }
+/// How long a probe of `NCZ_codec_initialize` may take before the plugin is given up.
+const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits for a probe child: `Ok` if it exited with status 0.
+fn wait_probe(pid: libc::pid_t) -> Result<(), String> {
+    let start = std::time::Instant::now();
+    let mut pause = std::time::Duration::from_micros(20);
+    loop {
+        let mut status = 0;
+        // SAFETY: pid is our child; status is a valid out-pointer.
+        match unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } {
+            0 if start.elapsed() < PROBE_TIMEOUT => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(std::time::Duration::from_millis(10));
+            }
+            0 => {
+                // SAFETY: kill and reap our own child.
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                    libc::waitpid(pid, &mut status, 0);
+                }
+                return Err(format!("NCZ_codec_initialize did not return within {PROBE_TIMEOUT:?} in a probe process"));
+            }
+            -1 => return Ok(()), // lost track of the child (SIGCHLD ignored): nothing learned
+            _ if libc::WIFSIGNALED(status) => {
+                return Err(format!("NCZ_codec_initialize crashed (signal {}) in a probe process", libc::WTERMSIG(status)))
+            }
+            _ if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 => return Ok(()),
+            _ => return Err(format!("NCZ_codec_initialize exited a probe process (status {status})")),
         }
+    }
+}
+
+impl CodecPart {
+    /// `NCZ_codec_initialize`, first run in a forked probe process: a plugin whose initialiser
+    /// crashes is reported and never initialised here. (Plugins without one cost nothing.)
+    pub fn initialize(&self) -> Result<(), String> {
+        let Some(initialize) = self.initialize else {
+            return Ok(());
+        };
+        // SAFETY: fork has no preconditions; the child only runs the initialiser and _exits
+        // without touching Rust state, buffered output or atexit handlers.
+        match unsafe { libc::fork() } {
+            0 => unsafe {
+                initialize();
+                libc::_exit(0)
+            },
+            -1 => {} // no probe possible: proceed as netcdf-c does
+            pid => wait_probe(pid)?,
+        }
+        // SAFETY: NCZ_codec_initialize takes no arguments; the probe survived it.
+        unsafe { initialize() };
+        Ok(())
     }
 
     pub fn finalize(&self) {

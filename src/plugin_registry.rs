@@ -6,7 +6,8 @@
 //! - directories are read in sorted order, so the result does not depend on `readdir`;
 //! - a bad library (not loadable, half an HDF5 interface, wrong struct version or sort, NULL info,
 //!   duplicate id, …) or a bad defaults entry is skipped with a diagnostic; the rest still load;
-//! - every complete plugin is initialised, the highest id included;
+//! - every complete plugin is initialised, the highest id included, after a probe of its
+//!   `NCZ_codec_initialize` in a forked process (a plugin whose initialiser crashes is skipped);
 //! - loading is lazy: nothing is loaded until a variable actually has a filter or one is defined.
 //!
 //! The registry is built once per process (until [`finalize`]) and shared as an `Arc`, so
@@ -213,6 +214,8 @@ impl RegistryBuilder {
         }
     }
 
+    /// Attaches default codecs, then initialises every complete plugin (dropping those whose
+    /// initialiser crashes in a probe process).
     pub fn finish(mut self) -> Registry {
         for (codec, path, keep_alive) in self.defaults {
             match self.drafts.get_mut(&codec.hdf5_id) {
@@ -235,9 +238,20 @@ impl RegistryBuilder {
             .map(|(id, d)| {
                 let (filter, filter_source) = d.filter.map_or((None, None), |(f, p)| (Some(f), Some(p)));
                 let (codec, codec_source) = d.codec.map_or((None, None), |(c, p)| (Some(c), Some(p)));
-                let plugin = Plugin { id, filter, filter_source, codec, codec_source, codec_defaulted: d.codec_defaulted, _keep_loaded: d.libraries };
-                (id, Arc::new(plugin))
+                Plugin { id, filter, filter_source, codec, codec_source, codec_defaulted: d.codec_defaulted, _keep_loaded: d.libraries }
             })
+            .filter(|plugin| match (plugin.is_complete(), &plugin.codec) {
+                (true, Some(codec)) => match codec.initialize() {
+                    Ok(()) => true,
+                    Err(why) => {
+                        let source = plugin.codec_source.as_deref().unwrap_or(Path::new("?"));
+                        skip(source, format_args!("codec \"{}\" (filter {}): {why}", codec.codec_id, plugin.id));
+                        false
+                    }
+                },
+                _ => true,
+            })
+            .map(|plugin| (plugin.id, Arc::new(plugin)))
             .collect();
         Registry { plugins }
     }
@@ -275,11 +289,6 @@ fn discover() -> Registry {
         }
     }
     let registry = builder.finish();
-    for plugin in registry.plugins() {
-        if let (true, Some(codec)) = (plugin.is_complete(), &plugin.codec) {
-            codec.initialize();
-        }
-    }
     if debug_enabled() {
         eprint!("ncfilters[debug]: NCZarr filter plugins:\n{}", registry.table());
     }
@@ -398,6 +407,13 @@ mod tests {
         assert_eq!(r.by_codec_id("zstd").unwrap().id, 32015);
         assert_eq!(r.by_codec_id("test").unwrap().codec_source.as_deref(), Some(Path::new("/p/nczmisc.so")));
         assert!(r.table().contains("40000  noop"));
+    }
+
+    #[test]
+    fn concurrent_first_uses_share_one_registry() {
+        let registries: Vec<Arc<Registry>> =
+            std::thread::scope(|s| (0..8).map(|_| s.spawn(registry)).collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).collect());
+        assert!(registries.windows(2).all(|pair| Arc::ptr_eq(&pair[0], &pair[1])));
     }
 
     #[test]
