@@ -1,8 +1,8 @@
 //! The panic boundary and pointer helpers shared by every export in [`crate::abi`].
 
-use crate::error::{report, NcResult, NC_EINTERNAL, NC_NOERR};
+use crate::error::{report, NcResult, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
 use std::ffi::CStr;
-use std::os::raw::{c_char, c_int};
+use std::os::raw::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// Runs the body of an `int`-returning export: `Ok(())` becomes `NC_NOERR`, `Err(code)` the
@@ -45,5 +45,18 @@ pub unsafe fn write_opt<T>(out: *mut T, value: T) {
     if !out.is_null() {
         // SAFETY: non-NULL and writable per this function's contract.
         unsafe { out.write(value) }
+    }
+}
+
+/// A filter's `(params, nparams)` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
+///
+/// # Safety
+/// `params` is NULL or readable for `nparams` words for the returned lifetime.
+pub unsafe fn params_slice<'a>(params: *const c_uint, nparams: usize) -> NcResult<&'a [u32]> {
+    match (nparams, params.is_null()) {
+        (0, _) => Ok(&[]),
+        (_, true) => Err(NC_EINVAL),
+        // SAFETY: non-NULL and readable for nparams words per the contract.
+        _ => Ok(unsafe { std::slice::from_raw_parts(params, nparams) }),
     }
 }

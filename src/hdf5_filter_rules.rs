@@ -3,7 +3,7 @@
 #![forbid(unsafe_code)]
 
 use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_FLETCHER32, H5Z_FILTER_SHUFFLE, H5Z_FILTER_SZIP};
-use crate::error::{NcResult, NC_EFILTER, NC_EINVAL};
+use crate::error::{NcResult, NC_EFILTER, NC_EINDEFINE, NC_EINVAL, NC_ELATEDEF};
 
 /// `NC_MAX_PIXELS_PER_BLOCK`.
 const MAX_PIXELS_PER_BLOCK: u32 = 32;
@@ -16,6 +16,20 @@ pub fn insert_position(existing_ids: &[u32], id: u32) -> usize {
         (Some(_), H5Z_FILTER_FLETCHER32) => 0,
         (Some(&first), H5Z_FILTER_SHUFFLE) => usize::from(first == H5Z_FILTER_FLETCHER32),
         _ => existing_ids.len(),
+    }
+}
+
+/// What both backends check first: define mode (`NC_EINDEFINE`), not a scalar (`NC_EINVAL`),
+/// and not yet created in the file (`NC_ELATEDEF`), in 4.9.0's order.
+pub fn check_definable(in_define_mode: bool, ndims: usize, created: bool) -> NcResult<()> {
+    if !in_define_mode {
+        Err(NC_EINDEFINE)
+    } else if ndims == 0 {
+        Err(NC_EINVAL)
+    } else if created {
+        Err(NC_ELATEDEF)
+    } else {
+        Ok(())
     }
 }
 
@@ -62,6 +76,14 @@ mod tests {
         assert_eq!(insert_position(&[3, 1], 2), 1);
         assert_eq!(insert_position(&[1], 2), 0);
         assert_eq!(insert_position(&[1, 2], 307), 2);
+    }
+
+    #[test]
+    fn definability_in_netcdf_c_order() {
+        assert_eq!(check_definable(false, 0, true), Err(NC_EINDEFINE));
+        assert_eq!(check_definable(true, 0, true), Err(NC_EINVAL));
+        assert_eq!(check_definable(true, 2, true), Err(NC_ELATEDEF));
+        assert_eq!(check_definable(true, 2, false), Ok(()));
     }
 
     #[test]

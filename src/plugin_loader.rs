@@ -276,6 +276,7 @@ impl CodecPart {
         // SAFETY: fork has no preconditions; the child only runs the initialiser and _exits
         // without touching Rust state, buffered output or atexit handlers.
         match unsafe { libc::fork() } {
+            // SAFETY: in the child: run the plugin's initialiser, then leave at once.
             0 => unsafe {
                 initialize();
                 libc::_exit(0)

@@ -2,8 +2,8 @@
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
 use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
-use crate::error::{NcResult, NC_EINDEFINE, NC_EINVAL, NC_ELATEDEF, NC_ENOFILTER, NC_NOERR};
-use crate::ffi_boundary::{status_of, write_opt};
+use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_NOERR};
+use crate::ffi_boundary::{params_slice, status_of, write_opt};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Var};
@@ -18,19 +18,6 @@ use std::ptr;
 unsafe fn var_arg(var: *mut NC_VAR_INFO) -> NcResult<Hdf5Var> {
     // SAFETY: forwarded contract.
     unsafe { Hdf5Var::new(var) }.ok_or(NC_EINVAL)
-}
-
-/// `params` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
-///
-/// # Safety
-/// `params` is NULL or readable for `nparams` words for the returned lifetime.
-unsafe fn params_arg<'a>(params: *const c_uint, nparams: usize) -> NcResult<&'a [u32]> {
-    match (nparams, params.is_null()) {
-        (0, _) => Ok(&[]),
-        (_, true) => Err(NC_EINVAL),
-        // SAFETY: non-NULL and readable for nparams words per the contract.
-        _ => Ok(unsafe { std::slice::from_raw_parts(params, nparams) }),
-    }
 }
 
 /// Adds filter `id` to the variable, or, if it is already there, replaces its parameters
@@ -55,7 +42,7 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
 ) -> c_int {
     status_of("NC4_hdf5_addfilter", || {
         // SAFETY: forwarded contract.
-        let (mut var, params) = unsafe { (var_arg(var)?, params_arg(params, nparams)?) };
+        let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
         add_filter(&mut var, id, params, flags)
     })
 }
@@ -75,19 +62,11 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     status_of("NC4_hdf5_def_var_filter", || {
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
-        if !found.in_define_mode() {
-            return Err(NC_EINDEFINE);
-        }
-        if found.var.ndims() == 0 {
-            return Err(NC_EINVAL);
-        }
-        if found.var.created() {
-            return Err(NC_ELATEDEF);
-        }
+        rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         hdf5_filter_available(id)?;
         found.var.ensure_list()?;
         // SAFETY: params is NULL or readable for nparams words per the contract.
-        let params = unsafe { params_arg(params, nparams)? };
+        let params = unsafe { params_slice(params, nparams)? };
         if found.var.position(id).is_none() {
             let have_deflate = found.var.position(H5Z_FILTER_DEFLATE).is_some();
             let have_szip = found.var.position(H5Z_FILTER_SZIP).is_some();

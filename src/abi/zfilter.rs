@@ -5,8 +5,8 @@
 use crate::c_heap::ChunkBuffer;
 use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
 use crate::codec_json::Dialect;
-use crate::error::{NcResult, NC_EINDEFINE, NC_EINVAL, NC_ELATEDEF, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
-use crate::ffi_boundary::{status_of, write_opt};
+use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
+use crate::ffi_boundary::{params_slice, status_of, write_opt};
 use crate::filter_chain::{apply_chain, codecs_attribute, ZarrFilter};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
@@ -22,19 +22,6 @@ use std::os::raw::{c_int, c_uint, c_void};
 unsafe fn var_arg(var: *const NC_VAR_INFO) -> NcResult<ZarrVar> {
     // SAFETY: forwarded contract.
     unsafe { ZarrVar::new(var.cast_mut()) }.ok_or(NC_EINVAL)
-}
-
-/// `params` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
-///
-/// # Safety
-/// `params` is NULL or readable for `nparams` words for the returned lifetime.
-unsafe fn params_arg<'a>(params: *const c_uint, nparams: usize) -> NcResult<&'a [u32]> {
-    match (nparams, params.is_null()) {
-        (0, _) => Ok(&[]),
-        (_, true) => Err(NC_EINVAL),
-        // SAFETY: non-NULL and readable for nparams words per the contract.
-        _ => Ok(unsafe { std::slice::from_raw_parts(params, nparams) }),
-    }
 }
 
 /// Where a complete filter with this id sits in the chain.
@@ -85,7 +72,7 @@ pub unsafe extern "C" fn NCZ_addfilter(
 ) -> c_int {
     status_of("NCZ_addfilter", || {
         // SAFETY: forwarded contract.
-        let (mut var, params) = unsafe { (var_arg(var)?, params_arg(params, nparams)?) };
+        let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
         add_filter(&mut var, id, params)
     })
 }
@@ -105,17 +92,9 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     status_of("NCZ_def_var_filter", || {
         dispatch_table(ncid)?;
         let mut found = ZarrLocation::find(ncid, varid)?;
-        if !found.in_define_mode() {
-            return Err(NC_EINDEFINE);
-        }
-        if found.var.ndims() == 0 {
-            return Err(NC_EINVAL);
-        }
-        if found.var.created() {
-            return Err(NC_ELATEDEF);
-        }
+        rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         // SAFETY: forwarded contract.
-        let params = unsafe { params_arg(params, nparams)? };
+        let params = unsafe { params_slice(params, nparams)? };
         let has = |id| chain_position(&found.var, id).is_some();
         if !has(id) {
             rules::check_new_filter(id, params, has(H5Z_FILTER_DEFLATE), has(H5Z_FILTER_SZIP))?;

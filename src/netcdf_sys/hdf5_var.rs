@@ -1,7 +1,7 @@
 //! Access to an HDF5 variable and its filter list (`var->filters`, an `NClist*` of C-heap
 //! `struct NC_HDF5_Filter*`), through netcdf-c's own list functions so C and Rust agree on it.
 
-use super::nc4::{NClist, NC_FILE_INFO, NC_HDF5_Filter, NC_VAR_INFO, NC_CHUNKED};
+use super::nc4::{NClist, VarPtr, NC_FILE_INFO, NC_HDF5_Filter, NC_VAR_INFO, NC_CHUNKED};
 use crate::c_heap::CArray;
 use crate::error::{NcResult, NC_EHDFERR, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM, NC_ENOTBUILT};
 use std::os::raw::{c_int, c_uint, c_void};
@@ -84,40 +84,24 @@ pub fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
     Ok(Hdf5Location { file, group, var })
 }
 
-/// A netCDF-4/HDF5 variable. Every accessor reads through the raw pointer afresh, because
-/// netcdf-c functions called in between may change the variable.
+/// A netCDF-4/HDF5 variable and its filter list.
 pub struct Hdf5Var {
-    var: NonNull<NC_VAR_INFO>,
+    var: VarPtr,
+}
+
+impl std::ops::Deref for Hdf5Var {
+    type Target = VarPtr;
+    fn deref(&self) -> &VarPtr {
+        &self.var
+    }
 }
 
 impl Hdf5Var {
     /// # Safety
-    /// `var` is NULL or a live `NC_VAR_INFO_T` of an HDF5 file that nothing else accesses
-    /// while this value is used (netcdf-c's API is not thread-safe either).
+    /// `var` is NULL or a live `NC_VAR_INFO_T` of an HDF5 file (see [`VarPtr::new`]).
     pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
-        NonNull::new(var).map(|var| Hdf5Var { var })
-    }
-
-    pub fn as_ptr(&self) -> *mut NC_VAR_INFO {
-        self.var.as_ptr()
-    }
-
-    fn info(&self) -> &NC_VAR_INFO {
-        // SAFETY: live per the constructor's contract.
-        unsafe { self.var.as_ref() }
-    }
-
-    pub fn ndims(&self) -> usize {
-        self.info().ndims
-    }
-
-    pub fn created(&self) -> bool {
-        self.info().created != 0
-    }
-
-    /// Lengths of the variable's dimensions.
-    pub fn dim_lengths(&self) -> Vec<usize> {
-        super::nc4::dim_lengths(self.info())
+        // SAFETY: forwarded contract.
+        unsafe { VarPtr::new(var) }.map(|var| Hdf5Var { var })
     }
 
     fn list(&self) -> *mut NClist {

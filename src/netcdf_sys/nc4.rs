@@ -146,12 +146,51 @@ pub unsafe fn list_elements<'a>(list: *const NClist) -> &'a [*mut c_void] {
     }
 }
 
-/// Lengths of a defined variable's dimensions (0 for a dimension pointer not set yet).
-pub fn dim_lengths(var: &NC_VAR_INFO) -> Vec<usize> {
-    (0..var.ndims)
-        .map(|d| {
-            // SAFETY: dim holds ndims dimension pointers (NULL or live) for a defined variable.
-            unsafe { (*var.dim.add(d)).as_ref() }.map_or(0, |dim| dim.len)
-        })
-        .collect()
+/// A netCDF-4 variable (HDF5 or NCZarr) as netcdf-c hands it over. Every accessor reads
+/// through the raw pointer afresh, because netcdf-c functions called in between (plugins
+/// re-enter it) may change the variable. [`super::hdf5_var::Hdf5Var`] and
+/// [`super::nczarr::ZarrVar`] add their format's filter list on top.
+pub struct VarPtr {
+    var: std::ptr::NonNull<NC_VAR_INFO>,
+}
+
+impl VarPtr {
+    /// # Safety
+    /// `var` is NULL or a live `NC_VAR_INFO_T` that nothing else accesses while this value
+    /// is used (netcdf-c's API is not thread-safe either).
+    pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
+        std::ptr::NonNull::new(var).map(|var| VarPtr { var })
+    }
+
+    pub fn as_ptr(&self) -> *mut NC_VAR_INFO {
+        self.var.as_ptr()
+    }
+
+    pub fn info(&self) -> &NC_VAR_INFO {
+        // SAFETY: live per the constructor's contract.
+        unsafe { self.var.as_ref() }
+    }
+
+    pub fn varid(&self) -> c_int {
+        self.info().hdr.id as c_int
+    }
+
+    pub fn ndims(&self) -> usize {
+        self.info().ndims
+    }
+
+    pub fn created(&self) -> bool {
+        self.info().created != 0
+    }
+
+    /// Lengths of the variable's dimensions (0 for a dimension pointer not set yet).
+    pub fn dim_lengths(&self) -> Vec<usize> {
+        let info = self.info();
+        (0..info.ndims)
+            .map(|d| {
+                // SAFETY: dim holds ndims dimension pointers (NULL or live) for a defined variable.
+                unsafe { (*info.dim.add(d)).as_ref() }.map_or(0, |dim| dim.len)
+            })
+            .collect()
+    }
 }

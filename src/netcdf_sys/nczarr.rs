@@ -6,7 +6,7 @@
 //! [`ZarrFilter`]s in C-heap blocks ([`CBox`]), which C code only counts and passes back.
 #![allow(non_camel_case_types)]
 
-use super::nc4::{nc_bool_t, NClist, NC_FILE_INFO, NC_OBJ, NC_VAR_INFO, NC_CHUNKED, NC_INDEF};
+use super::nc4::{nc_bool_t, NClist, VarPtr, NC_FILE_INFO, NC_OBJ, NC_VAR_INFO, NC_CHUNKED, NC_INDEF};
 use crate::c_heap::CBox;
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
 use crate::filter_chain::ZarrFilter;
@@ -206,48 +206,30 @@ pub enum FilterList {
     Incomplete,
 }
 
-/// An NCZarr variable. Accessors read through the pointer afresh: netcdf-c functions
-/// called in between (plugins re-enter it) may change the variable.
+/// An NCZarr variable and its two filter lists.
 pub struct ZarrVar {
-    var: NonNull<NC_VAR_INFO>,
+    var: VarPtr,
+}
+
+impl std::ops::Deref for ZarrVar {
+    type Target = VarPtr;
+    fn deref(&self) -> &VarPtr {
+        &self.var
+    }
 }
 
 impl ZarrVar {
     /// # Safety
     /// `var` is NULL or a live NCZarr `NC_VAR_INFO_T` (its `format_var_info` an
-    /// `NCZ_VAR_INFO_T`) that nothing else accesses while this value is used.
+    /// `NCZ_VAR_INFO_T`); see [`VarPtr::new`].
     pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
-        NonNull::new(var).map(|var| ZarrVar { var })
-    }
-
-    pub fn as_ptr(&self) -> *mut NC_VAR_INFO {
-        self.var.as_ptr()
-    }
-
-    fn info(&self) -> &NC_VAR_INFO {
-        // SAFETY: live per the constructor's contract.
-        unsafe { self.var.as_ref() }
+        // SAFETY: forwarded contract.
+        unsafe { VarPtr::new(var) }.map(|var| ZarrVar { var })
     }
 
     /// The variable's `NCZ_VAR_INFO_T` (NULL if it has none).
     fn zarr_info(&self) -> *mut NCZ_VAR_INFO {
         self.info().format_var_info.cast()
-    }
-
-    pub fn varid(&self) -> c_int {
-        self.info().hdr.id as c_int
-    }
-
-    pub fn ndims(&self) -> usize {
-        self.info().ndims
-    }
-
-    pub fn created(&self) -> bool {
-        self.info().created != 0
-    }
-
-    pub fn dim_lengths(&self) -> Vec<usize> {
-        super::nc4::dim_lengths(self.info())
     }
 
     /// The variable's type size in bytes (0 if its type is not known yet).
