@@ -170,6 +170,9 @@ test_differential() {
   log "differential parser test against the stock libnetcdf.so"
   (cd "$REPO" && NCFILTERS_STOCK_LIBNETCDF="$(stock_lib)" \
      cargo test -q --release --locked --test differential_parser -- --ignored --nocapture)
+  log "differential filter test against netcdf-c's C plugins (stock build)"
+  (cd "$REPO" && NCFILTERS_STOCK_PLUGINS="$WORK/build-stock/plugins" \
+     cargo test -q --release --locked --test differential_filters -- --ignored --nocapture)
 }
 
 # tst_unknown and run_unknown both hide lib__nch5unknown.so by moving it out of the shared

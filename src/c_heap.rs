@@ -199,3 +199,95 @@ impl<T> Drop for CBox<T> {
         }
     }
 }
+
+/// A growable byte buffer on the C heap (`calloc`/`realloc`), for filter output that C will
+/// own: [`CVec::into_raw`] hands over a block C frees with `free()`. Grown space is zeroed,
+/// so the whole capacity can be handed out as an initialised `&mut [u8]`.
+#[derive(Debug)]
+pub struct CVec {
+    ptr: NonNull<u8>,
+    len: usize,
+    capacity: usize,
+}
+
+// SAFETY: CVec uniquely owns its block, like Vec<u8>.
+unsafe impl Send for CVec {}
+
+impl CVec {
+    /// An empty buffer with `capacity` zeroed bytes reserved.
+    pub fn with_capacity(capacity: usize) -> NcResult<Self> {
+        // SAFETY: calloc has no preconditions (large blocks come zeroed from mmap, at no cost).
+        let raw = unsafe { libc::calloc(capacity.max(1), 1) } as *mut u8;
+        Ok(CVec { ptr: NonNull::new(raw).ok_or(NC_ENOMEM)?, len: 0, capacity: capacity.max(1) })
+    }
+
+    pub fn from_slice(bytes: &[u8]) -> NcResult<Self> {
+        let mut out = Self::with_capacity(bytes.len())?;
+        out.spare()[..bytes.len()].copy_from_slice(bytes);
+        out.set_len(bytes.len());
+        Ok(out)
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        // SAFETY: the block holds `capacity` initialised bytes, len <= capacity.
+        unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+
+    /// The whole block, used part and spare capacity, for writing in place.
+    pub fn whole_mut(&mut self) -> &mut [u8] {
+        // SAFETY: the block holds `capacity` initialised (zeroed or written) bytes.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.capacity) }
+    }
+
+    /// The spare capacity after the used part.
+    pub fn spare(&mut self) -> &mut [u8] {
+        let len = self.len;
+        &mut self.whole_mut()[len..]
+    }
+
+    /// Marks the first `len` bytes as used (`len` must not exceed the capacity).
+    pub fn set_len(&mut self, len: usize) {
+        assert!(len <= self.capacity, "CVec::set_len beyond capacity");
+        self.len = len;
+    }
+
+    /// Grows the capacity to at least `capacity`, zeroing the new space.
+    pub fn reserve_total(&mut self, capacity: usize) -> NcResult<()> {
+        if capacity <= self.capacity {
+            return Ok(());
+        }
+        // SAFETY: ptr is our malloc'd block; realloc keeps its contents.
+        let raw = unsafe { libc::realloc(self.ptr.as_ptr().cast(), capacity) } as *mut u8;
+        self.ptr = NonNull::new(raw).ok_or(NC_ENOMEM)?;
+        // SAFETY: the new tail [old capacity, capacity) lies inside the reallocated block.
+        unsafe { std::ptr::write_bytes(raw.add(self.capacity), 0, capacity - self.capacity) };
+        self.capacity = capacity;
+        Ok(())
+    }
+
+    /// Hands the block to C: `(pointer, bytes used, bytes allocated)`; C frees it with `free()`.
+    pub fn into_raw(self) -> (*mut std::os::raw::c_void, usize, usize) {
+        let out = (self.ptr.as_ptr().cast(), self.len, self.capacity);
+        std::mem::forget(self);
+        out
+    }
+}
+
+impl Drop for CVec {
+    fn drop(&mut self) {
+        // SAFETY: ptr is our malloc'd block.
+        unsafe { libc::free(self.ptr.as_ptr().cast()) }
+    }
+}

@@ -8,6 +8,7 @@
 //! - [`codec_json`]: NCZarr codec JSON, its numeric and legacy dialects (safe code);
 //! - [`plugin_registry`]: NCZarr plugin discovery and pairing (safe code); [`plugin_loader`]: its FFI;
 //! - [`filter_chain`]: an NCZarr variable's filters and the chunk filter chain (safe code);
+//! - [`filters`]: the standard filters themselves (safe code);
 //! - [`c_types`]: the `repr(C)` types of netcdf-c's public filter headers;
 //! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer);
 //! - [`abi_layout`]: the layout table the ABI check compares with netcdf-c's headers;
@@ -23,6 +24,7 @@ pub mod codec_json;
 pub mod error;
 pub mod ffi_boundary;
 pub mod filter_chain;
+pub mod filters;
 pub mod filterspec;
 pub mod hdf5_filter_rules;
 pub mod netcdf_sys;

@@ -5,5 +5,6 @@
 
 pub mod filter_api;
 pub mod filterspec;
+pub mod h5z;
 pub mod hdf5filter;
 pub mod zfilter;

@@ -1,0 +1,278 @@
+//! The standard filters behind HDF5's filter-function protocol (`H5Z_func_t`), as HDF5 and the
+//! NCZarr chain call them: `*buf` is a `malloc`'d block holding `nbytes` bytes, `*buf_size` its
+//! size; a filter returns the bytes it produced (0 on failure, leaving `*buf` alone) and may
+//! replace the block. These functions are what `H5Z_class2_t.filter` points to, for the plugin
+//! libraries and for the filters built into libnetcdf.
+
+use crate::c_heap::CVec;
+use crate::error::report;
+use crate::filters::{self, FilterError, FilterResult, MAX_DECODED};
+use std::os::raw::{c_uint, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// `H5Z_func_t`.
+pub type H5zFilterFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
+
+/// `H5Z_FLAG_REVERSE`: decode.
+const H5Z_FLAG_REVERSE: c_uint = 0x100;
+/// `H5Z_FLAG_SKIP_EDC`: skip error detection (fletcher32's check).
+const H5Z_FLAG_SKIP_EDC: c_uint = 0x200;
+
+/// What a filter made of the chunk.
+pub enum Filtered {
+    /// A new block; the old one is freed.
+    Replaced(CVec),
+    /// The same block, of which the first `n` bytes are now the result.
+    Shrunk(usize),
+    /// The same block with these bytes appended (grown with `realloc` when needed).
+    Appended([u8; 4]),
+}
+
+/// Runs `filter` under the `H5Z_func_t` protocol; never unwinds into C.
+///
+/// # Safety
+/// The `H5Z_func_t` contract: `cd_values` is NULL or readable for `cd_nelmts` words; `buf` and
+/// `buf_size` are valid; `*buf` is a `malloc`'d block of at least `nbytes` bytes.
+#[allow(clippy::too_many_arguments)] // H5Z_func_t's six, plus the filter's name and body
+unsafe fn run_filter(
+    name: &str,
+    flags: c_uint,
+    cd_nelmts: usize,
+    cd_values: *const c_uint,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+    filter: impl FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>,
+) -> usize {
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        if buf.is_null() || buf_size.is_null() {
+            return Err(FilterError("NULL buffer pointer".into()));
+        }
+        // SAFETY: per the contract.
+        let params = unsafe { crate::ffi_boundary::params_slice(cd_values, cd_nelmts) }
+            .map_err(|_| FilterError("NULL parameters".into()))?;
+        // SAFETY: buf is valid per the contract.
+        let block = unsafe { *buf };
+        if block.is_null() && nbytes > 0 {
+            return Err(FilterError("NULL chunk".into()));
+        }
+        let input: &[u8] = if nbytes == 0 {
+            &[]
+        } else {
+            // SAFETY: the block holds nbytes bytes per the contract.
+            unsafe { std::slice::from_raw_parts(block.cast::<u8>(), nbytes) }
+        };
+        let reverse = flags & H5Z_FLAG_REVERSE != 0;
+        let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
+        // SAFETY: the block and its size are ours to replace per the protocol.
+        unsafe { commit(result, block, nbytes, buf_size, buf) }
+    }));
+    match outcome {
+        Ok(Ok(produced)) => produced,
+        Ok(Err(why)) => {
+            report(format_args!("{name} filter: {why}"));
+            0
+        }
+        Err(_) => {
+            report(format_args!("{name} filter: internal error (panic); chunk left unfiltered"));
+            0
+        }
+    }
+}
+
+/// Hands the result to C.
+///
+/// # Safety
+/// `block` is `*buf`, a `malloc`'d block holding `nbytes` bytes; `buf`/`buf_size` are valid.
+unsafe fn commit(result: Filtered, block: *mut c_void, nbytes: usize, buf_size: *mut usize, buf: *mut *mut c_void) -> FilterResult<usize> {
+    match result {
+        Filtered::Replaced(out) => {
+            let (ptr, len, capacity) = out.into_raw();
+            // SAFETY: the old block is ours to free; the new one is C's from here.
+            unsafe {
+                libc::free(block);
+                *buf = ptr;
+                *buf_size = capacity;
+            }
+            Ok(len)
+        }
+        Filtered::Shrunk(len) => Ok(len),
+        Filtered::Appended(extra) => {
+            let len = nbytes + extra.len();
+            // SAFETY: the current size is the caller's; realloc keeps the first nbytes bytes.
+            let grown = unsafe {
+                if *buf_size >= len {
+                    block
+                } else {
+                    libc::realloc(block, len)
+                }
+            };
+            if grown.is_null() {
+                return Err(FilterError("out of memory".into()));
+            }
+            // SAFETY: grown holds at least len bytes; write the extra bytes after the data.
+            unsafe {
+                std::ptr::copy_nonoverlapping(extra.as_ptr(), grown.cast::<u8>().add(nbytes), extra.len());
+                if grown != block {
+                    *buf = grown;
+                    *buf_size = len;
+                }
+            }
+            Ok(len)
+        }
+    }
+}
+
+fn one_param(name: &str, params: &[u32]) -> FilterResult<u32> {
+    match params {
+        [value] => Ok(*value),
+        _ => filters::fail(format!("{name} takes 1 parameter, not {}", params.len())),
+    }
+}
+
+macro_rules! h5z_function {
+    ($(#[$doc:meta])* $name:ident, $label:literal, $body:expr) => {
+        $(#[$doc])*
+        ///
+        /// # Safety
+        /// The `H5Z_func_t` contract (see the module documentation).
+        pub unsafe extern "C" fn $name(
+            flags: c_uint,
+            cd_nelmts: usize,
+            cd_values: *const c_uint,
+            nbytes: usize,
+            buf_size: *mut usize,
+            buf: *mut *mut c_void,
+        ) -> usize {
+            // SAFETY: forwarded contract.
+            unsafe { run_filter($label, flags, cd_nelmts, cd_values, nbytes, buf_size, buf, $body) }
+        }
+    };
+}
+
+h5z_function!(
+    /// deflate (1): `cd_values = {level}`, level 0..9.
+    h5z_deflate, "deflate", |reverse, _, params, input| {
+        let level = one_param("deflate", params)?;
+        Ok(Filtered::Replaced(if reverse { filters::deflate::decode(input, MAX_DECODED)? } else { filters::deflate::encode(level, input)? }))
+    }
+);
+
+h5z_function!(
+    /// shuffle (2): `cd_values = {element size}`, non-zero.
+    h5z_shuffle, "shuffle", |reverse, _, params, input| {
+        let element_size = one_param("shuffle", params)? as usize;
+        if element_size == 0 {
+            return filters::fail("shuffle element size 0");
+        }
+        if element_size == 1 || input.len() / element_size <= 1 {
+            return Ok(Filtered::Shrunk(input.len()));
+        }
+        let mut out = filters::output(input.len())?;
+        out.set_len(input.len());
+        let target = &mut out.whole_mut()[..input.len()];
+        if reverse {
+            filters::shuffle::unshuffle(element_size, input, target)
+        } else {
+            filters::shuffle::shuffle(element_size, input, target)
+        }
+        Ok(Filtered::Replaced(out))
+    }
+);
+
+h5z_function!(
+    /// fletcher32 (3): appends the checksum; on read checks it (unless `H5Z_FLAG_SKIP_EDC`) and drops it.
+    h5z_fletcher32, "fletcher32", |reverse, skip_check, _, input| {
+        if !reverse {
+            return Ok(Filtered::Appended(filters::fletcher32::checksum(input).to_le_bytes()));
+        }
+        let Some(data_len) = input.len().checked_sub(4) else {
+            return filters::fail("chunk shorter than its checksum");
+        };
+        let stored = [input[data_len], input[data_len + 1], input[data_len + 2], input[data_len + 3]];
+        if !skip_check && !filters::fletcher32::verify(&input[..data_len], stored) {
+            return filters::fail("data error detected by the Fletcher32 checksum");
+        }
+        Ok(Filtered::Shrunk(data_len))
+    }
+);
+
+h5z_function!(
+    /// bzip2 (307): `cd_values = {block size}` (1..9; 9 when absent).
+    h5z_bzip2, "bzip2", |reverse, _, params, input| {
+        Ok(Filtered::Replaced(if reverse {
+            filters::bzip2::decode(input, MAX_DECODED)?
+        } else {
+            filters::bzip2::encode(filters::bzip2::block_size(params)?, input)?
+        }))
+    }
+);
+
+h5z_function!(
+    /// zstd (32015): `cd_values = {level}` (a signed level as its 32-bit pattern).
+    h5z_zstd, "zstd", |reverse, _, params, input| {
+        let level = filters::zstd::level(params)?;
+        Ok(Filtered::Replaced(if reverse { filters::zstd::decode(input, MAX_DECODED)? } else { filters::zstd::encode(level, input)? }))
+    }
+);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    type H5zFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
+
+    /// Runs a filter on a malloc'd copy of `data`: (returned size, resulting bytes).
+    fn call(filter: H5zFn, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {
+        let (block, len, _) = CVec::from_slice(data).unwrap().into_raw();
+        let (mut buf, mut buf_size) = (block, len);
+        // SAFETY: a malloc'd block of len bytes, valid out-pointers.
+        let produced = unsafe { filter(flags, params.len(), params.as_ptr(), len, &mut buf_size, &mut buf) };
+        // SAFETY: buf holds at least `produced` bytes (or the untouched input on failure).
+        let bytes = unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), if produced == 0 { len } else { produced }) }.to_vec();
+        // SAFETY: the block is ours again.
+        unsafe { libc::free(buf) };
+        (produced, bytes)
+    }
+
+    #[test]
+    fn every_filter_round_trips_through_the_protocol() {
+        let data: Vec<u8> = (0..50_000u32).flat_map(|i| ((i as f32).cos() * 100.0).to_le_bytes()).collect();
+        for (filter, params) in [
+            (h5z_deflate as H5zFn, vec![6]),
+            (h5z_shuffle, vec![4]),
+            (h5z_fletcher32, vec![]),
+            (h5z_bzip2, vec![9]),
+            (h5z_bzip2, vec![]),
+            (h5z_zstd, vec![3]),
+        ] {
+            let (n, encoded) = call(filter, 0, &params, &data);
+            assert!(n > 0);
+            let (m, decoded) = call(filter, H5Z_FLAG_REVERSE, &params, &encoded);
+            assert_eq!((m, decoded), (data.len(), data.clone()));
+        }
+    }
+
+    #[test]
+    fn bad_parameters_and_chunks_return_0() {
+        let data = vec![1u8; 1000];
+        for (filter, params, flags) in [
+            (h5z_deflate as H5zFn, vec![10], 0),
+            (h5z_deflate, vec![], 0),
+            (h5z_shuffle, vec![0], 0),
+            (h5z_bzip2, vec![0], 0),
+            (h5z_zstd, vec![1, 2], 0),
+            (h5z_deflate, vec![1], H5Z_FLAG_REVERSE),
+            (h5z_bzip2, vec![9], H5Z_FLAG_REVERSE),
+            (h5z_zstd, vec![1], H5Z_FLAG_REVERSE),
+            (h5z_fletcher32, vec![], H5Z_FLAG_REVERSE),
+        ] {
+            let (n, untouched) = call(filter, flags, &params, &data);
+            assert_eq!((n, untouched), (0, data.clone()), "{params:?} flags {flags:#x}");
+        }
+        let (n, _) = call(h5z_fletcher32, H5Z_FLAG_REVERSE | H5Z_FLAG_SKIP_EDC, &[], &data);
+        assert_eq!(n, 996, "SKIP_EDC drops the checksum unchecked");
+        let (n, _) = call(h5z_fletcher32, H5Z_FLAG_REVERSE, &[], &[1, 2]);
+        assert_eq!(n, 0, "shorter than a checksum");
+    }
+}

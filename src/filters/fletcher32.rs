@@ -1,0 +1,104 @@
+//! HDF5's Fletcher-32 checksum (H5checksum.c): sums of big-endian 16-bit words starting at 0,
+//! folded every 360 words, an odd last byte counted as `b << 8`; stored after the data as
+//! 4 little-endian bytes. On read the byte-pair-swapped value (HDF5 before 1.6.3) is accepted too.
+#![forbid(unsafe_code)]
+
+/// Words per block between folds, as HDF5 does (the folds make the result exact).
+const BLOCK_WORDS: usize = 360;
+
+fn fold(x: u32) -> u32 {
+    (x & 0xffff) + (x >> 16)
+}
+
+/// The checksum of `data`, bit-identical to `H5_checksum_fletcher32`.
+pub fn checksum(data: &[u8]) -> u32 {
+    let (mut sum1, mut sum2) = (0u32, 0u32);
+    let words = data.len() / 2;
+    for block in data[..words * 2].chunks(BLOCK_WORDS * 2) {
+        // Within a block: sum1 += Σw, sum2 += n·sum1 + Σ(n-i)·w — the same values HDF5's
+        // word-by-word loop reaches, modulo 2^32 as its uint32_t arithmetic wraps.
+        let n = (block.len() / 2) as u64;
+        let (mut plain, mut weighted) = (0u64, 0u64);
+        for (i, pair) in block.chunks_exact(2).enumerate() {
+            let word = u64::from(u16::from_be_bytes([pair[0], pair[1]]));
+            plain += word;
+            weighted += (n - i as u64) * word;
+        }
+        sum2 = (u64::from(sum2) + n * u64::from(sum1) + weighted) as u32;
+        sum1 = (u64::from(sum1) + plain) as u32;
+        sum1 = fold(sum1);
+        sum2 = fold(sum2);
+    }
+    if data.len() % 2 == 1 {
+        sum1 = sum1.wrapping_add(u32::from(data[data.len() - 1]) << 8);
+        sum2 = sum2.wrapping_add(sum1);
+        sum1 = fold(sum1);
+        sum2 = fold(sum2);
+    }
+    sum1 = fold(sum1);
+    sum2 = fold(sum2);
+    (sum2 << 16) | sum1
+}
+
+/// Whether the 4 bytes after `data` are its checksum (or HDF5 < 1.6.3's byte-swapped form).
+pub fn verify(data: &[u8], stored: [u8; 4]) -> bool {
+    let stored = u32::from_le_bytes(stored);
+    let computed = checksum(data);
+    let c = computed.to_ne_bytes();
+    let reversed = u32::from_ne_bytes([c[1], c[0], c[3], c[2]]);
+    stored == computed || stored == reversed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// HDF5's loop, word by word.
+    fn reference(data: &[u8]) -> u32 {
+        let (mut sum1, mut sum2) = (0u32, 0u32);
+        let mut len = data.len() / 2;
+        let mut p = 0;
+        while len > 0 {
+            let tlen = len.min(360);
+            len -= tlen;
+            for _ in 0..tlen {
+                sum1 = sum1.wrapping_add((u32::from(data[p]) << 8) | u32::from(data[p + 1]));
+                p += 2;
+                sum2 = sum2.wrapping_add(sum1);
+            }
+            sum1 = fold(sum1);
+            sum2 = fold(sum2);
+        }
+        if data.len() % 2 == 1 {
+            sum1 = sum1.wrapping_add(u32::from(data[p]) << 8);
+            sum2 = sum2.wrapping_add(sum1);
+            sum1 = fold(sum1);
+            sum2 = fold(sum2);
+        }
+        sum1 = fold(sum1);
+        sum2 = fold(sum2);
+        (sum2 << 16) | sum1
+    }
+
+    #[test]
+    fn equals_hdf5_on_all_lengths_and_extreme_data() {
+        for len in [0usize, 1, 2, 3, 719, 720, 721, 722, 1440, 5000, 100_001] {
+            for fill in [0u8, 0xff, 0x80] {
+                let data: Vec<u8> = vec![fill; len];
+                assert_eq!(checksum(&data), reference(&data), "len={len} fill={fill:#x}");
+            }
+            let data: Vec<u8> = (0..len).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+            assert_eq!(checksum(&data), reference(&data), "len={len}");
+        }
+    }
+
+    #[test]
+    fn verify_accepts_both_byte_orders_and_rejects_damage() {
+        let data = b"netCDF fletcher32 check".to_vec();
+        let sum = checksum(&data);
+        assert!(verify(&data, sum.to_le_bytes()));
+        let c = sum.to_le_bytes();
+        assert!(verify(&data, [c[1], c[0], c[3], c[2]]));
+        assert!(!verify(&data, (sum ^ 1).to_le_bytes()));
+    }
+}

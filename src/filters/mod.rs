@@ -1,0 +1,43 @@
+//! The standard filters themselves (issue: "The standard filters in Rust"): byte formats
+//! identical to netcdf-c 4.9.0's C plugins and HDF5's built-in filters.
+//!
+//! Each filter works on byte slices and writes C-heap output ([`CVec`]), so the `H5Z_func_t`
+//! adapter can hand results to C without a copy. Decoders never allocate without bound: output
+//! stops at [`MAX_DECODED`] (HDF5's largest chunk) or a smaller limit the caller knows.
+
+pub mod bzip2;
+pub mod deflate;
+pub mod fletcher32;
+pub mod shuffle;
+pub mod zstd;
+
+use crate::c_heap::CVec;
+use std::fmt;
+
+/// The most a decoder produces: HDF5 chunks are at most 2^32 - 1 bytes.
+pub const MAX_DECODED: usize = u32::MAX as usize;
+
+/// Why a filter failed; the adapter reports it and returns 0 to HDF5/NCZarr.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FilterError(pub String);
+
+impl fmt::Display for FilterError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+pub type FilterResult<T> = Result<T, FilterError>;
+
+pub fn fail<T>(message: impl Into<String>) -> FilterResult<T> {
+    Err(FilterError(message.into()))
+}
+
+pub fn out_of_memory(_: i32) -> FilterError {
+    FilterError("out of memory".into())
+}
+
+/// A new C-heap output buffer of `capacity` bytes.
+pub fn output(capacity: usize) -> FilterResult<CVec> {
+    CVec::with_capacity(capacity).map_err(out_of_memory)
+}

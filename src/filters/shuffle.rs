@@ -1,0 +1,99 @@
+//! HDF5's shuffle: the byte transpose `out[j*N + i] = in[i*T + j]` of N elements of T bytes,
+//! with the `nbytes % T` leftover bytes kept unchanged at the end (H5Zshuffle.c).
+#![forbid(unsafe_code)]
+
+/// Transposes `input` into `out` (same length): byte j of element i goes to plane j.
+pub fn shuffle(element_size: usize, input: &[u8], out: &mut [u8]) {
+    transpose(element_size, input, out, false)
+}
+
+/// The inverse of [`shuffle`].
+pub fn unshuffle(element_size: usize, input: &[u8], out: &mut [u8]) {
+    transpose(element_size, input, out, true)
+}
+
+fn transpose(element_size: usize, input: &[u8], out: &mut [u8], inverse: bool) {
+    assert_eq!(input.len(), out.len(), "shuffle: input and output lengths differ");
+    let t = element_size.max(1);
+    let n = input.len() / t;
+    let body = n * t;
+    if t == 1 || n <= 1 {
+        out.copy_from_slice(input);
+        return;
+    }
+    match (t, inverse) {
+        (2, false) => planes_from_elements::<2>(&input[..body], &mut out[..body], n),
+        (4, false) => planes_from_elements::<4>(&input[..body], &mut out[..body], n),
+        (8, false) => planes_from_elements::<8>(&input[..body], &mut out[..body], n),
+        (2, true) => elements_from_planes::<2>(&input[..body], &mut out[..body], n),
+        (4, true) => elements_from_planes::<4>(&input[..body], &mut out[..body], n),
+        (8, true) => elements_from_planes::<8>(&input[..body], &mut out[..body], n),
+        (_, false) => {
+            for (i, element) in input[..body].chunks_exact(t).enumerate() {
+                for (j, &byte) in element.iter().enumerate() {
+                    out[j * n + i] = byte;
+                }
+            }
+        }
+        (_, true) => {
+            for (i, element) in out[..body].chunks_exact_mut(t).enumerate() {
+                for (j, byte) in element.iter_mut().enumerate() {
+                    *byte = input[j * n + i];
+                }
+            }
+        }
+    }
+    out[body..].copy_from_slice(&input[body..]);
+}
+
+/// Shuffle for a fixed element size: one pass per plane, sequential writes.
+fn planes_from_elements<const T: usize>(input: &[u8], out: &mut [u8], n: usize) {
+    for (j, plane) in out.chunks_exact_mut(n).enumerate() {
+        for (dst, element) in plane.iter_mut().zip(input.chunks_exact(T)) {
+            *dst = element[j];
+        }
+    }
+}
+
+/// Unshuffle for a fixed element size: gathers byte j of each element from plane j.
+fn elements_from_planes<const T: usize>(input: &[u8], out: &mut [u8], n: usize) {
+    let planes: Vec<&[u8]> = input.chunks_exact(n).collect();
+    for (i, element) in out.chunks_exact_mut(T).enumerate() {
+        for (j, byte) in element.iter_mut().enumerate() {
+            *byte = planes[j][i];
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn reference(t: usize, input: &[u8]) -> Vec<u8> {
+        let n = input.len() / t;
+        let mut out = input.to_vec();
+        if t > 1 && n > 1 {
+            for i in 0..n {
+                for j in 0..t {
+                    out[j * n + i] = input[i * t + j];
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn matches_the_hdf5_definition_and_inverts() {
+        for t in 1..=17 {
+            for len in [0, 1, 2, 7, 16, 33, 1000, 4099] {
+                let input: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+                let mut shuffled = vec![0; len];
+                shuffle(t, &input, &mut shuffled);
+                assert_eq!(shuffled, reference(t, &input), "t={t} len={len}");
+                let mut back = vec![0; len];
+                unshuffle(t, &shuffled, &mut back);
+                assert_eq!(back, input, "t={t} len={len}");
+            }
+        }
+    }
+}

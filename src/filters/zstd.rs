@@ -1,0 +1,119 @@
+//! zstd (filter 32015): one plain zstd frame with its content size, level `(int)params[0]`
+//! (negative levels travel as their 32-bit pattern). Contexts are reused per thread. Unlike
+//! 4.9.0's H5Zzstd (netcdf-c #3370), the input length is `nbytes`, not `*buf_size`; frames
+//! without a content size decode too.
+#![forbid(unsafe_code)]
+
+use super::{fail, output, out_of_memory, FilterResult};
+use crate::c_heap::CVec;
+use std::cell::RefCell;
+use zstd::zstd_safe::{self, CCtx, DCtx, InBuffer, OutBuffer};
+
+thread_local! {
+    static COMPRESSOR: RefCell<Option<CCtx<'static>>> = const { RefCell::new(None) };
+    static DECOMPRESSOR: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
+}
+
+fn error(what: &str, code: usize) -> super::FilterError {
+    super::FilterError(format!("zstd: {what} ({})", zstd_safe::get_error_name(code)))
+}
+
+/// The level of the single parameter 4.9.0 requires.
+pub fn level(params: &[u32]) -> FilterResult<i32> {
+    match params {
+        [level] => Ok(*level as i32),
+        _ => fail(format!("zstd takes 1 parameter, not {}", params.len())),
+    }
+}
+
+pub fn encode(level: i32, input: &[u8]) -> FilterResult<CVec> {
+    let mut out = output(zstd_safe::compress_bound(input.len()))?;
+    COMPRESSOR.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let cctx = slot.get_or_insert_with(CCtx::create);
+        let written = cctx.compress(out.whole_mut(), input, level).map_err(|code| error("compression failed", code))?;
+        out.set_len(written);
+        Ok(out)
+    })
+}
+
+/// Decodes one frame, producing at most `limit` bytes.
+pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
+    match zstd_safe::get_frame_content_size(input) {
+        Err(_) => fail("zstd: not a zstd frame"),
+        Ok(Some(size)) if size > limit as u64 => fail(format!("zstd: frame of {size} bytes exceeds {limit}")),
+        Ok(Some(size)) => DECOMPRESSOR.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let dctx = slot.get_or_insert_with(DCtx::create);
+            let mut out = output(size as usize)?;
+            let written = dctx.decompress(out.whole_mut(), input).map_err(|code| error("corrupt frame", code))?;
+            if written != size as usize {
+                return fail(format!("zstd: frame gave {written} bytes, its header says {size}"));
+            }
+            out.set_len(written);
+            Ok(out)
+        }),
+        Ok(None) => decode_streaming(input, limit),
+    }
+}
+
+/// A frame without a content size: stream into a growing buffer up to `limit`.
+fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
+    DECOMPRESSOR.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let dctx = slot.get_or_insert_with(DCtx::create);
+        dctx.reset(zstd_safe::ResetDirective::SessionOnly).map_err(|code| error("reset failed", code))?;
+        let mut out = output(input.len().saturating_mul(4).max(4096).min(limit.max(1)))?;
+        let mut source = InBuffer::around(input);
+        loop {
+            let written = out.len();
+            let (remaining, pos) = {
+                let mut sink = OutBuffer::around_pos(out.whole_mut(), written);
+                let remaining = dctx.decompress_stream(&mut sink, &mut source).map_err(|code| error("corrupt frame", code))?;
+                (remaining, sink.pos())
+            };
+            out.set_len(pos);
+            if remaining == 0 {
+                return Ok(out);
+            }
+            if source.pos() == input.len() && out.len() < out.capacity() {
+                return fail("zstd: truncated frame");
+            }
+            if out.capacity() >= limit {
+                return fail(format!("zstd: output exceeds {limit} bytes"));
+            }
+            let grown = out.capacity().saturating_mul(2).min(limit);
+            out.reserve_total(grown).map_err(out_of_memory)?;
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_levels_and_frames_without_size() {
+        let data: Vec<u8> = (0..200_000u32).flat_map(|i| (i / 3).to_le_bytes()).collect();
+        for lvl in [-5, 1, 3, 19] {
+            let packed = encode(lvl, &data).unwrap();
+            assert_eq!(&packed.as_slice()[..4], &[0x28, 0xb5, 0x2f, 0xfd], "zstd magic");
+            assert_eq!(decode(packed.as_slice(), usize::MAX).unwrap().as_slice(), &data[..]);
+        }
+        // A streamed frame has no content size.
+        let mut streamed = Vec::new();
+        let mut encoder = zstd::stream::Encoder::new(&mut streamed, 3).unwrap();
+        std::io::Write::write_all(&mut encoder, &data).unwrap();
+        encoder.finish().unwrap();
+        assert!(matches!(zstd_safe::get_frame_content_size(&streamed), Ok(None)));
+        assert_eq!(decode(&streamed, usize::MAX).unwrap().as_slice(), &data[..]);
+        assert!(decode(&streamed, 1024).is_err(), "capped");
+        assert!(decode(&streamed[..streamed.len() - 10], usize::MAX).is_err(), "truncated");
+        let packed = encode(1, &data).unwrap();
+        assert!(decode(packed.as_slice(), 1024).is_err(), "declared size over the cap");
+        assert!(decode(&packed.as_slice()[..packed.len() - 3], usize::MAX).is_err());
+        assert!(decode(b"definitely not zstd", usize::MAX).is_err());
+        assert_eq!(level(&[(-3i32) as u32]), Ok(-3));
+        assert!(level(&[]).is_err() && level(&[1, 2]).is_err());
+    }
+}
