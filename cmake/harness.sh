@@ -147,6 +147,7 @@ ncf_build() { echo "$WORK/build-ncfilters"; }
 test_rust() {
   log "cargo test (unit, property and C-ABI tests)"
   (cd "$REPO" && cargo test --workspace --release --locked)
+  (cd "$REPO" && cargo test --release --locked --features blosc --lib filters::blosc)
 }
 
 test_headers() {
@@ -275,6 +276,14 @@ test_symbol_provenance() {
     echo "PASS $users netcdf-c objects (library, tests, plugins) compiled against include/$header, none against netcdf-c's"
   done
   echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c, zfilter.c and the C filter-spec parser are not linked"
+  # Startup cost: ncfilters must not make every netCDF program load more shared libraries
+  # (libblosc, say, brings snappy and the C++ runtime). Allowed: Rust's unwinder (libgcc_s,
+  # for the panic boundary) and the dynamic loader itself, which every process has mapped.
+  local needed_stock needed_ours
+  needed_stock=$(readelf -d "$(stock_lib)" | awk '/NEEDED/ { print $NF }' | tr -d '[]' | sort)
+  needed_ours=$(readelf -d "$lib" | awk '/NEEDED/ { print $NF }' | tr -d '[]' | grep -vxE 'libgcc_s\.so\.1|ld-linux-x86-64\.so\.2' | sort)
+  [ "$needed_ours" = "$needed_stock" ] || { diff <(echo "$needed_stock") <(echo "$needed_ours"); die "libnetcdf.so needs other shared libraries than stock"; }
+  echo "PASS libnetcdf.so needs stock's $(echo "$needed_ours" | wc -l) shared libraries (plus libgcc_s for unwinding)"
 }
 
 # memcheck_group <build> <logdir> <jobs> <flavour> <test>...: ctest memcheck on exactly these tests.

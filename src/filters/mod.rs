@@ -5,6 +5,8 @@
 //! adapter can hand results to C without a copy. Decoders never allocate without bound: output
 //! stops at [`MAX_DECODED`] (HDF5's largest chunk) or a smaller limit the caller knows.
 
+#[cfg(feature = "blosc")]
+pub mod blosc;
 pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;
