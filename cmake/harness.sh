@@ -147,7 +147,7 @@ ncf_build() { echo "$WORK/build-ncfilters"; }
 test_rust() {
   log "cargo test (unit, property and C-ABI tests)"
   (cd "$REPO" && cargo test --workspace --release --locked)
-  (cd "$REPO" && cargo test --release --locked --features blosc --lib filters::blosc)
+  (cd "$REPO" && cargo test --release --locked --features blosc,szip --lib filters::)
 }
 
 test_headers() {

@@ -11,6 +11,8 @@ pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;
 pub mod shuffle;
+#[cfg(feature = "szip")]
+pub mod szip;
 pub mod zstd;
 
 use crate::c_heap::CVec;

@@ -1,0 +1,98 @@
+//! szip (filter 4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`;
+//! a chunk is its uncompressed length (4 bytes, little-endian) followed by libaec's
+//! `SZ_BufftoBuffCompress` output, as H5Zszip.c writes it. Compression fails, as there, when
+//! the result would not be smaller than the input.
+
+use super::{fail, output, FilterResult};
+use crate::c_heap::CVec;
+use std::os::raw::{c_int, c_void};
+
+/// `SZ_com_t`.
+#[repr(C)]
+struct SzParams {
+    options_mask: c_int,
+    bits_per_pixel: c_int,
+    pixels_per_block: c_int,
+    pixels_per_scanline: c_int,
+}
+
+const SZ_OK: c_int = 0;
+
+#[link(name = "sz")]
+extern "C" {
+    fn SZ_BufftoBuffCompress(dest: *mut c_void, dest_len: *mut usize, source: *const c_void, source_len: usize, param: *mut SzParams) -> c_int;
+    fn SZ_BufftoBuffDecompress(dest: *mut c_void, dest_len: *mut usize, source: *const c_void, source_len: usize, param: *mut SzParams) -> c_int;
+}
+
+fn sz_params(params: &[u32]) -> FilterResult<SzParams> {
+    let &[mask, pixels_per_block, bits_per_pixel, pixels_per_scanline] = params else {
+        return fail(format!("szip takes 4 parameters, not {}", params.len()));
+    };
+    let int = |v: u32| c_int::try_from(v).map_err(|_| super::FilterError(format!("szip parameter {v} out of range")));
+    Ok(SzParams {
+        options_mask: int(mask)?,
+        bits_per_pixel: int(bits_per_pixel)?,
+        pixels_per_block: int(pixels_per_block)?,
+        pixels_per_scanline: int(pixels_per_scanline)?,
+    })
+}
+
+pub fn encode(params: &[u32], input: &[u8]) -> FilterResult<CVec> {
+    let mut sz = sz_params(params)?;
+    let length = u32::try_from(input.len()).map_err(|_| super::FilterError("szip: chunk over 4 GiB".into()))?;
+    let mut out = output(input.len() + 4)?;
+    out.whole_mut()[..4].copy_from_slice(&length.to_le_bytes());
+    let mut size = input.len();
+    // SAFETY: dest has input.len() writable bytes after the length; libaec writes at most *dest_len.
+    let status = unsafe {
+        SZ_BufftoBuffCompress(out.whole_mut()[4..].as_mut_ptr().cast(), &mut size, input.as_ptr().cast(), input.len(), &mut sz)
+    };
+    if status != SZ_OK || size > input.len() {
+        return fail(format!("szip compression failed ({status}): parameters {params:?}, or data szip cannot shrink"));
+    }
+    out.set_len(size + 4);
+    Ok(out)
+}
+
+/// Decodes a chunk, producing at most `limit` bytes.
+pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> {
+    let mut sz = sz_params(params)?;
+    let Some((length, body)) = input.split_first_chunk::<4>() else {
+        return fail("szip: chunk shorter than its length header");
+    };
+    let length = u32::from_le_bytes(*length) as usize;
+    if length > limit {
+        return fail(format!("szip: chunk of {length} bytes exceeds {limit}"));
+    }
+    let mut out = output(length)?;
+    let mut size = length;
+    // SAFETY: dest has `length` writable bytes; libaec writes at most *dest_len.
+    let status = unsafe { SZ_BufftoBuffDecompress(out.whole_mut().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz) };
+    if status != SZ_OK || size != length {
+        return fail(format!("szip: corrupt chunk ({status}, {size} of {length} bytes)"));
+    }
+    out.set_len(length);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NN | K13 | RAW | LSB, what H5Pset_szip + set_local store for little-endian data.
+    const MASK: u32 = 169;
+
+    #[test]
+    fn round_trip_and_bad_chunks() {
+        let data: Vec<u8> = (0..65_536u32).flat_map(|i| ((i / 16) as f32).to_le_bytes()).collect();
+        let params = [MASK, 32, 32, 4096];
+        let packed = encode(&params, &data).unwrap();
+        assert_eq!(&packed.as_slice()[..4], &(data.len() as u32).to_le_bytes());
+        assert_eq!(decode(&params, packed.as_slice(), usize::MAX).unwrap().as_slice(), &data[..]);
+        assert!(decode(&params, packed.as_slice(), 1000).is_err(), "capped");
+        assert!(decode(&params, &packed.as_slice()[..100], usize::MAX).is_err(), "truncated");
+        assert!(decode(&params, &[1, 2], usize::MAX).is_err());
+        assert!(encode(&[MASK, 32, 32], &data).is_err(), "3 parameters");
+        assert!(encode(&[MASK, 31, 32, 4096], &data).is_err(), "odd pixels per block");
+    }
+}
