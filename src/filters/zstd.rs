@@ -37,22 +37,30 @@ pub fn encode(level: i32, input: &[u8]) -> FilterResult<CVec> {
     })
 }
 
+/// A declared content size is trusted for a one-shot decode up to this ratio to the input;
+/// beyond it (a decompression bomb declares gigabytes in a few bytes) the output buffer grows
+/// only as data actually decodes.
+const TRUSTED_RATIO: usize = 256;
+
 /// Decodes one frame, producing at most `limit` bytes.
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     match zstd_safe::get_frame_content_size(input) {
         Err(_) => fail("zstd: not a zstd frame"),
         Ok(Some(size)) if size > limit as u64 => fail(format!("zstd: frame of {size} bytes exceeds {limit}")),
-        Ok(Some(size)) => DECOMPRESSOR.with(|slot| {
-            let mut slot = slot.borrow_mut();
-            let dctx = slot.get_or_insert_with(DCtx::create);
-            let mut out = output(size as usize)?;
-            let written = dctx.decompress(out.whole_mut(), input).map_err(|code| error("corrupt frame", code))?;
-            if written != size as usize {
-                return fail(format!("zstd: frame gave {written} bytes, its header says {size}"));
-            }
-            out.set_len(written);
-            Ok(out)
-        }),
+        Ok(Some(size)) if size as usize <= input.len().saturating_mul(TRUSTED_RATIO).max(1 << 20) => {
+            DECOMPRESSOR.with(|slot| {
+                let mut slot = slot.borrow_mut();
+                let dctx = slot.get_or_insert_with(DCtx::create);
+                let mut out = output(size as usize)?;
+                let written = dctx.decompress(out.whole_mut(), input).map_err(|code| error("corrupt frame", code))?;
+                if written != size as usize {
+                    return fail(format!("zstd: frame gave {written} bytes, its header says {size}"));
+                }
+                out.set_len(written);
+                Ok(out)
+            })
+        }
+        Ok(Some(size)) => decode_streaming(input, limit.min(size as usize)),
         Ok(None) => decode_streaming(input, limit),
     }
 }
@@ -111,6 +119,12 @@ mod tests {
         assert!(decode(&streamed[..streamed.len() - 10], usize::MAX).is_err(), "truncated");
         let packed = encode(1, &data).unwrap();
         assert!(decode(packed.as_slice(), 1024).is_err(), "declared size over the cap");
+        // A bomb: 64 MiB of zeros in a few hundred bytes decodes by growing, not by trusting the header.
+        let zeros = vec![0u8; 64 << 20];
+        let bomb = encode(19, &zeros).unwrap();
+        assert!(bomb.len() * TRUSTED_RATIO < zeros.len());
+        assert_eq!(decode(bomb.as_slice(), usize::MAX).unwrap().len(), zeros.len());
+        assert!(decode(bomb.as_slice(), 1 << 20).is_err());
         assert!(decode(&packed.as_slice()[..packed.len() - 3], usize::MAX).is_err());
         assert!(decode(b"definitely not zstd", usize::MAX).is_err());
         assert_eq!(level(&[(-3i32) as u32]), Ok(-3));
