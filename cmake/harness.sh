@@ -428,6 +428,31 @@ bench_nczarr() {
     --runs "${NCFILTERS_BENCH_RUNS:-20}"
 }
 
+# The standard filters against netcdf-c's C plugins (as built, and rebuilt at -O2), side by side,
+# on chunks of real data: Debian's r-cran-stars and r-cran-ncmeta, then ferret-datasets' monthly
+# Navy winds (real, no fill values) so that 4 MiB chunks need no repeats (BENCHMARKS.md).
+bench_filters() {
+  build
+  stars_input
+  python_env
+  local deb data="$WORK/bench-data" files=()
+  for deb in r-cran-ncmeta ferret-datasets; do
+    (cd "$CACHE" && { ls "${deb}"_*.deb >/dev/null 2>&1 || apt-get download -q "$deb"; })
+    dpkg-deb -x "$CACHE/${deb}"_*.deb "$data"
+  done
+  mapfile -t files < <(find "$WORK/r-cran-stars" "$data/usr/lib/R" -name '*.nc' | sort)
+  files+=("$data/usr/share/ferret-vis/data/monthly_navy_winds.cdf")
+  log "benchmark corpus from ${#files[@]} files"
+  rm -rf "$WORK/bench-corpus"
+  NETCDF_LIB="$(stock_lib)" "$VENV/bin/python" "$REPO/tools/make_corpus.py" "$WORK/bench-corpus" "${files[@]}"
+  log "netcdf-c's real-filter plugins rebuilt at -O2"
+  bash "$REPO/tools/build_c_plugins_O2.sh" "$WORK/build-stock" "$WORK/src-stock" "$WORK/plugins-O2"
+  log "Rust filters vs C plugins (tools/bench-filters)"
+  (cd "$REPO/tools/bench-filters" && cargo build -q --release)
+  "$REPO/tools/bench-filters/target/release/bench-filters" --corpus "$WORK/bench-corpus" --c-plugins "$WORK/plugins-O2" \
+    --c-plugins-as-built "$WORK/build-stock/plugins" --reps "${NCFILTERS_BENCH_REPS:-9}" --seconds "${NCFILTERS_BENCH_SECONDS:-0.5}"
+}
+
 demo() {
   setup
   build_netcdf ncfilters
@@ -468,6 +493,7 @@ case "${1:-}" in
   build) build ;;
   demo) demo ;;
   bench-nczarr) bench_nczarr ;;
+  bench-filters) bench_filters ;;
   test) run_all_tests ;;
   rust|headers|abi|differential|netcdf-suite|symbol-provenance|c|interop|valgrind|fuzz)
     step=${1//-/_}; build; "test_$step" ;;

@@ -216,6 +216,23 @@ h5z_function!(
     }
 );
 
+#[cfg(feature = "blosc")]
+h5z_function!(
+    /// blosc (32001): `cd_values = {_, _, type size, _, level, shuffle, compressor}` (H5Zblosc.c).
+    h5z_blosc, "blosc", |reverse, _, params, input| {
+        let settings = filters::blosc::settings(params)?;
+        Ok(Filtered::Replaced(if reverse { filters::blosc::decode(input, MAX_DECODED)? } else { filters::blosc::encode(settings, input)? }))
+    }
+);
+
+#[cfg(feature = "szip")]
+h5z_function!(
+    /// szip (4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`.
+    h5z_szip, "szip", |reverse, _, params, input| {
+        Ok(Filtered::Replaced(if reverse { filters::szip::decode(params, input, MAX_DECODED)? } else { filters::szip::encode(params, input)? }))
+    }
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -87,6 +87,17 @@ class Dataset:
     def enddef(self):
         check(lib.nc_enddef(self.ncid), "nc_enddef")
 
+    def variables(self):
+        """Names of the root group's variables."""
+        count = ctypes.c_int()
+        check(lib.nc_inq_nvars(self.ncid, ctypes.byref(count)), "nc_inq_nvars")
+        names = []
+        for varid in range(count.value):
+            name = ctypes.create_string_buffer(257)
+            check(lib.nc_inq_varname(self.ncid, varid, name), "nc_inq_varname")
+            names.append(name.value.decode())
+        return names
+
     def varid(self, name):
         varid = ctypes.c_int()
         check(lib.nc_inq_varid(self.ncid, name.encode(), ctypes.byref(varid)), f"nc_inq_varid({name})")
