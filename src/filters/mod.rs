@@ -11,6 +11,7 @@ pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;
 pub mod shuffle;
+mod shuffle_simd;
 #[cfg(feature = "szip")]
 pub mod szip;
 pub mod zstd;

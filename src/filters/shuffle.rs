@@ -1,5 +1,7 @@
 //! HDF5's shuffle: the byte transpose `out[j*N + i] = in[i*T + j]` of N elements of T bytes,
-//! with the `nbytes % T` leftover bytes kept unchanged at the end (H5Zshuffle.c).
+//! with the `nbytes % T` leftover bytes kept unchanged at the end (H5Zshuffle.c). Blocks of 16
+//! elements of 2, 4 or 8 bytes go through SIMD kernels ([`super::shuffle_simd`]) when the CPU
+//! has them; the rest, and other sizes, through the portable code here.
 #![forbid(unsafe_code)]
 
 /// Transposes `input` into `out` (same length): byte j of element i goes to plane j.
@@ -21,13 +23,19 @@ fn transpose(element_size: usize, input: &[u8], out: &mut [u8], inverse: bool) {
         out.copy_from_slice(input);
         return;
     }
+    // Whole blocks of 16 elements with SIMD where available, the rest portably.
+    let done = if inverse {
+        super::shuffle_simd::unshuffle_blocks(t, input, out, n)
+    } else {
+        super::shuffle_simd::shuffle_blocks(t, input, out, n)
+    };
     match (t, inverse) {
-        (2, false) => planes_from_elements::<2>(&input[..body], &mut out[..body], n),
-        (4, false) => planes_from_elements::<4>(&input[..body], &mut out[..body], n),
-        (8, false) => planes_from_elements::<8>(&input[..body], &mut out[..body], n),
-        (2, true) => elements_from_planes::<2>(&input[..body], &mut out[..body], n),
-        (4, true) => elements_from_planes::<4>(&input[..body], &mut out[..body], n),
-        (8, true) => elements_from_planes::<8>(&input[..body], &mut out[..body], n),
+        (2, false) => planes_from_elements::<2>(&input[..body], &mut out[..body], n, done),
+        (4, false) => planes_from_elements::<4>(&input[..body], &mut out[..body], n, done),
+        (8, false) => planes_from_elements::<8>(&input[..body], &mut out[..body], n, done),
+        (2, true) => elements_from_planes::<2>(&input[..body], &mut out[..body], n, done),
+        (4, true) => elements_from_planes::<4>(&input[..body], &mut out[..body], n, done),
+        (8, true) => elements_from_planes::<8>(&input[..body], &mut out[..body], n, done),
         (_, false) => {
             for (i, element) in input[..body].chunks_exact(t).enumerate() {
                 for (j, &byte) in element.iter().enumerate() {
@@ -46,19 +54,19 @@ fn transpose(element_size: usize, input: &[u8], out: &mut [u8], inverse: bool) {
     out[body..].copy_from_slice(&input[body..]);
 }
 
-/// Shuffle for a fixed element size: one pass per plane, sequential writes.
-fn planes_from_elements<const T: usize>(input: &[u8], out: &mut [u8], n: usize) {
+/// Shuffle of elements `start..n` for a fixed element size: one pass per plane.
+fn planes_from_elements<const T: usize>(input: &[u8], out: &mut [u8], n: usize, start: usize) {
     for (j, plane) in out.chunks_exact_mut(n).enumerate() {
-        for (dst, element) in plane.iter_mut().zip(input.chunks_exact(T)) {
+        for (dst, element) in plane[start..].iter_mut().zip(input[start * T..].chunks_exact(T)) {
             *dst = element[j];
         }
     }
 }
 
-/// Unshuffle for a fixed element size: gathers byte j of each element from plane j.
-fn elements_from_planes<const T: usize>(input: &[u8], out: &mut [u8], n: usize) {
+/// Unshuffle of elements `start..n`: gathers byte j of each element from plane j.
+fn elements_from_planes<const T: usize>(input: &[u8], out: &mut [u8], n: usize, start: usize) {
     let planes: Vec<&[u8]> = input.chunks_exact(n).collect();
-    for (i, element) in out.chunks_exact_mut(T).enumerate() {
+    for (i, element) in out.chunks_exact_mut(T).enumerate().skip(start) {
         for (j, byte) in element.iter_mut().enumerate() {
             *byte = planes[j][i];
         }

@@ -2,7 +2,7 @@
 //! `H5Z_func_t` entry point, in one process, runs alternating round-robin between implementations.
 //!
 //! ```text
-//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3]
+//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT]
 //! ```
 //!
 //! DIR holds the chunks (`*.bin`, e.g. `f32_1MiB.bin`, made by `tools/make_corpus.py`). For every
@@ -129,6 +129,7 @@ fn main() {
     let as_built = value("--c-plugins-as-built").map(PathBuf::from);
     let reps: usize = value("--reps").map_or(9, |v| v.parse().expect("--reps N"));
     let seconds: f64 = value("--seconds").map_or(0.3, |v| v.parse().expect("--seconds S"));
+    let only = value("--only");
 
     let mut chunks: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .expect("corpus directory")
@@ -172,7 +173,7 @@ fn main() {
             })
             .collect();
         println!("| {name} | memcpy | 1 | – | {:.0} (memcpy) | | | | | | |", memcpy_bandwidth(&data));
-        for case in &cases {
+        for case in cases.iter().filter(|c| only.as_deref().is_none_or(|o| c.label.contains(o))) {
             // Round trips first, and the encoded forms each implementation decodes.
             let encoded: Vec<Vec<u8>> = case.pipelines.iter().map(|p| run(p, &data, false).0).collect();
             for (i, (pipeline, packed)) in case.pipelines.iter().zip(&encoded).enumerate() {
