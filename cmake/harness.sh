@@ -105,7 +105,7 @@ fetch_netcdf_source() {
 
 fetch_rust_dependencies() {
   command -v cargo >/dev/null || die "cargo not found (the Rust toolchain is a prerequisite)"
-  (cd "$REPO" && cargo fetch --locked -q)
+  (cd "$REPO" && cargo fetch --locked -q && cargo fetch --locked -q --manifest-path plugins/Cargo.toml)
 }
 
 setup() {
@@ -276,6 +276,14 @@ test_symbol_provenance() {
     echo "PASS $users netcdf-c objects (library, tests, plugins) compiled against include/$header, none against netcdf-c's"
   done
   echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c, zfilter.c and the C filter-spec parser are not linked"
+  # The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see ncfilters.cmake).
+  local name plugin
+  for name in deflate shuffle fletcher32 bzip2 zstd; do
+    plugin="$build/plugins/lib__nch5$name.so"
+    grep -qa "$name (ncfilters)" "$plugin" || die "$plugin is not ncfilters' Rust plugin"
+    nm -D --defined-only "$plugin" | grep -q ' NCZ_get_codec_info$' || die "$plugin exports no NCZ_get_codec_info"
+  done
+  echo "PASS $build/plugins: deflate, shuffle, fletcher32, bzip2 and zstd are ncfilters' Rust plugins"
   # Startup cost: ncfilters must not make every netCDF program load more shared libraries
   # (libblosc, say, brings snappy and the C++ runtime). Allowed: Rust's unwinder (libgcc_s,
   # for the panic boundary) and the dynamic loader itself, which every process has mapped.

@@ -16,6 +16,9 @@
 # Options:
 #   NCFILTERS_CARGO             cargo executable (default: found on PATH or in ~/.cargo/bin)
 #   NCFILTERS_CARGO_TARGET_DIR  cargo's target directory (default: <build>/ncfilters-cargo)
+#   NCFILTERS_PLUGINS           ON (default): the deflate, shuffle, fletcher32, bzip2 and zstd
+#                               plugins in <build>/plugins are ncfilters' Rust ones (plugins/),
+#                               built with cargo and copied over netcdf-c's C plugin targets.
 #   NCFILTERS_CODEC_DIALECT     codec JSON written to NCZarr metadata: numeric (default; what
 #                               zarr-python reads) or legacy (netcdf-c 4.9.0's text). The
 #                               environment variable of the same name overrides it at run time.
@@ -29,6 +32,7 @@ get_filename_component(NCFILTERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 find_program(NCFILTERS_CARGO cargo HINTS "$ENV{CARGO_HOME}/bin" "$ENV{HOME}/.cargo/bin" REQUIRED)
 set(NCFILTERS_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/ncfilters-cargo" CACHE PATH "cargo target directory for ncfilters")
 set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/release/libncfilters.a")
+option(NCFILTERS_PLUGINS "Replace netcdf-c's deflate, shuffle, fletcher32, bzip2 and zstd plugins with ncfilters' Rust ones" ON)
 set(NCFILTERS_CODEC_DIALECT "numeric" CACHE STRING "NCZarr codec JSON dialect written by default: numeric or legacy")
 set_property(CACHE NCFILTERS_CODEC_DIALECT PROPERTY STRINGS numeric legacy)
 if(NOT NCFILTERS_CODEC_DIALECT MATCHES "^(numeric|legacy)$")
@@ -119,6 +123,32 @@ function(ncfilters_nczarr_fixes)
 \t          entry->data = filtered; entry->size = (filtered ? flen : 0); goto done; } }")
 endfunction()
 
+# The Rust plugin libraries (plugins/) in place of netcdf-c's C plugin targets: those targets
+# still build (other targets and scripts refer to them), then `ncfilters_plugins`, which runs
+# after them on every build, puts the Rust libraries in their place.
+set(NCFILTERS_RUST_PLUGINS deflate shuffle fletcher32 bzip2 zstd)
+function(ncfilters_replace_plugins)
+  set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/plugins")
+  set(copies)
+  foreach(name IN LISTS NCFILTERS_RUST_PLUGINS)
+    if(NOT TARGET h5${name})
+      message(FATAL_ERROR "ncfilters: netcdf-c plugin target h5${name} not found (configure with -DENABLE_PLUGINS=ON, or -DNCFILTERS_PLUGINS=OFF)")
+    endif()
+    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/release/lib__nch5${name}.so" "$<TARGET_FILE:h5${name}>")
+  endforeach()
+  add_custom_target(ncfilters_plugins ALL
+    COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}"
+            "${NCFILTERS_CARGO}" build --release --locked --manifest-path "${NCFILTERS_ROOT}/plugins/Cargo.toml"
+    ${copies}
+    WORKING_DIRECTORY "${NCFILTERS_ROOT}/plugins"
+    COMMENT "ncfilters: Rust plugins in place of netcdf-c's for ${NCFILTERS_RUST_PLUGINS}"
+    USES_TERMINAL)
+  foreach(name IN LISTS NCFILTERS_RUST_PLUGINS)
+    add_dependencies(ncfilters_plugins h5${name})
+  endforeach()
+  message(STATUS "ncfilters: Rust plugins replace netcdf-c's for ${NCFILTERS_RUST_PLUGINS}")
+endfunction()
+
 function(ncfilters_edit_netcdf_targets)
   foreach(target dispatch netcdfhdf5 netcdf)
     if(NOT TARGET ${target})
@@ -145,6 +175,9 @@ function(ncfilters_edit_netcdf_targets)
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: cargo build --release"
     USES_TERMINAL)
+  if(NCFILTERS_PLUGINS)
+    ncfilters_replace_plugins()
+  endif()
   add_library(ncfilters_static STATIC IMPORTED GLOBAL)
   set_property(TARGET ncfilters_static PROPERTY IMPORTED_LOCATION "${NCFILTERS_STATICLIB}")
   add_dependencies(netcdf ncfilters_cargo)

@@ -6,6 +6,7 @@
 //! - [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers (safe code);
 //! - [`hdf5_filter_rules`]: ordering and conflict rules of a variable's filter list (safe code);
 //! - [`codec_json`]: NCZarr codec JSON, its numeric and legacy dialects (safe code);
+//! - [`codecs`]: the standard filters' Zarr codecs (safe code);
 //! - [`plugin_registry`]: NCZarr plugin discovery and pairing (safe code); [`plugin_loader`]: its FFI;
 //! - [`filter_chain`]: an NCZarr variable's filters and the chunk filter chain (safe code);
 //! - [`filters`]: the standard filters themselves (safe code);
@@ -21,6 +22,7 @@ pub mod abi_layout;
 pub mod c_heap;
 pub mod c_types;
 pub mod codec_json;
+pub mod codecs;
 pub mod error;
 pub mod ffi_boundary;
 pub mod filter_chain;

@@ -153,7 +153,11 @@ macro_rules! h5z_function {
 h5z_function!(
     /// deflate (1): `cd_values = {level}`, level 0..9.
     h5z_deflate, "deflate", |reverse, _, params, input| {
+        // Checked in both directions, as H5Zdeflate does: a level over 9 is bad metadata.
         let level = one_param("deflate", params)?;
+        if level > 9 {
+            return filters::fail(format!("deflate level {level} is not 0..9"));
+        }
         Ok(Filtered::Replaced(if reverse { filters::deflate::decode(input, MAX_DECODED)? } else { filters::deflate::encode(level, input)? }))
     }
 );
@@ -280,6 +284,7 @@ mod tests {
             (h5z_bzip2, vec![0], 0),
             (h5z_zstd, vec![1, 2], 0),
             (h5z_deflate, vec![1], H5Z_FLAG_REVERSE),
+            (h5z_deflate, vec![10], H5Z_FLAG_REVERSE),
             (h5z_bzip2, vec![9], H5Z_FLAG_REVERSE),
             (h5z_zstd, vec![1], H5Z_FLAG_REVERSE),
             (h5z_fletcher32, vec![], H5Z_FLAG_REVERSE),

@@ -124,6 +124,7 @@ extern "C" {
     fn ncfilters_NC_check_id(ncid: c_int, ncpp: *mut *mut NC) -> c_int;
     fn ncfilters_nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int;
     fn ncfilters_NC4_inq_type_fixed_size(ncid: c_int, xtype: c_int, fixedsizep: *mut c_int) -> c_int;
+    fn ncfilters_nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, sizep: *mut usize) -> c_int;
 }
 
 /// Whether netcdf-c's dispatch layer is linked into this process image (false for a
@@ -171,6 +172,16 @@ pub fn type_is_fixed_size(ncid: c_int, xtype: c_int) -> Result<bool, c_int> {
     // SAFETY: fixed is a valid out-pointer.
     match unsafe { ncfilters_NC4_inq_type_fixed_size(ncid, xtype, &mut fixed) } {
         0 => Ok(fixed != 0),
+        status => Err(status),
+    }
+}
+
+/// `nc_inq_type`: the size in bytes of type `xtype`.
+pub fn type_size(ncid: c_int, xtype: c_int) -> Result<usize, c_int> {
+    let mut size = 0usize;
+    // SAFETY: size is a valid out-pointer; the name is not asked for.
+    match unsafe { ncfilters_nc_inq_type(ncid, xtype, std::ptr::null_mut(), &mut size) } {
+        0 => Ok(size),
         status => Err(status),
     }
 }

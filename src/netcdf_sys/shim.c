@@ -6,7 +6,11 @@
  * binary, they stay NULL and each wrapper returns NC_ENOTBUILT instead of failing to
  * link. Rust cannot declare weak symbols on stable, hence this file.
  */
+#define _GNU_SOURCE
 #include <stddef.h>
+#include <string.h>
+#include <dlfcn.h>
+#include <link.h>
 
 #define NCFILTERS_ENOTBUILT (-128) /* NC_ENOTBUILT */
 
@@ -23,9 +27,37 @@ int ncfilters_NC_check_id(int ncid, struct NC **ncpp)
     return NC_check_id ? NC_check_id(ncid, ncpp) : NCFILTERS_ENOTBUILT;
 }
 
+/*
+ * A plugin library (plugins/) calls back into netcdf-c without linking libnetcdf. When libnetcdf
+ * is in the global scope (a program linked with it) the weak references bind to it; when it was
+ * loaded RTLD_LOCAL (Python's ctypes, say) they stay NULL, and the functions are looked up in the
+ * loaded libnetcdf itself.
+ */
+static int find_libnetcdf(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    if (info->dlpi_name && strstr(info->dlpi_name, "libnetcdf.so")) {
+        *(void **)data = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        return *(void **)data != NULL;
+    }
+    return 0;
+}
+
+static void *netcdf_function(const char *name)
+{
+    void *libnetcdf = NULL;
+    dl_iterate_phdr(find_libnetcdf, &libnetcdf);
+    void *function = libnetcdf ? dlsym(libnetcdf, name) : NULL;
+    if (libnetcdf) dlclose(libnetcdf); /* drops only the reference NOLOAD took */
+    return function;
+}
+
+typedef int (*inq_vartype_fn)(int, int, int *);
+
 int ncfilters_nc_inq_vartype(int ncid, int varid, int *xtypep)
 {
-    return nc_inq_vartype ? nc_inq_vartype(ncid, varid, xtypep) : NCFILTERS_ENOTBUILT;
+    inq_vartype_fn f = nc_inq_vartype ? nc_inq_vartype : (inq_vartype_fn)netcdf_function("nc_inq_vartype");
+    return f ? f(ncid, varid, xtypep) : NCFILTERS_ENOTBUILT;
 }
 
 int ncfilters_NC4_inq_type_fixed_size(int ncid, int xtype, int *fixedsizep)
@@ -106,3 +138,13 @@ int ncfilters_NCJunparse(const struct NCjson *json, unsigned flags, char **textp
 
 extern void NCJreclaim(struct NCjson *json) __attribute__((weak));
 void ncfilters_NCJreclaim(struct NCjson *json) { if (NCJreclaim) NCJreclaim(json); }
+
+/* Used by the codecs' NCZ_modify_parameters in the plugin libraries (src/abi/plugin.rs). */
+extern int nc_inq_type(int ncid, int xtype, char *name, size_t *sizep) __attribute__((weak));
+typedef int (*inq_type_fn)(int, int, char *, size_t *);
+
+int ncfilters_nc_inq_type(int ncid, int xtype, char *name, size_t *sizep)
+{
+    inq_type_fn f = nc_inq_type ? nc_inq_type : (inq_type_fn)netcdf_function("nc_inq_type");
+    return f ? f(ncid, xtype, name, sizep) : NCFILTERS_ENOTBUILT;
+}

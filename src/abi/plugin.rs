@@ -1,0 +1,209 @@
+//! What a plugin library exports: HDF5's plugin entry points (`H5PLget_plugin_type`,
+//! `H5PLget_plugin_info` returning an `H5Z_class2_t`), netcdf-c's codec entry points
+//! (`NCZ_get_codec_info`, `NCZ_codec_info_defaults` returning `NCZ_codec_t`s), and the codec
+//! functions those structs point to. The libraries in `plugins/` are one macro call each:
+//! [`export_plugin!`](crate::export_plugin) and [`export_codec_defaults!`](crate::export_codec_defaults).
+
+use crate::c_heap::{CArray, CParams};
+use crate::c_types::{H5Z_class2_t, NCZ_codec_t};
+use crate::codecs::Codec;
+use crate::error::{NcResult, NC_EINVAL};
+use crate::ffi_boundary::{c_str_bytes, status_of};
+use std::os::raw::{c_char, c_int, c_uint};
+
+/// An `H5Z_class2_t` in a static (its raw pointers are to static data).
+#[repr(transparent)]
+pub struct StaticClass(pub H5Z_class2_t);
+// SAFETY: immutable, and every pointer in it points to 'static data.
+unsafe impl Sync for StaticClass {}
+
+/// An `NCZ_codec_t` in a static.
+#[repr(transparent)]
+pub struct StaticCodec(pub NCZ_codec_t);
+// SAFETY: immutable, and every pointer in it points to 'static data.
+unsafe impl Sync for StaticCodec {}
+
+/// A NULL-terminated list of codecs for `NCZ_codec_info_defaults`.
+#[repr(transparent)]
+pub struct StaticCodecList<const N: usize>(pub [*const NCZ_codec_t; N]);
+// SAFETY: immutable pointers to 'static codecs.
+unsafe impl<const N: usize> Sync for StaticCodecList<N> {}
+
+const fn class(id: u32, name: &'static std::ffi::CStr, filter: super::h5z::H5zFilterFn) -> StaticClass {
+    StaticClass(H5Z_class2_t {
+        version: 1,
+        id: id as c_int,
+        encoder_present: 1,
+        decoder_present: 1,
+        name: name.as_ptr(),
+        can_apply: None,
+        set_local: None,
+        filter: Some(filter),
+    })
+}
+
+pub static DEFLATE: StaticClass = class(1, c"deflate (ncfilters)", super::h5z::h5z_deflate);
+pub static SHUFFLE: StaticClass = class(2, c"shuffle (ncfilters)", super::h5z::h5z_shuffle);
+pub static FLETCHER32: StaticClass = class(3, c"fletcher32 (ncfilters)", super::h5z::h5z_fletcher32);
+pub static BZIP2: StaticClass = class(307, c"bzip2 (ncfilters)", super::h5z::h5z_bzip2);
+pub static ZSTD: StaticClass = class(32015, c"zstd (ncfilters)", super::h5z::h5z_zstd);
+
+/// The codec functions of one [`Codec`], as C function pointers.
+macro_rules! codec_functions {
+    ($module:ident, $codec:expr, $id:literal) => {
+        pub mod $module {
+            use super::*;
+
+            unsafe extern "C" fn to_hdf5(codec: *const c_char, nparamsp: *mut usize, paramsp: *mut *mut c_uint) -> c_int {
+                status_of(concat!($id, " NCZ_codec_to_hdf5"), || {
+                    // SAFETY: netcdf-c passes the codec's NUL-terminated JSON text and valid out-pointers.
+                    unsafe { codec_to_hdf5($codec, codec, nparamsp, paramsp) }
+                })
+            }
+
+            unsafe extern "C" fn to_codec(nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> c_int {
+                status_of(concat!($id, " NCZ_hdf5_to_codec"), || {
+                    // SAFETY: netcdf-c passes nparams readable words (or NULL) and a valid out-pointer.
+                    unsafe { hdf5_to_codec($codec, nparams, params, codecp) }
+                })
+            }
+
+            unsafe extern "C" fn modify(
+                ncid: c_int,
+                varid: c_int,
+                vnparamsp: *mut usize,
+                vparamsp: *mut *mut c_uint,
+                wnparamsp: *mut usize,
+                wparamsp: *mut *mut c_uint,
+            ) -> c_int {
+                status_of(concat!($id, " NCZ_modify_parameters"), || {
+                    // SAFETY: netcdf-c passes the filter's C-heap visible and working vectors.
+                    unsafe { modify_parameters($codec, ncid, varid, vnparamsp, vparamsp, wnparamsp, wparamsp) }
+                })
+            }
+
+            pub static CODEC: StaticCodec = StaticCodec(NCZ_codec_t {
+                version: 1,
+                sort: 1,
+                codecid: concat!($id, "\0").as_ptr() as *const c_char,
+                hdf5id: $codec.hdf5_id(),
+                NCZ_codec_initialize: None,
+                NCZ_codec_finalize: None,
+                NCZ_codec_to_hdf5: Some(to_hdf5),
+                NCZ_hdf5_to_codec: Some(to_codec),
+                NCZ_modify_parameters: if $codec.modifies_parameters() { Some(modify) } else { None },
+            });
+        }
+    };
+}
+
+codec_functions!(zlib, Codec::Zlib, "zlib");
+codec_functions!(shuffle, Codec::Shuffle, "shuffle");
+codec_functions!(fletcher32, Codec::Fletcher32, "fletcher32");
+codec_functions!(bz2, Codec::Bz2, "bz2");
+codec_functions!(zstd, Codec::Zstd, "zstd");
+
+/// # Safety
+/// `text` is NULL or NUL-terminated; the out-pointers are NULL or writable.
+unsafe fn codec_to_hdf5(codec: Codec, text: *const c_char, nparamsp: *mut usize, paramsp: *mut *mut c_uint) -> NcResult<()> {
+    // SAFETY: forwarded contract.
+    let text = unsafe { c_str_bytes(text) }.ok_or(NC_EINVAL)?;
+    if nparamsp.is_null() || paramsp.is_null() {
+        return Err(crate::error::NC_EINTERNAL);
+    }
+    let params = codec.from_json(std::str::from_utf8(text).map_err(|_| crate::error::NC_EFILTER)?)?;
+    let vector = CArray::from_slice(&params)?;
+    // SAFETY: checked non-NULL; the caller frees the vector with free().
+    unsafe {
+        nparamsp.write(params.len());
+        paramsp.write(vector.into_raw());
+    }
+    Ok(())
+}
+
+/// # Safety
+/// `params` is NULL or readable for `nparams` words; `codecp` is NULL or writable.
+unsafe fn hdf5_to_codec(codec: Codec, nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> NcResult<()> {
+    // SAFETY: forwarded contract.
+    let params = unsafe { crate::ffi_boundary::params_slice(params, nparams) }?;
+    let text = codec.to_json(params)?;
+    if !codecp.is_null() {
+        let mut bytes = CArray::<u8>::zeroed(text.len() + 1)?;
+        bytes.as_mut_slice()[..text.len()].copy_from_slice(text.as_bytes());
+        // SAFETY: checked non-NULL; the caller frees the string with free().
+        unsafe { codecp.write(bytes.into_raw().cast()) };
+    }
+    Ok(())
+}
+
+/// # Safety
+/// The pointers are netcdf-c's: the filter's C-heap visible and working vectors.
+unsafe fn modify_parameters(
+    codec: Codec,
+    ncid: c_int,
+    varid: c_int,
+    vnparamsp: *mut usize,
+    vparamsp: *mut *mut c_uint,
+    wnparamsp: *mut usize,
+    wparamsp: *mut *mut c_uint,
+) -> NcResult<()> {
+    if vnparamsp.is_null() || vparamsp.is_null() || wnparamsp.is_null() || wparamsp.is_null() {
+        return Err(crate::error::NC_EFILTER);
+    }
+    // SAFETY: the visible vector holds *vnparamsp words (or is NULL).
+    let visible = unsafe { crate::ffi_boundary::params_slice(*vparamsp, *vnparamsp) }?;
+    let xtype = crate::netcdf_sys::var_type(ncid, varid)?;
+    let type_size = crate::netcdf_sys::type_size(ncid, xtype)?;
+    let working = CParams::from_slice(&codec.working(visible, type_size)?)?;
+    // SAFETY: the old working vector is C-heap and ours to replace, as the protocol allows.
+    unsafe {
+        drop(CParams::from_raw(*wparamsp, *wnparamsp));
+        let (len, ptr) = (working.len, working.ptr);
+        std::mem::forget(working);
+        wnparamsp.write(len);
+        wparamsp.write(ptr);
+    }
+    Ok(())
+}
+
+/// Exports a plugin library's entry points: `H5PLget_plugin_type`, `H5PLget_plugin_info` (the
+/// given [`StaticClass`]) and, with a codec, `NCZ_get_codec_info`.
+#[macro_export]
+macro_rules! export_plugin {
+    ($class:expr $(, $codec:expr)?) => {
+        /// HDF5's plugin type query: a filter.
+        #[no_mangle]
+        pub extern "C" fn H5PLget_plugin_type() -> ::std::os::raw::c_int {
+            0 // H5PL_TYPE_FILTER
+        }
+
+        /// HDF5's plugin info: the filter's `H5Z_class2_t`.
+        #[no_mangle]
+        pub extern "C" fn H5PLget_plugin_info() -> *const ::std::os::raw::c_void {
+            &$class as *const _ as *const ::std::os::raw::c_void
+        }
+
+        $(
+            /// netcdf-c's codec info: the filter's `NCZ_codec_t`.
+            #[no_mangle]
+            pub extern "C" fn NCZ_get_codec_info() -> *const ::std::os::raw::c_void {
+                &$codec as *const _ as *const ::std::os::raw::c_void
+            }
+        )?
+    };
+}
+
+/// Exports `NCZ_codec_info_defaults`: a NULL-terminated list of the given codecs.
+#[macro_export]
+macro_rules! export_codec_defaults {
+    ($($codec:expr),* $(,)?) => {
+        static DEFAULTS: $crate::abi::plugin::StaticCodecList<{ [$(stringify!($codec)),*].len() + 1 }> =
+            $crate::abi::plugin::StaticCodecList([$(&$codec.0 as *const _,)* ::std::ptr::null()]);
+
+        /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
+        #[no_mangle]
+        pub extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
+            DEFAULTS.0.as_ptr() as *const ::std::os::raw::c_void
+        }
+    };
+}
