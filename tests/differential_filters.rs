@@ -7,23 +7,12 @@
 //! are compared (ours at most 10% larger).
 
 use libloading::Library;
+use ncfilters::c_types::H5Z_class2_t;
 use ncfilters::abi::h5z;
-use std::os::raw::{c_int, c_uint, c_void};
+use std::os::raw::{c_uint, c_void};
 
 type H5zFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
 const REVERSE: c_uint = 0x100;
-
-#[repr(C)]
-struct H5ZClass {
-    version: c_int,
-    id: c_int,
-    encoder_present: c_uint,
-    decoder_present: c_uint,
-    name: *const i8,
-    can_apply: *const c_void,
-    set_local: *const c_void,
-    filter: H5zFn,
-}
 
 fn c_filter(dir: &str, name: &str) -> H5zFn {
     let path = format!("{dir}/lib__nch5{name}.so");
@@ -31,8 +20,8 @@ fn c_filter(dir: &str, name: &str) -> H5zFn {
     let library = unsafe { Library::new(&path) }.unwrap_or_else(|e| panic!("{path}: {e}"));
     // SAFETY: the H5PL entry point returns the plugin's static H5Z_class2_t.
     let filter = unsafe {
-        let info = library.get::<unsafe extern "C" fn() -> *const H5ZClass>(b"H5PLget_plugin_info\0").unwrap();
-        (*info()).filter
+        let info = library.get::<unsafe extern "C" fn() -> *const H5Z_class2_t>(b"H5PLget_plugin_info\0").unwrap();
+        (*info()).filter.expect("H5Z_class2_t.filter")
     };
     // Kept loaded for the whole process: netcdf-c's plugins are not written to be unloaded.
     std::mem::forget(library);

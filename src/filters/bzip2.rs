@@ -35,7 +35,7 @@ pub fn encode(block_size: u32, input: &[u8]) -> FilterResult<CVec> {
 /// Decompresses one bzip2 stream, producing at most `limit` bytes.
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let mut stream = Decompress::new(false);
-    let mut out = output(input.len().saturating_mul(3).max(4096).min(limit.max(1)))?;
+    let mut out = super::decode_buffer(input.len(), 3, limit)?;
     loop {
         let consumed = stream.total_in() as usize;
         let written = stream.total_out() as usize;
@@ -43,17 +43,10 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
             .decompress(&input[consumed..], &mut out.whole_mut()[written..])
             .map_err(|e| FilterError(format!("bzip2: corrupt stream ({e})")))?;
         out.set_len(stream.total_out() as usize);
-        match status {
-            Status::StreamEnd => return Ok(out),
-            _ if stream.total_in() as usize == input.len() && out.len() < out.capacity() => {
-                return fail("bzip2: truncated stream");
-            }
-            _ if out.capacity() >= limit => return fail(format!("bzip2: output exceeds {limit} bytes")),
-            _ => {
-                let grown = out.capacity().saturating_mul(2).min(limit);
-                out.reserve_total(grown).map_err(out_of_memory)?;
-            }
+        if status == Status::StreamEnd {
+            return Ok(out);
         }
+        super::grow_decoded("bzip2", &mut out, stream.total_in() as usize == input.len(), limit)?;
     }
 }
 

@@ -46,7 +46,7 @@ pub fn encode(level: u32, input: &[u8]) -> FilterResult<CVec> {
 /// Decompresses a zlib stream, producing at most `limit` bytes.
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let mut stream = Decompress::new(true);
-    let mut out = output(input.len().saturating_mul(4).max(4096).min(limit.max(1)))?;
+    let mut out = super::decode_buffer(input.len(), 4, limit)?;
     loop {
         let consumed = stream.total_in() as usize;
         let written = stream.total_out() as usize;
@@ -54,17 +54,10 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
             .decompress(&input[consumed..], &mut out.whole_mut()[written..], FlushDecompress::None)
             .map_err(|e| super::FilterError(format!("deflate: corrupt stream ({e})")))?;
         out.set_len(stream.total_out() as usize);
-        match status {
-            Status::StreamEnd => return Ok(out),
-            _ if stream.total_in() as usize == input.len() && out.len() < out.capacity() => {
-                return fail("deflate: truncated stream");
-            }
-            _ if out.capacity() >= limit => return fail(format!("deflate: output exceeds {limit} bytes")),
-            _ => {
-                let grown = out.capacity().saturating_mul(2).min(limit);
-                out.reserve_total(grown).map_err(super::out_of_memory)?;
-            }
+        if status == Status::StreamEnd {
+            return Ok(out);
         }
+        super::grow_decoded("deflate", &mut out, stream.total_in() as usize == input.len(), limit)?;
     }
 }
 

@@ -46,3 +46,21 @@ pub fn out_of_memory(_: i32) -> FilterError {
 pub fn output(capacity: usize) -> FilterResult<CVec> {
     CVec::with_capacity(capacity).map_err(out_of_memory)
 }
+
+/// After a decoding step that did not reach the end of the stream: a truncated stream (input used
+/// up with output room to spare) or output at `limit` is an error; otherwise the output doubles,
+/// up to `limit`, so memory grows only with data actually decoded.
+pub fn grow_decoded(name: &str, out: &mut CVec, input_used_up: bool, limit: usize) -> FilterResult<()> {
+    if input_used_up && out.len() < out.capacity() {
+        return fail(format!("{name}: truncated stream"));
+    }
+    if out.capacity() >= limit {
+        return fail(format!("{name}: output exceeds {limit} bytes"));
+    }
+    out.reserve_total(out.capacity().saturating_mul(2).min(limit)).map_err(out_of_memory)
+}
+
+/// The first output buffer of a decoder: a guess from the input size, within `limit`.
+pub fn decode_buffer(input_len: usize, ratio: usize, limit: usize) -> FilterResult<CVec> {
+    output(input_len.saturating_mul(ratio).max(4096).min(limit.max(1)))
+}

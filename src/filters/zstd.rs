@@ -4,7 +4,7 @@
 //! without a content size decode too.
 #![forbid(unsafe_code)]
 
-use super::{fail, output, out_of_memory, FilterResult};
+use super::{fail, output, FilterResult};
 use crate::c_heap::CVec;
 use std::cell::RefCell;
 use zstd::zstd_safe::{self, CCtx, DCtx, InBuffer, OutBuffer};
@@ -71,7 +71,7 @@ fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
         let mut slot = slot.borrow_mut();
         let dctx = slot.get_or_insert_with(DCtx::create);
         dctx.reset(zstd_safe::ResetDirective::SessionOnly).map_err(|code| error("reset failed", code))?;
-        let mut out = output(input.len().saturating_mul(4).max(4096).min(limit.max(1)))?;
+        let mut out = super::decode_buffer(input.len(), 4, limit)?;
         let mut source = InBuffer::around(input);
         loop {
             let written = out.len();
@@ -84,14 +84,7 @@ fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
             if remaining == 0 {
                 return Ok(out);
             }
-            if source.pos() == input.len() && out.len() < out.capacity() {
-                return fail("zstd: truncated frame");
-            }
-            if out.capacity() >= limit {
-                return fail(format!("zstd: output exceeds {limit} bytes"));
-            }
-            let grown = out.capacity().saturating_mul(2).min(limit);
-            out.reserve_total(grown).map_err(out_of_memory)?;
+            super::grow_decoded("zstd", &mut out, source.pos() == input.len(), limit)?;
         }
     })
 }

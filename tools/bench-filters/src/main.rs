@@ -13,24 +13,13 @@
 //! the comparison needs the implementations interleaved so a noisy host hits both alike.)
 
 use libloading::Library;
+use ncfilters::c_types::H5Z_class2_t;
 use ncfilters::abi::h5z::{self, H5zFilterFn};
-use std::os::raw::{c_int, c_uint, c_void};
+use std::os::raw::c_uint;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 const REVERSE: c_uint = 0x100;
-
-#[repr(C)]
-struct H5ZClass {
-    version: c_int,
-    id: c_int,
-    encoder_present: c_uint,
-    decoder_present: c_uint,
-    name: *const i8,
-    can_apply: *const c_void,
-    set_local: *const c_void,
-    filter: H5zFilterFn,
-}
 
 /// One stage of a pipeline: a filter and its `cd_values`.
 #[derive(Clone)]
@@ -50,8 +39,8 @@ fn c_plugin(dir: &Path, name: &str) -> H5zFilterFn {
     // SAFETY: netcdf-c's plugin, loaded as HDF5 would; kept loaded for the process.
     unsafe {
         let library = Library::new(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let info = library.get::<unsafe extern "C" fn() -> *const H5ZClass>(b"H5PLget_plugin_info\0").expect("H5PLget_plugin_info");
-        let filter = (*info()).filter;
+        let info = library.get::<unsafe extern "C" fn() -> *const H5Z_class2_t>(b"H5PLget_plugin_info\0").expect("H5PLget_plugin_info");
+        let filter = (*info()).filter.expect("H5Z_class2_t.filter");
         std::mem::forget(library);
         filter
     }
