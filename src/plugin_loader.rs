@@ -15,14 +15,12 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::path::Path;
 use std::sync::Arc;
 
-/// `H5Z_func_t`.
-pub type FilterFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
+/// `H5Z_func_t`, as the standard filters' entry points have it.
+pub use crate::abi::h5z::{H5zFilterFn as FilterFn, H5Z_FLAG_REVERSE};
 type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
 type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int;
 type ModifyParametersFn = unsafe extern "C" fn(c_int, c_int, *mut usize, *mut *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
 
-/// `H5Z_FLAG_REVERSE`: decode.
-pub const H5Z_FLAG_REVERSE: c_uint = 0x100;
 const H5Z_CLASS_T_VERS: c_int = 1;
 const H5PL_TYPE_FILTER: c_int = 0;
 const NCZ_CODEC_CLASS_VER: c_int = 1;

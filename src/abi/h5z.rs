@@ -14,7 +14,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 pub type H5zFilterFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
 
 /// `H5Z_FLAG_REVERSE`: decode.
-const H5Z_FLAG_REVERSE: c_uint = 0x100;
+pub const H5Z_FLAG_REVERSE: c_uint = 0x100;
 /// `H5Z_FLAG_SKIP_EDC`: skip error detection (fletcher32's check).
 const H5Z_FLAG_SKIP_EDC: c_uint = 0x200;
 
