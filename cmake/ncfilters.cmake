@@ -16,9 +16,10 @@
 # Options:
 #   NCFILTERS_CARGO             cargo executable (default: found on PATH or in ~/.cargo/bin)
 #   NCFILTERS_CARGO_TARGET_DIR  cargo's target directory (default: <build>/ncfilters-cargo)
-#   NCFILTERS_PLUGINS           ON (default): the deflate, shuffle, fletcher32, bzip2 and zstd
-#                               plugins in <build>/plugins are ncfilters' Rust ones (plugins/),
-#                               built with cargo and copied over netcdf-c's C plugin targets.
+#   NCFILTERS_PLUGINS           ON (default): the deflate, shuffle, fletcher32, szip, bzip2, zstd
+#                               and blosc plugins and the two codec-defaults libraries in
+#                               <build>/plugins are ncfilters' Rust ones (plugins/), built with
+#                               cargo and copied over netcdf-c's C plugin targets.
 #   NCFILTERS_CODEC_DIALECT     codec JSON written to NCZarr metadata: numeric (default; what
 #                               zarr-python reads) or legacy (netcdf-c 4.9.0's text). The
 #                               environment variable of the same name overrides it at run time.
@@ -32,7 +33,7 @@ get_filename_component(NCFILTERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 find_program(NCFILTERS_CARGO cargo HINTS "$ENV{CARGO_HOME}/bin" "$ENV{HOME}/.cargo/bin" REQUIRED)
 set(NCFILTERS_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/ncfilters-cargo" CACHE PATH "cargo target directory for ncfilters")
 set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/release/libncfilters.a")
-option(NCFILTERS_PLUGINS "Replace netcdf-c's deflate, shuffle, fletcher32, bzip2 and zstd plugins with ncfilters' Rust ones" ON)
+option(NCFILTERS_PLUGINS "Replace netcdf-c's standard filter plugins and codec-defaults libraries with ncfilters' Rust ones" ON)
 set(NCFILTERS_CODEC_DIALECT "numeric" CACHE STRING "NCZarr codec JSON dialect written by default: numeric or legacy")
 set_property(CACHE NCFILTERS_CODEC_DIALECT PROPERTY STRINGS numeric legacy)
 if(NOT NCFILTERS_CODEC_DIALECT MATCHES "^(numeric|legacy)$")
@@ -125,28 +126,32 @@ endfunction()
 
 # The Rust plugin libraries (plugins/) in place of netcdf-c's C plugin targets: those targets
 # still build (other targets and scripts refer to them), then `ncfilters_plugins`, which runs
-# after them on every build, puts the Rust libraries in their place.
-set(NCFILTERS_RUST_PLUGINS deflate shuffle fletcher32 bzip2 zstd)
+# after them on every build, puts the Rust libraries, of the same file names, in their place.
+# h5szip and h5blosc exist only when netcdf-c found libsz and libblosc; the others always do.
+set(NCFILTERS_RUST_PLUGINS h5deflate h5shuffle h5fletcher32 h5szip h5bzip2 h5zstd h5blosc nczhdf5filters nczstdfilters)
 function(ncfilters_replace_plugins)
   set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/plugins")
   set(copies)
-  foreach(name IN LISTS NCFILTERS_RUST_PLUGINS)
-    if(NOT TARGET h5${name})
-      message(FATAL_ERROR "ncfilters: netcdf-c plugin target h5${name} not found (configure with -DENABLE_PLUGINS=ON, or -DNCFILTERS_PLUGINS=OFF)")
+  set(replaced)
+  foreach(target IN LISTS NCFILTERS_RUST_PLUGINS)
+    if(NOT TARGET ${target})
+      if(target STREQUAL "h5szip" OR target STREQUAL "h5blosc")
+        continue()
+      endif()
+      message(FATAL_ERROR "ncfilters: netcdf-c plugin target ${target} not found (configure with -DENABLE_PLUGINS=ON, or -DNCFILTERS_PLUGINS=OFF)")
     endif()
-    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/release/lib__nch5${name}.so" "$<TARGET_FILE:h5${name}>")
+    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/release/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
+    list(APPEND replaced ${target})
   endforeach()
   add_custom_target(ncfilters_plugins ALL
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}"
             "${NCFILTERS_CARGO}" build --release --locked --manifest-path "${NCFILTERS_ROOT}/plugins/Cargo.toml"
     ${copies}
     WORKING_DIRECTORY "${NCFILTERS_ROOT}/plugins"
-    COMMENT "ncfilters: Rust plugins in place of netcdf-c's for ${NCFILTERS_RUST_PLUGINS}"
+    COMMENT "ncfilters: Rust plugins in place of netcdf-c's ${replaced}"
     USES_TERMINAL)
-  foreach(name IN LISTS NCFILTERS_RUST_PLUGINS)
-    add_dependencies(ncfilters_plugins h5${name})
-  endforeach()
-  message(STATUS "ncfilters: Rust plugins replace netcdf-c's for ${NCFILTERS_RUST_PLUGINS}")
+  add_dependencies(ncfilters_plugins ${replaced})
+  message(STATUS "ncfilters: Rust plugins replace netcdf-c's ${replaced}")
 endfunction()
 
 function(ncfilters_edit_netcdf_targets)

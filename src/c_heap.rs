@@ -200,14 +200,17 @@ impl<T> Drop for CBox<T> {
     }
 }
 
-/// A growable byte buffer on the C heap (`calloc`/`realloc`), for filter output that C will
-/// own: [`CVec::into_raw`] hands over a block C frees with `free()`. Grown space is zeroed,
-/// so the whole capacity can be handed out as an initialised `&mut [u8]`.
+/// A growable byte buffer on the C heap (`malloc`/`realloc`), for filter output that C will
+/// own: [`CVec::into_raw`] hands over a block C frees with `free()`. Bytes past `init` are
+/// uninitialised; [`CVec::whole_mut`] zeroes them before handing out a `&mut [u8]`, while
+/// writers that fill the buffer themselves (zstd, shuffle) skip that cost.
 #[derive(Debug)]
 pub struct CVec {
     ptr: NonNull<u8>,
     len: usize,
     capacity: usize,
+    /// The first `init` bytes are initialised (`len <= init <= capacity`).
+    init: usize,
 }
 
 // SAFETY: CVec uniquely owns its block, like Vec<u8>.
@@ -218,7 +221,32 @@ impl CVec {
     pub fn with_capacity(capacity: usize) -> NcResult<Self> {
         // SAFETY: calloc has no preconditions (large blocks come zeroed from mmap, at no cost).
         let raw = unsafe { libc::calloc(capacity.max(1), 1) } as *mut u8;
-        Ok(CVec { ptr: NonNull::new(raw).ok_or(NC_ENOMEM)?, len: 0, capacity: capacity.max(1) })
+        let capacity = capacity.max(1);
+        Ok(CVec { ptr: NonNull::new(raw).ok_or(NC_ENOMEM)?, len: 0, capacity, init: capacity })
+    }
+
+    /// An empty buffer with `capacity` uninitialised bytes reserved (`malloc`: a block reused
+    /// from the heap is not zeroed again, which is what a 4 MiB chunk's output costs otherwise).
+    pub fn with_capacity_uninit(capacity: usize) -> NcResult<Self> {
+        // SAFETY: malloc has no preconditions.
+        let raw = unsafe { libc::malloc(capacity.max(1)) } as *mut u8;
+        Ok(CVec { ptr: NonNull::new(raw).ok_or(NC_ENOMEM)?, len: 0, capacity: capacity.max(1), init: 0 })
+    }
+
+    /// The whole block as possibly uninitialised bytes, for a writer that fills it.
+    pub fn whole_uninit(&mut self) -> &mut [std::mem::MaybeUninit<u8>] {
+        // SAFETY: the block has `capacity` bytes; MaybeUninit makes no claim about them.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().cast(), self.capacity) }
+    }
+
+    /// Marks the first `len` bytes as written and used.
+    ///
+    /// # Safety
+    /// The first `len` bytes (`len <= capacity`) have been initialised.
+    pub unsafe fn assume_init_len(&mut self, len: usize) {
+        assert!(len <= self.capacity, "CVec::assume_init_len beyond capacity");
+        self.len = len;
+        self.init = self.init.max(len);
     }
 
     pub fn from_slice(bytes: &[u8]) -> NcResult<Self> {
@@ -241,12 +269,17 @@ impl CVec {
     }
 
     pub fn as_slice(&self) -> &[u8] {
-        // SAFETY: the block holds `capacity` initialised bytes, len <= capacity.
+        // SAFETY: the first `init` bytes are initialised, len <= init.
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
     /// The whole block, used part and spare capacity, for writing in place.
     pub fn whole_mut(&mut self) -> &mut [u8] {
+        if self.init < self.capacity {
+            // SAFETY: [init, capacity) lies inside the block.
+            unsafe { std::ptr::write_bytes(self.ptr.as_ptr().add(self.init), 0, self.capacity - self.init) };
+            self.init = self.capacity;
+        }
         // SAFETY: the block holds `capacity` initialised (zeroed or written) bytes.
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.capacity) }
     }
@@ -259,11 +292,11 @@ impl CVec {
 
     /// Marks the first `len` bytes as used (`len` must not exceed the capacity).
     pub fn set_len(&mut self, len: usize) {
-        assert!(len <= self.capacity, "CVec::set_len beyond capacity");
+        assert!(len <= self.init, "CVec::set_len beyond the initialised bytes");
         self.len = len;
     }
 
-    /// Grows the capacity to at least `capacity`, zeroing the new space.
+    /// Grows the capacity to at least `capacity` (the new space is uninitialised).
     pub fn reserve_total(&mut self, capacity: usize) -> NcResult<()> {
         if capacity <= self.capacity {
             return Ok(());
@@ -271,8 +304,6 @@ impl CVec {
         // SAFETY: ptr is our malloc'd block; realloc keeps its contents.
         let raw = unsafe { libc::realloc(self.ptr.as_ptr().cast(), capacity) } as *mut u8;
         self.ptr = NonNull::new(raw).ok_or(NC_ENOMEM)?;
-        // SAFETY: the new tail [old capacity, capacity) lies inside the reallocated block.
-        unsafe { std::ptr::write_bytes(raw.add(self.capacity), 0, capacity - self.capacity) };
         self.capacity = capacity;
         Ok(())
     }
@@ -282,6 +313,27 @@ impl CVec {
         let out = (self.ptr.as_ptr().cast(), self.len, self.capacity);
         std::mem::forget(self);
         out
+    }
+}
+
+// SAFETY: zstd writes at most `capacity()` bytes from `as_mut_ptr()` and reports how many it
+// initialised through `filled_until`, which is what `assume_init_len` requires.
+unsafe impl zstd::zstd_safe::WriteBuf for CVec {
+    fn as_slice(&self) -> &[u8] {
+        CVec::as_slice(self)
+    }
+
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn as_mut_ptr(&mut self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    unsafe fn filled_until(&mut self, n: usize) {
+        // SAFETY: zstd initialised the first n bytes, per the trait's contract.
+        unsafe { self.assume_init_len(n) }
     }
 }
 

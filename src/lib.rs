@@ -11,7 +11,7 @@
 //! - [`filter_chain`]: an NCZarr variable's filters and the chunk filter chain (safe code);
 //! - [`filters`]: the standard filters themselves (safe code);
 //! - [`c_types`]: the `repr(C)` types of netcdf-c's public filter headers;
-//! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer);
+//! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer); [`hdf5_sys`]: to HDF5;
 //! - [`abi_layout`]: the layout table the ABI check compares with netcdf-c's headers;
 //! - [`c_heap`], [`ffi_boundary`], [`error`]: C heap, panic boundary, status codes.
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -29,6 +29,7 @@ pub mod filter_chain;
 pub mod filters;
 pub mod filterspec;
 pub mod hdf5_filter_rules;
+pub mod hdf5_sys;
 pub mod netcdf_sys;
 pub mod plugin_loader;
 pub mod plugin_registry;

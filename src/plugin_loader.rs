@@ -7,7 +7,8 @@
 //! because netcdf-c's C plugins resolve `strlcat`, `nc_inq_*` and `NCJ*` from the global scope.
 
 use crate::c_heap::{CParams, ChunkBuffer};
-use crate::c_types::NCZ_codec_t;
+use crate::abi::plugin::{StaticClass, StaticCodec};
+use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::error::{NcResult, NC_EFILTER};
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
@@ -37,6 +38,9 @@ pub struct FilterPart {
     pub id: u32,
     pub name: String,
     pub function: FilterFn,
+    /// The class's dataset-creation callbacks (used when the filter stands in for HDF5's).
+    pub can_apply: H5Z_can_apply_func_t,
+    pub set_local: H5Z_set_local_func_t,
 }
 
 /// The Zarr half of a plugin: the codec's functions, copied out of its `NCZ_codec_t`.
@@ -133,12 +137,16 @@ unsafe fn read_filter(get_type: *const c_void, get_info: *const c_void) -> Resul
         return Err(format!("H5PLget_plugin_type returned {kind}, not H5PL_TYPE_FILTER"));
     }
     // SAFETY: forwarded contract.
-    let info = unsafe { call_info(get_info) } as *const crate::c_types::H5Z_class2_t;
+    let info = unsafe { call_info(get_info) } as *const H5Z_class2_t;
     if info.is_null() || !info.is_aligned() {
         return Err("H5PLget_plugin_info returned NULL or a misaligned pointer".into());
     }
     // SAFETY: non-NULL, aligned; a plugin returns a pointer to its static H5Z_class2_t.
-    let class = unsafe { &*info };
+    filter_part(unsafe { &*info })
+}
+
+/// The filter part of a class.
+fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, String> {
     if class.version != H5Z_CLASS_T_VERS {
         return Err(format!("H5Z_class2_t version {} (expected {H5Z_CLASS_T_VERS})", class.version));
     }
@@ -146,7 +154,13 @@ unsafe fn read_filter(get_type: *const c_void, get_info: *const c_void) -> Resul
     let function = class.filter.ok_or_else(|| format!("filter {id} has a NULL filter function"))?;
     // SAFETY: the class name is NULL or a NUL-terminated string.
     let name = unsafe { name_of(class.name) }.unwrap_or_default();
-    Ok(FilterPart { id, name, function })
+    Ok(FilterPart { id, name, function, can_apply: class.can_apply, set_local: class.set_local })
+}
+
+/// A filter and codec built into ncfilters, read as a plugin's would be.
+pub fn builtin(class: &'static StaticClass, codec: &'static StaticCodec) -> Result<(FilterPart, CodecPart), String> {
+    // SAFETY: a static NCZ_codec_t of ncfilters' own.
+    Ok((filter_part(&class.0)?, unsafe { read_codec((&codec.0 as *const NCZ_codec_t).cast()) }?))
 }
 
 /// # Safety
@@ -354,7 +368,7 @@ pub mod test_parts {
     }
 
     pub fn filter(id: u32) -> FilterPart {
-        FilterPart { id, name: format!("f{id}"), function: identity }
+        filter_with(id, identity)
     }
 
     pub fn codec(codec_id: &str, hdf5_id: u32) -> CodecPart {
@@ -417,7 +431,7 @@ pub mod test_parts {
     }
 
     pub fn filter_with(id: u32, function: FilterFn) -> FilterPart {
-        FilterPart { id, name: format!("f{id}"), function }
+        FilterPart { id, name: format!("f{id}"), function, can_apply: None, set_local: None }
     }
 }
 

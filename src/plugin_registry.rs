@@ -8,7 +8,10 @@
 //!   duplicate id, …) or a bad defaults entry is skipped with a diagnostic; the rest still load;
 //! - every complete plugin is initialised, the highest id included, after a probe of its
 //!   `NCZ_codec_initialize` in a forked process (a plugin whose initialiser crashes is skipped);
-//! - loading is lazy: nothing is loaded until a variable actually has a filter or one is defined.
+//! - loading is lazy: nothing is loaded until a variable actually has a filter or one is defined;
+//! - the standard filters (deflate, shuffle, fletcher32, szip, bzip2, zstd, blosc) are built in:
+//!   an id, or the filter or codec half of one, that no library on the path provides is served by
+//!   ncfilters' own, so they work with no `HDF5_PLUGIN_PATH`.
 //!
 //! The registry is built once per process (until [`finalize`]) and shared as an `Arc`, so
 //! callers never hold a lock while they call into a plugin or back into netcdf-c.
@@ -144,7 +147,11 @@ struct Draft {
 pub struct RegistryBuilder {
     drafts: BTreeMap<u32, Draft>,
     defaults: Vec<(CodecPart, PathBuf, KeepAlive)>,
+    builtins: Vec<(FilterPart, CodecPart)>,
 }
+
+/// Where a built-in part came from, in the pairing table.
+pub const BUILTIN_SOURCE: &str = "(built in)";
 
 fn skip(path: &Path, why: impl std::fmt::Display) {
     report(format_args!("plugin {} skipped: {why}", path.display()));
@@ -214,7 +221,13 @@ impl RegistryBuilder {
         }
     }
 
-    /// Attaches default codecs, then initialises every complete plugin (dropping those whose
+    /// Filters and codecs to use for ids, or parts of ids, that no library provides
+    /// (ncfilters' built-in standard filters): libraries on the plugin path come first.
+    pub fn add_builtins(&mut self, parts: Vec<(FilterPart, CodecPart)>) {
+        self.builtins = parts;
+    }
+
+    /// Attaches default codecs, then built-in parts, then initialises every complete plugin (dropping those whose
     /// initialiser crashes in a probe process).
     pub fn finish(mut self) -> Registry {
         for (codec, path, keep_alive) in self.defaults {
@@ -230,6 +243,15 @@ impl RegistryBuilder {
                     path.display(),
                     codec.hdf5_id
                 )),
+            }
+        }
+        for (filter, codec) in self.builtins {
+            let draft = self.drafts.entry(filter.id).or_insert(Draft { filter: None, codec: None, codec_defaulted: false, libraries: Vec::new() });
+            if draft.filter.is_none() {
+                draft.filter = Some((filter, PathBuf::from(BUILTIN_SOURCE)));
+            }
+            if draft.codec.is_none() {
+                draft.codec = Some((codec, PathBuf::from(BUILTIN_SOURCE)));
             }
         }
         let plugins = self
@@ -261,6 +283,7 @@ impl RegistryBuilder {
 fn discover() -> Registry {
     let plugin_path = std::env::var(PLUGIN_PATH_ENV).ok();
     let mut builder = RegistryBuilder::default();
+    builder.add_builtins(crate::abi::plugin::builtin_parts());
     for dir in plugin_dirs(plugin_path.as_deref()) {
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,

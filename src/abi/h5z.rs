@@ -5,7 +5,11 @@
 //! libraries and for the filters built into libnetcdf.
 
 use crate::c_heap::CVec;
+use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
 use crate::error::report;
+use crate::hdf5_sys::{self, Hid};
+use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params};
+use std::os::raw::c_int;
 use crate::filters::{self, FilterError, FilterResult, MAX_DECODED};
 use std::os::raw::{c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -123,6 +127,11 @@ unsafe fn commit(result: Filtered, block: *mut c_void, nbytes: usize, buf_size: 
     }
 }
 
+/// Types a filter body (closure) for [`run_filter`].
+fn filter_body<F: FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>>(body: F) -> F {
+    body
+}
+
 fn one_param(name: &str, params: &[u32]) -> FilterResult<u32> {
     match params {
         [value] => Ok(*value),
@@ -144,8 +153,9 @@ macro_rules! h5z_function {
             buf_size: *mut usize,
             buf: *mut *mut c_void,
         ) -> usize {
+            let body = filter_body($body); // outside the unsafe block: the body's own unsafe code says why
             // SAFETY: forwarded contract.
-            unsafe { run_filter($label, flags, cd_nelmts, cd_values, nbytes, buf_size, buf, $body) }
+            unsafe { run_filter($label, flags, cd_nelmts, cd_values, nbytes, buf_size, buf, body) }
         }
     };
 }
@@ -172,14 +182,15 @@ h5z_function!(
         if element_size == 1 || input.len() / element_size <= 1 {
             return Ok(Filtered::Shrunk(input.len()));
         }
-        let mut out = filters::output(input.len())?;
-        out.set_len(input.len());
-        let target = &mut out.whole_mut()[..input.len()];
+        let mut out = filters::output_uninit(input.len())?;
+        let target = &mut out.whole_uninit()[..input.len()];
         if reverse {
             filters::shuffle::unshuffle(element_size, input, target)
         } else {
             filters::shuffle::shuffle(element_size, input, target)
         }
+        // SAFETY: (un)shuffle writes every byte of its output, here the first input.len().
+        unsafe { out.assume_init_len(input.len()) };
         Ok(Filtered::Replaced(out))
     }
 );
@@ -220,7 +231,6 @@ h5z_function!(
     }
 );
 
-#[cfg(feature = "blosc")]
 h5z_function!(
     /// blosc (32001): `cd_values = {_, _, type size, _, level, shuffle, compressor}` (H5Zblosc.c).
     h5z_blosc, "blosc", |reverse, _, params, input| {
@@ -229,13 +239,71 @@ h5z_function!(
     }
 );
 
-#[cfg(feature = "szip")]
 h5z_function!(
     /// szip (4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`.
     h5z_szip, "szip", |reverse, _, params, input| {
         Ok(Filtered::Replaced(if reverse { filters::szip::decode(params, input, MAX_DECODED)? } else { filters::szip::encode(params, input)? }))
     }
 );
+
+/// Runs a `can_apply`/`set_local` body: its error (or a panic) becomes HDF5's -1, reported.
+fn callback_status(name: &str, body: impl FnOnce() -> Result<c_int, String>) -> c_int {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(status)) => status,
+        Ok(Err(why)) => {
+            report(format_args!("{name}: {why}"));
+            -1
+        }
+        Err(_) => {
+            report(format_args!("{name}: internal error (panic)"));
+            -1
+        }
+    }
+}
+
+fn hdf5_error(e: hdf5_sys::Hdf5Error) -> String {
+    format!("{} failed", e.0)
+}
+
+/// blosc's `set_local` (as H5Zblosc.c's): stores `{2, 2, type size, chunk bytes}` in `cd[0..4]`.
+pub extern "C" fn blosc_set_local(dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
+    callback_status("blosc set_local", || {
+        let (flags, user) = hdf5_sys::filter_params(dcpl, H5Z_FILTER_BLOSC).map_err(hdf5_error)?;
+        let chunk = hdf5_sys::chunk_dims(dcpl).map_err(hdf5_error)?;
+        let type_size = hdf5_sys::type_size(type_id).map_err(hdf5_error)?;
+        let base_size = hdf5_sys::base_type_size(type_id).map_err(hdf5_error)?;
+        let params = blosc_local_params(&user, type_size, base_size, &chunk).map_err(|_| format!("a chunk of {chunk:?} x {type_size} bytes is over 4 GiB"))?;
+        hdf5_sys::modify_filter(dcpl, H5Z_FILTER_BLOSC, flags, &params).map_err(hdf5_error)?;
+        Ok(1)
+    })
+}
+
+/// szip's `can_apply` (as H5Zszip.c's): types of at most 32 bits or exactly 64, in little- or
+/// big-endian order.
+pub extern "C" fn szip_can_apply(_dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
+    callback_status("szip can_apply", || {
+        let bits = 8 * hdf5_sys::type_size(type_id).map_err(hdf5_error)?;
+        if bits > 32 && bits != 64 {
+            return Ok(0);
+        }
+        Ok(c_int::from(hdf5_sys::type_little_endian(type_id).map_err(hdf5_error)?.is_some()))
+    })
+}
+
+/// szip's `set_local` (as H5Zszip.c's): bits per pixel, pixels per scanline and byte order.
+pub extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
+    callback_status("szip set_local", || {
+        let (flags, user) = hdf5_sys::filter_params(dcpl, H5Z_FILTER_SZIP).map_err(hdf5_error)?;
+        let bits = szip_bits_per_pixel(hdf5_sys::type_bits(type_id).map_err(hdf5_error)?);
+        let dims = hdf5_sys::space_dims(space).map_err(hdf5_error)?;
+        let scanline = *dims.last().ok_or("a scalar dataspace")?;
+        let npoints = hdf5_sys::space_points(space).map_err(hdf5_error)?;
+        let little_endian = hdf5_sys::type_little_endian(type_id).map_err(hdf5_error)?.ok_or("the type has no byte order szip knows")?;
+        let params = szip_local_params(&user, bits, scanline, npoints, little_endian).map_err(|_| "bad szip parameters for this chunk".to_string())?;
+        hdf5_sys::modify_filter(dcpl, H5Z_FILTER_SZIP, flags, &params).map_err(hdf5_error)?;
+        Ok(0)
+    })
+}
 
 #[cfg(test)]
 mod tests {

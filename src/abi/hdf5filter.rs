@@ -205,10 +205,13 @@ pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp
     })
 }
 
-/// Nothing to set up: HDF5 keeps its own filter registry.
+/// Registers the built-in standard filters HDF5 lacks ([`super::builtin`]).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
-    NC_NOERR
+    status_of("NC4_hdf5_filter_initialize", || {
+        super::builtin::register_standard_filters();
+        Ok(())
+    })
 }
 
 /// Nothing to tear down.

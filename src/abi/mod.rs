@@ -8,6 +8,8 @@
 //! (`plugins/`) build without it, so they export only their plugin entry points.
 
 #[cfg(feature = "netcdf-abi")]
+pub mod builtin;
+#[cfg(feature = "netcdf-abi")]
 pub mod filter_api;
 #[cfg(feature = "netcdf-abi")]
 pub mod filterspec;

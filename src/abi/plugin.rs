@@ -5,8 +5,9 @@
 //! [`export_plugin!`](crate::export_plugin) and [`export_codec_defaults!`](crate::export_codec_defaults).
 
 use crate::c_heap::{CArray, CParams};
-use crate::c_types::{H5Z_class2_t, NCZ_codec_t};
-use crate::codecs::Codec;
+use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_set_local_func_t, NCZ_codec_t};
+use crate::codecs::{Codec, VarFacts};
+use crate::netcdf_sys;
 use crate::error::{NcResult, NC_EINVAL};
 use crate::ffi_boundary::{c_str_bytes, status_of};
 use std::os::raw::{c_char, c_int, c_uint};
@@ -42,11 +43,53 @@ const fn class(id: u32, name: &'static std::ffi::CStr, filter: super::h5z::H5zFi
     })
 }
 
+/// A class with HDF5 callbacks run when a dataset is created.
+const fn class_with_callbacks(
+    id: u32,
+    name: &'static std::ffi::CStr,
+    filter: super::h5z::H5zFilterFn,
+    can_apply: H5Z_can_apply_func_t,
+    set_local: H5Z_set_local_func_t,
+) -> StaticClass {
+    let StaticClass(mut class) = class(id, name, filter);
+    class.can_apply = can_apply;
+    class.set_local = set_local;
+    StaticClass(class)
+}
+
 pub static DEFLATE: StaticClass = class(1, c"deflate (ncfilters)", super::h5z::h5z_deflate);
 pub static SHUFFLE: StaticClass = class(2, c"shuffle (ncfilters)", super::h5z::h5z_shuffle);
 pub static FLETCHER32: StaticClass = class(3, c"fletcher32 (ncfilters)", super::h5z::h5z_fletcher32);
+pub static SZIP: StaticClass =
+    class_with_callbacks(4, c"szip (ncfilters)", super::h5z::h5z_szip, Some(super::h5z::szip_can_apply), Some(super::h5z::szip_set_local));
 pub static BZIP2: StaticClass = class(307, c"bzip2 (ncfilters)", super::h5z::h5z_bzip2);
 pub static ZSTD: StaticClass = class(32015, c"zstd (ncfilters)", super::h5z::h5z_zstd);
+pub static BLOSC: StaticClass = class_with_callbacks(32001, c"blosc (ncfilters)", super::h5z::h5z_blosc, None, Some(super::h5z::blosc_set_local));
+
+/// The standard filters, each with its codec: what libnetcdf has built in.
+pub static STANDARD: [(&StaticClass, &StaticCodec); 7] = [
+    (&DEFLATE, &zlib::CODEC),
+    (&SHUFFLE, &shuffle::CODEC),
+    (&FLETCHER32, &fletcher32::CODEC),
+    (&SZIP, &szip::CODEC),
+    (&BZIP2, &bz2::CODEC),
+    (&ZSTD, &zstd::CODEC),
+    (&BLOSC, &blosc::CODEC),
+];
+
+/// The built-in filters and codecs as the NCZarr registry takes them.
+pub fn builtin_parts() -> Vec<(crate::plugin_loader::FilterPart, crate::plugin_loader::CodecPart)> {
+    STANDARD
+        .iter()
+        .filter_map(|&(class, codec)| match crate::plugin_loader::builtin(class, codec) {
+            Ok(parts) => Some(parts),
+            Err(why) => {
+                crate::error::report(format_args!("built-in filter {}: {why}", class.0.id));
+                None
+            }
+        })
+        .collect()
+}
 
 /// The codec functions of one [`Codec`], as C function pointers.
 macro_rules! codec_functions {
@@ -102,6 +145,8 @@ codec_functions!(shuffle, Codec::Shuffle, "shuffle");
 codec_functions!(fletcher32, Codec::Fletcher32, "fletcher32");
 codec_functions!(bz2, Codec::Bz2, "bz2");
 codec_functions!(zstd, Codec::Zstd, "zstd");
+codec_functions!(blosc, Codec::Blosc, "blosc");
+codec_functions!(szip, Codec::Szip, "szip");
 
 /// # Safety
 /// `text` is NULL or NUL-terminated; the out-pointers are NULL or writable.
@@ -152,9 +197,7 @@ unsafe fn modify_parameters(
     }
     // SAFETY: the visible vector holds *vnparamsp words (or is NULL).
     let visible = unsafe { crate::ffi_boundary::params_slice(*vparamsp, *vnparamsp) }?;
-    let xtype = crate::netcdf_sys::var_type(ncid, varid)?;
-    let type_size = crate::netcdf_sys::type_size(ncid, xtype)?;
-    let working = CParams::from_slice(&codec.working(visible, type_size)?)?;
+    let working = CParams::from_slice(&codec.working(visible, &NetcdfVar { ncid, varid })?)?;
     // SAFETY: the old working vector is C-heap and ours to replace, as the protocol allows.
     unsafe {
         drop(CParams::from_raw(*wparamsp, *wnparamsp));
@@ -164,6 +207,36 @@ unsafe fn modify_parameters(
         wparamsp.write(ptr);
     }
     Ok(())
+}
+
+/// A variable of an open dataset, as codecs see it through netcdf-c's public API.
+struct NetcdfVar {
+    ncid: c_int,
+    varid: c_int,
+}
+
+impl VarFacts for NetcdfVar {
+    fn type_size(&self) -> NcResult<usize> {
+        let xtype = netcdf_sys::var_type(self.ncid, self.varid)?;
+        netcdf_sys::type_size(self.ncid, xtype)
+    }
+
+    fn chunk_lens(&self) -> NcResult<Option<Vec<u64>>> {
+        let ndims = netcdf_sys::var_dim_ids(self.ncid, self.varid)?.len();
+        Ok(netcdf_sys::var_chunks(self.ncid, self.varid, ndims)?.map(|lens| lens.into_iter().map(|l| l as u64).collect()))
+    }
+
+    fn last_dim_len(&self) -> NcResult<Option<u64>> {
+        match netcdf_sys::var_dim_ids(self.ncid, self.varid)?.last() {
+            Some(&dimid) => Ok(Some(netcdf_sys::dim_len(self.ncid, dimid)? as u64)),
+            None => Ok(None),
+        }
+    }
+
+    fn little_endian(&self) -> NcResult<bool> {
+        // Native order when none is set (4.9.0's codec fails there, though the data are native).
+        Ok(netcdf_sys::var_little_endian(self.ncid, self.varid)?.unwrap_or(cfg!(target_endian = "little")))
+    }
 }
 
 /// Exports a plugin library's entry points: `H5PLget_plugin_type`, `H5PLget_plugin_info` (the

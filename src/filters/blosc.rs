@@ -1,5 +1,5 @@
-//! blosc (filter 32001): c-blosc 1.x frames, through Debian's libblosc (the reference
-//! implementation of the format, so frames are exactly what c-blosc reads and writes).
+//! blosc (filter 32001): c-blosc 1.x frames, through the system's libblosc, loaded on first use
+//! (the reference implementation of the format, so frames are exactly what c-blosc reads and writes).
 //!
 //! Parameters as H5Zblosc.c reads them: `cd[2]` type size, `cd[4]` level (default 5),
 //! `cd[5]` shuffle (default 1), `cd[6]` compressor code (default blosclz when absent).
@@ -9,30 +9,12 @@
 use super::{fail, output, FilterResult};
 use crate::c_heap::CVec;
 use std::ffi::CStr;
-use std::os::raw::{c_char, c_int, c_void};
+use std::os::raw::c_int;
 
 /// `BLOSC_MAX_OVERHEAD`: a frame's header; with this much room compression cannot fail.
 const MAX_OVERHEAD: usize = 16;
 /// `BLOSC_MAX_BUFFERSIZE`.
 const MAX_BUFFER: usize = i32::MAX as usize - MAX_OVERHEAD;
-
-#[link(name = "blosc")]
-extern "C" {
-    fn blosc_compress_ctx(
-        clevel: c_int,
-        doshuffle: c_int,
-        typesize: usize,
-        nbytes: usize,
-        src: *const c_void,
-        dest: *mut c_void,
-        destsize: usize,
-        compressor: *const c_char,
-        blocksize: usize,
-        numinternalthreads: c_int,
-    ) -> c_int;
-    fn blosc_decompress_ctx(src: *const c_void, dest: *mut c_void, destsize: usize, numinternalthreads: c_int) -> c_int;
-    fn blosc_cbuffer_validate(cbuffer: *const c_void, cbytes: usize, nbytes: *mut usize) -> c_int;
-}
 
 /// Compressor codes (`BLOSC_BLOSCLZ` … `BLOSC_ZSTD`) and their names.
 const COMPRESSORS: [&CStr; 6] = [c"blosclz", c"lz4", c"lz4hc", c"snappy", c"zlib", c"zstd"];
@@ -72,12 +54,13 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
     if input.len() > MAX_BUFFER {
         return fail(format!("blosc cannot take a chunk of {} bytes", input.len()));
     }
+    let blosc = super::native::blosc().map_err(super::FilterError)?;
     let mut out = output(input.len() + MAX_OVERHEAD)?;
     let room = out.capacity();
     // SAFETY: src holds input.len() bytes, dest has `room` writable bytes; the compressor name is
     // NUL-terminated; blosc writes at most destsize bytes.
     let written = unsafe {
-        blosc_compress_ctx(
+        (blosc.compress_ctx)(
             settings.level as c_int,
             settings.shuffle as c_int,
             settings.type_size.max(1),
@@ -101,9 +84,10 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
 
 /// Decodes one frame, producing at most `limit` bytes.
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
+    let blosc = super::native::blosc().map_err(super::FilterError)?;
     let mut size = 0usize;
     // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
-    if input.len() < MAX_OVERHEAD || unsafe { blosc_cbuffer_validate(input.as_ptr().cast(), input.len(), &mut size) } != 0 {
+    if input.len() < MAX_OVERHEAD || unsafe { (blosc.cbuffer_validate)(input.as_ptr().cast(), input.len(), &mut size) } != 0 {
         return fail("blosc: not a valid frame");
     }
     if size > limit {
@@ -111,7 +95,7 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     }
     let mut out = output(size)?;
     // SAFETY: the frame was validated; dest has `size` writable bytes.
-    let written = unsafe { blosc_decompress_ctx(input.as_ptr().cast(), out.whole_mut().as_mut_ptr().cast(), size.max(1), 1) };
+    let written = unsafe { (blosc.decompress_ctx)(input.as_ptr().cast(), out.whole_mut().as_mut_ptr().cast(), size.max(1), 1) };
     if written < 0 || written as usize != size {
         return fail(format!("blosc: corrupt frame ({written})"));
     }

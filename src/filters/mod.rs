@@ -5,14 +5,13 @@
 //! adapter can hand results to C without a copy. Decoders never allocate without bound: output
 //! stops at [`MAX_DECODED`] (HDF5's largest chunk) or a smaller limit the caller knows.
 
-#[cfg(feature = "blosc")]
 pub mod blosc;
 pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;
+mod native;
 pub mod shuffle;
 mod shuffle_simd;
-#[cfg(feature = "szip")]
 pub mod szip;
 pub mod zstd;
 
@@ -45,6 +44,11 @@ pub fn out_of_memory(_: i32) -> FilterError {
 /// A new C-heap output buffer of `capacity` bytes.
 pub fn output(capacity: usize) -> FilterResult<CVec> {
     CVec::with_capacity(capacity).map_err(out_of_memory)
+}
+
+/// A new C-heap output buffer of `capacity` uninitialised bytes, for a writer that fills it.
+pub fn output_uninit(capacity: usize) -> FilterResult<CVec> {
+    CVec::with_capacity_uninit(capacity).map_err(out_of_memory)
 }
 
 /// After a decoding step that did not reach the end of the stream: a truncated stream (input used

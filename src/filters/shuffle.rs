@@ -2,25 +2,35 @@
 //! with the `nbytes % T` leftover bytes kept unchanged at the end (H5Zshuffle.c). Blocks of 16
 //! elements of 2, 4 or 8 bytes go through SIMD kernels ([`super::shuffle_simd`]) when the CPU
 //! has them; the rest, and other sizes, through the portable code here.
+//!
+//! The output may be uninitialised memory (a fresh `malloc` block): every byte of it is written.
 #![forbid(unsafe_code)]
 
+use std::mem::MaybeUninit;
+
 /// Transposes `input` into `out` (same length): byte j of element i goes to plane j.
-pub fn shuffle(element_size: usize, input: &[u8], out: &mut [u8]) {
+pub fn shuffle(element_size: usize, input: &[u8], out: &mut [MaybeUninit<u8>]) {
     transpose(element_size, input, out, false)
 }
 
 /// The inverse of [`shuffle`].
-pub fn unshuffle(element_size: usize, input: &[u8], out: &mut [u8]) {
+pub fn unshuffle(element_size: usize, input: &[u8], out: &mut [MaybeUninit<u8>]) {
     transpose(element_size, input, out, true)
 }
 
-fn transpose(element_size: usize, input: &[u8], out: &mut [u8], inverse: bool) {
+fn copy(input: &[u8], out: &mut [MaybeUninit<u8>]) {
+    for (dst, &byte) in out.iter_mut().zip(input) {
+        *dst = MaybeUninit::new(byte);
+    }
+}
+
+fn transpose(element_size: usize, input: &[u8], out: &mut [MaybeUninit<u8>], inverse: bool) {
     assert_eq!(input.len(), out.len(), "shuffle: input and output lengths differ");
     let t = element_size.max(1);
     let n = input.len() / t;
     let body = n * t;
     if t == 1 || n <= 1 {
-        out.copy_from_slice(input);
+        copy(input, out);
         return;
     }
     // Whole blocks of 16 elements with SIMD where available, the rest portably.
@@ -39,36 +49,36 @@ fn transpose(element_size: usize, input: &[u8], out: &mut [u8], inverse: bool) {
         (_, false) => {
             for (i, element) in input[..body].chunks_exact(t).enumerate() {
                 for (j, &byte) in element.iter().enumerate() {
-                    out[j * n + i] = byte;
+                    out[j * n + i] = MaybeUninit::new(byte);
                 }
             }
         }
         (_, true) => {
             for (i, element) in out[..body].chunks_exact_mut(t).enumerate() {
                 for (j, byte) in element.iter_mut().enumerate() {
-                    *byte = input[j * n + i];
+                    *byte = MaybeUninit::new(input[j * n + i]);
                 }
             }
         }
     }
-    out[body..].copy_from_slice(&input[body..]);
+    copy(&input[body..], &mut out[body..]);
 }
 
 /// Shuffle of elements `start..n` for a fixed element size: one pass per plane.
-fn planes_from_elements<const T: usize>(input: &[u8], out: &mut [u8], n: usize, start: usize) {
+fn planes_from_elements<const T: usize>(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, start: usize) {
     for (j, plane) in out.chunks_exact_mut(n).enumerate() {
         for (dst, element) in plane[start..].iter_mut().zip(input[start * T..].chunks_exact(T)) {
-            *dst = element[j];
+            *dst = MaybeUninit::new(element[j]);
         }
     }
 }
 
 /// Unshuffle of elements `start..n`: gathers byte j of each element from plane j.
-fn elements_from_planes<const T: usize>(input: &[u8], out: &mut [u8], n: usize, start: usize) {
+fn elements_from_planes<const T: usize>(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, start: usize) {
     let planes: Vec<&[u8]> = input.chunks_exact(n).collect();
     for (i, element) in out.chunks_exact_mut(T).enumerate().skip(start) {
         for (j, byte) in element.iter_mut().enumerate() {
-            *byte = planes[j][i];
+            *byte = MaybeUninit::new(planes[j][i]);
         }
     }
 }
@@ -76,6 +86,7 @@ fn elements_from_planes<const T: usize>(input: &[u8], out: &mut [u8], n: usize, 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::c_heap::CVec;
 
     fn reference(t: usize, input: &[u8]) -> Vec<u8> {
         let n = input.len() / t;
@@ -95,12 +106,14 @@ mod tests {
         for t in 1..=17 {
             for len in [0, 1, 2, 7, 16, 33, 1000, 4099] {
                 let input: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
-                let mut shuffled = vec![0; len];
-                shuffle(t, &input, &mut shuffled);
-                assert_eq!(shuffled, reference(t, &input), "t={t} len={len}");
-                let mut back = vec![0; len];
-                unshuffle(t, &shuffled, &mut back);
-                assert_eq!(back, input, "t={t} len={len}");
+                let mut shuffled = CVec::with_capacity(len).unwrap();
+                shuffle(t, &input, &mut shuffled.whole_uninit()[..len]);
+                shuffled.set_len(len);
+                assert_eq!(shuffled.as_slice(), reference(t, &input), "t={t} len={len}");
+                let mut back = CVec::with_capacity(len).unwrap();
+                unshuffle(t, shuffled.as_slice(), &mut back.whole_uninit()[..len]);
+                back.set_len(len);
+                assert_eq!(back.as_slice(), input, "t={t} len={len}");
             }
         }
     }

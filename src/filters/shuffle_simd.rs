@@ -9,9 +9,10 @@
 
 #[cfg(target_arch = "x86_64")]
 use std::arch::x86_64::*;
+use std::mem::MaybeUninit;
 
 /// Shuffles the first `blocks * 16` elements of `T`-byte size; returns the elements done.
-pub fn shuffle_blocks(t: usize, input: &[u8], out: &mut [u8], n: usize) -> usize {
+pub fn shuffle_blocks(t: usize, input: &[u8], out: &mut [MaybeUninit<u8>], n: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("ssse3") {
         let blocks = n / 16;
@@ -33,7 +34,7 @@ pub fn shuffle_blocks(t: usize, input: &[u8], out: &mut [u8], n: usize) -> usize
 }
 
 /// Inverse of [`shuffle_blocks`].
-pub fn unshuffle_blocks(t: usize, input: &[u8], out: &mut [u8], n: usize) -> usize {
+pub fn unshuffle_blocks(t: usize, input: &[u8], out: &mut [MaybeUninit<u8>], n: usize) -> usize {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("ssse3") {
         let blocks = n / 16;
@@ -62,7 +63,7 @@ unsafe fn load(bytes: &[u8], at: usize) -> __m128i {
 
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-unsafe fn store(bytes: &mut [u8], at: usize, v: __m128i) {
+unsafe fn store(bytes: &mut [MaybeUninit<u8>], at: usize, v: __m128i) {
     debug_assert!(at + 16 <= bytes.len());
     // SAFETY: the caller keeps at + 16 within the slice.
     unsafe { _mm_storeu_si128(bytes.as_mut_ptr().add(at).cast(), v) }
@@ -93,7 +94,7 @@ fn transpose32(a: __m128i, b: __m128i, c: __m128i, d: __m128i) -> [__m128i; 4] {
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn shuffle4_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) {
+unsafe fn shuffle4_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, blocks: usize) {
     let group = group4();
     for block in 0..blocks {
         let base = block * 64;
@@ -110,7 +111,7 @@ unsafe fn shuffle4_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn unshuffle4_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) {
+unsafe fn unshuffle4_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, blocks: usize) {
     let group = group4();
     for block in 0..blocks {
         // SAFETY: j*n + block*16 + 16 <= 4n <= input.len().
@@ -125,7 +126,7 @@ unsafe fn unshuffle4_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn shuffle2_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) {
+unsafe fn shuffle2_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, blocks: usize) {
     // Even bytes (plane 0) to the low half, odd bytes (plane 1) to the high half.
     let group = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
     for block in 0..blocks {
@@ -141,7 +142,7 @@ unsafe fn shuffle2_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn unshuffle2_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) {
+unsafe fn unshuffle2_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, blocks: usize) {
     for block in 0..blocks {
         // SAFETY: the planes' 16 bytes at block*16 and n + block*16 lie within input.
         let (p0, p1) = unsafe { (load(input, block * 16), load(input, n + block * 16)) };
@@ -155,7 +156,7 @@ unsafe fn unshuffle2_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn shuffle8_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) {
+unsafe fn shuffle8_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, blocks: usize) {
     // Per 16-byte load (2 elements): bytes grouped by plane pairs: [e0b0 e1b0 e0b1 e1b1 ...].
     let group = _mm_setr_epi8(0, 8, 1, 9, 2, 10, 3, 11, 4, 12, 5, 13, 6, 14, 7, 15);
     for block in 0..blocks {
@@ -176,7 +177,7 @@ unsafe fn shuffle8_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) 
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "ssse3")]
-unsafe fn unshuffle8_ssse3(input: &[u8], out: &mut [u8], n: usize, blocks: usize) {
+unsafe fn unshuffle8_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, blocks: usize) {
     // Inverse of shuffle8: transpose back, then ungroup with the inverse byte permutation.
     let ungroup = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
     for block in 0..blocks {

@@ -1,28 +1,14 @@
 //! szip (filter 4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`;
 //! a chunk is its uncompressed length (4 bytes, little-endian) followed by libaec's
 //! `SZ_BufftoBuffCompress` output, as H5Zszip.c writes it. Compression fails, as there, when
-//! the result would not be smaller than the input.
+//! the result would not be smaller than the input. libsz (libaec) is loaded on first use.
 
+use super::native::{szip, SzParams};
 use super::{fail, output, FilterResult};
 use crate::c_heap::CVec;
-use std::os::raw::{c_int, c_void};
-
-/// `SZ_com_t`.
-#[repr(C)]
-struct SzParams {
-    options_mask: c_int,
-    bits_per_pixel: c_int,
-    pixels_per_block: c_int,
-    pixels_per_scanline: c_int,
-}
+use std::os::raw::c_int;
 
 const SZ_OK: c_int = 0;
-
-#[link(name = "sz")]
-extern "C" {
-    fn SZ_BufftoBuffCompress(dest: *mut c_void, dest_len: *mut usize, source: *const c_void, source_len: usize, param: *mut SzParams) -> c_int;
-    fn SZ_BufftoBuffDecompress(dest: *mut c_void, dest_len: *mut usize, source: *const c_void, source_len: usize, param: *mut SzParams) -> c_int;
-}
 
 fn sz_params(params: &[u32]) -> FilterResult<SzParams> {
     let &[mask, pixels_per_block, bits_per_pixel, pixels_per_scanline] = params else {
@@ -39,13 +25,14 @@ fn sz_params(params: &[u32]) -> FilterResult<SzParams> {
 
 pub fn encode(params: &[u32], input: &[u8]) -> FilterResult<CVec> {
     let mut sz = sz_params(params)?;
+    let lib = szip().map_err(super::FilterError)?;
     let length = u32::try_from(input.len()).map_err(|_| super::FilterError("szip: chunk over 4 GiB".into()))?;
     let mut out = output(input.len() + 4)?;
     out.whole_mut()[..4].copy_from_slice(&length.to_le_bytes());
     let mut size = input.len();
     // SAFETY: dest has input.len() writable bytes after the length; libaec writes at most *dest_len.
     let status = unsafe {
-        SZ_BufftoBuffCompress(out.whole_mut()[4..].as_mut_ptr().cast(), &mut size, input.as_ptr().cast(), input.len(), &mut sz)
+        (lib.compress)(out.whole_mut()[4..].as_mut_ptr().cast(), &mut size, input.as_ptr().cast(), input.len(), &mut sz)
     };
     if status != SZ_OK || size > input.len() {
         return fail(format!("szip compression failed ({status}): parameters {params:?}, or data szip cannot shrink"));
@@ -57,6 +44,7 @@ pub fn encode(params: &[u32], input: &[u8]) -> FilterResult<CVec> {
 /// Decodes a chunk, producing at most `limit` bytes.
 pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> {
     let mut sz = sz_params(params)?;
+    let lib = szip().map_err(super::FilterError)?;
     let Some((length, body)) = input.split_first_chunk::<4>() else {
         return fail("szip: chunk shorter than its length header");
     };
@@ -67,7 +55,7 @@ pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> 
     let mut out = output(length)?;
     let mut size = length;
     // SAFETY: dest has `length` writable bytes; libaec writes at most *dest_len.
-    let status = unsafe { SZ_BufftoBuffDecompress(out.whole_mut().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz) };
+    let status = unsafe { (lib.decompress)(out.whole_mut().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz) };
     if status != SZ_OK || size != length {
         return fail(format!("szip: corrupt chunk ({status}, {size} of {length} bytes)"));
     }

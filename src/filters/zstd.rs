@@ -4,7 +4,7 @@
 //! without a content size decode too.
 #![forbid(unsafe_code)]
 
-use super::{fail, output, FilterResult};
+use super::{fail, FilterResult};
 use crate::c_heap::CVec;
 use std::cell::RefCell;
 use zstd::zstd_safe::{self, CCtx, DCtx, InBuffer, OutBuffer};
@@ -27,12 +27,11 @@ pub fn level(params: &[u32]) -> FilterResult<i32> {
 }
 
 pub fn encode(level: i32, input: &[u8]) -> FilterResult<CVec> {
-    let mut out = output(zstd_safe::compress_bound(input.len()))?;
+    let mut out = super::output_uninit(zstd_safe::compress_bound(input.len()))?;
     COMPRESSOR.with(|slot| {
         let mut slot = slot.borrow_mut();
         let cctx = slot.get_or_insert_with(CCtx::create);
-        let written = cctx.compress(out.whole_mut(), input, level).map_err(|code| error("compression failed", code))?;
-        out.set_len(written);
+        cctx.compress(&mut out, input, level).map_err(|code| error("compression failed", code))?;
         Ok(out)
     })
 }
@@ -51,12 +50,11 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
             DECOMPRESSOR.with(|slot| {
                 let mut slot = slot.borrow_mut();
                 let dctx = slot.get_or_insert_with(DCtx::create);
-                let mut out = output(size as usize)?;
-                let written = dctx.decompress(out.whole_mut(), input).map_err(|code| error("corrupt frame", code))?;
+                let mut out = super::output_uninit(size as usize)?;
+                let written = dctx.decompress(&mut out, input).map_err(|code| error("corrupt frame", code))?;
                 if written != size as usize {
                     return fail(format!("zstd: frame gave {written} bytes, its header says {size}"));
                 }
-                out.set_len(written);
                 Ok(out)
             })
         }

@@ -3,7 +3,7 @@
 
 use super::nc4::{NClist, VarPtr, NC_FILE_INFO, NC_HDF5_Filter, NC_VAR_INFO, NC_CHUNKED};
 use crate::c_heap::CArray;
-use crate::error::{NcResult, NC_EHDFERR, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM, NC_ENOTBUILT};
+use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM};
 use std::os::raw::{c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
 
@@ -17,7 +17,6 @@ extern "C" {
     ) -> c_int;
     fn ncfilters_nc4_find_default_chunksizes2(grp: *mut c_void, var: *mut NC_VAR_INFO) -> c_int;
     fn ncfilters_nc4_adjust_var_cache(grp: *mut c_void, var: *mut NC_VAR_INFO) -> c_int;
-    fn ncfilters_H5Zfilter_avail(id: c_int) -> c_int;
     fn ncfilters_nclistnew() -> *mut NClist;
     fn ncfilters_nclistfree(list: *mut NClist) -> c_int;
     fn ncfilters_nclistinsert(list: *mut NClist, index: usize, elem: *mut c_void) -> c_int;
@@ -34,12 +33,10 @@ fn status(code: c_int) -> NcResult<()> {
 
 /// `H5Zfilter_avail`: whether HDF5 (built in, registered or on `HDF5_PLUGIN_PATH`) has filter `id`.
 pub fn hdf5_filter_available(id: c_uint) -> NcResult<()> {
-    // SAFETY: plain integer argument; the shim returns -2 when HDF5 is not linked.
-    match unsafe { ncfilters_H5Zfilter_avail(id as c_int) } {
-        -2 => Err(NC_ENOTBUILT),
-        status if status < 0 => Err(NC_EHDFERR),
-        0 => Err(NC_ENOFILTER),
-        _ => Ok(()),
+    if crate::hdf5_sys::filter_avail(id)? {
+        Ok(())
+    } else {
+        Err(NC_ENOFILTER)
     }
 }
 

@@ -125,6 +125,69 @@ extern "C" {
     fn ncfilters_nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int;
     fn ncfilters_NC4_inq_type_fixed_size(ncid: c_int, xtype: c_int, fixedsizep: *mut c_int) -> c_int;
     fn ncfilters_nc_inq_type(ncid: c_int, xtype: c_int, name: *mut c_char, sizep: *mut usize) -> c_int;
+    fn ncfilters_nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int;
+    fn ncfilters_nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int;
+    fn ncfilters_nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int;
+    fn ncfilters_nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize) -> c_int;
+    fn ncfilters_nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int;
+}
+
+/// `NC_MAX_VAR_DIMS`.
+const NC_MAX_VAR_DIMS: usize = 1024;
+/// `NC_CHUNKED`, `NC_ENDIAN_LITTLE`, `NC_ENDIAN_BIG`.
+const NC_CHUNKED: c_int = 0;
+const NC_ENDIAN_LITTLE: c_int = 1;
+const NC_ENDIAN_BIG: c_int = 2;
+
+fn status(code: c_int) -> Result<(), c_int> {
+    if code == 0 {
+        Ok(())
+    } else {
+        Err(code)
+    }
+}
+
+/// `nc_inq_varndims` and `nc_inq_vardimid`: the variable's dimension ids.
+pub fn var_dim_ids(ncid: c_int, varid: c_int) -> Result<Vec<c_int>, c_int> {
+    let mut ndims = 0;
+    // SAFETY: a valid out-pointer.
+    status(unsafe { ncfilters_nc_inq_varndims(ncid, varid, &mut ndims) })?;
+    let ndims = usize::try_from(ndims).ok().filter(|&n| n <= NC_MAX_VAR_DIMS).ok_or(crate::error::NC_EINTERNAL)?;
+    let mut ids = vec![0; ndims.max(1)];
+    // SAFETY: room for ndims ids.
+    status(unsafe { ncfilters_nc_inq_vardimid(ncid, varid, ids.as_mut_ptr()) })?;
+    ids.truncate(ndims);
+    Ok(ids)
+}
+
+/// `nc_inq_dimlen`.
+pub fn dim_len(ncid: c_int, dimid: c_int) -> Result<usize, c_int> {
+    let mut len = 0;
+    // SAFETY: a valid out-pointer.
+    status(unsafe { ncfilters_nc_inq_dimlen(ncid, dimid, &mut len) })?;
+    Ok(len)
+}
+
+/// `nc_inq_var_chunking` of a variable of `ndims` dimensions: its chunk lengths, or `None`
+/// when it is not chunked.
+pub fn var_chunks(ncid: c_int, varid: c_int, ndims: usize) -> Result<Option<Vec<usize>>, c_int> {
+    let (mut storage, mut lens) = (0, vec![0usize; ndims.max(1)]);
+    // SAFETY: room for ndims lengths.
+    status(unsafe { ncfilters_nc_inq_var_chunking(ncid, varid, &mut storage, lens.as_mut_ptr()) })?;
+    lens.truncate(ndims);
+    Ok((storage == NC_CHUNKED && ndims > 0).then_some(lens))
+}
+
+/// `nc_inq_var_endian`: `Some(true)` little-endian, `Some(false)` big-endian, `None` native.
+pub fn var_little_endian(ncid: c_int, varid: c_int) -> Result<Option<bool>, c_int> {
+    let mut endian = 0;
+    // SAFETY: a valid out-pointer.
+    status(unsafe { ncfilters_nc_inq_var_endian(ncid, varid, &mut endian) })?;
+    Ok(match endian {
+        NC_ENDIAN_LITTLE => Some(true),
+        NC_ENDIAN_BIG => Some(false),
+        _ => None,
+    })
 }
 
 /// Whether netcdf-c's dispatch layer is linked into this process image (false for a

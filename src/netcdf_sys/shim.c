@@ -17,7 +17,6 @@
 struct NC;
 
 extern int NC_check_id(int ncid, struct NC **ncpp) __attribute__((weak));
-extern int nc_inq_vartype(int ncid, int varid, int *xtypep) __attribute__((weak));
 extern int NC4_inq_type_fixed_size(int ncid, int xtype, int *fixedsizep) __attribute__((weak));
 
 int ncfilters_netcdf_linked(void) { return NC_check_id != NULL; }
@@ -33,32 +32,47 @@ int ncfilters_NC_check_id(int ncid, struct NC **ncpp)
  * loaded RTLD_LOCAL (Python's ctypes, say) they stay NULL, and the functions are looked up in the
  * loaded libnetcdf itself.
  */
-static int find_libnetcdf(struct dl_phdr_info *info, size_t size, void *data)
+struct lookup {
+    const char *library; /* a fragment of the library's file name */
+    const char *name;
+    void *function;
+};
+
+static int find_in_library(struct dl_phdr_info *info, size_t size, void *data)
 {
+    struct lookup *lookup = data;
     (void)size;
-    if (info->dlpi_name && strstr(info->dlpi_name, "libnetcdf.so")) {
-        *(void **)data = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        return *(void **)data != NULL;
+    if (info->dlpi_name && strstr(info->dlpi_name, lookup->library)) {
+        void *library = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+        if (library) {
+            lookup->function = dlsym(library, lookup->name);
+            dlclose(library); /* drops only the reference NOLOAD took */
+        }
     }
-    return 0;
+    return lookup->function != NULL;
 }
 
-static void *netcdf_function(const char *name)
+/* `name` in an already loaded library whose file name contains `library`, or NULL. */
+static void *loaded_function(const char *library, const char *name)
 {
-    void *libnetcdf = NULL;
-    dl_iterate_phdr(find_libnetcdf, &libnetcdf);
-    void *function = libnetcdf ? dlsym(libnetcdf, name) : NULL;
-    if (libnetcdf) dlclose(libnetcdf); /* drops only the reference NOLOAD took */
-    return function;
+    struct lookup lookup = {library, name, NULL};
+    dl_iterate_phdr(find_in_library, &lookup);
+    return lookup.function;
 }
 
-typedef int (*inq_vartype_fn)(int, int, int *);
+/*
+ * A function of an already loaded library, through a weak reference or else looked up by name:
+ * returns `fail` when neither finds it.
+ */
+#define FORWARD(library, ret, fail, name, params, args)                         \
+    extern ret name params __attribute__((weak));                               \
+    ret ncfilters_##name params                                                 \
+    {                                                                           \
+        ret(*f) params = name ? name : (ret(*) params)loaded_function(library, #name); \
+        return f ? f args : fail;                                               \
+    }
 
-int ncfilters_nc_inq_vartype(int ncid, int varid, int *xtypep)
-{
-    inq_vartype_fn f = nc_inq_vartype ? nc_inq_vartype : (inq_vartype_fn)netcdf_function("nc_inq_vartype");
-    return f ? f(ncid, varid, xtypep) : NCFILTERS_ENOTBUILT;
-}
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_vartype, (int ncid, int varid, int *xtypep), (ncid, varid, xtypep))
 
 int ncfilters_NC4_inq_type_fixed_size(int ncid, int xtype, int *fixedsizep)
 {
@@ -75,7 +89,6 @@ extern int nc4_hdf5_find_grp_h5_var(int ncid, int varid, struct NC_FILE_INFO **h
                                     struct NC_GRP_INFO **grp, struct NC_VAR_INFO **var) __attribute__((weak));
 extern int nc4_find_default_chunksizes2(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *var) __attribute__((weak));
 extern int nc4_adjust_var_cache(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *var) __attribute__((weak));
-extern int H5Zfilter_avail(int id) __attribute__((weak));
 extern struct NClist *nclistnew(void) __attribute__((weak));
 extern int nclistfree(struct NClist *l) __attribute__((weak));
 extern int nclistinsert(struct NClist *l, size_t index, void *elem) __attribute__((weak));
@@ -97,8 +110,31 @@ int ncfilters_nc4_adjust_var_cache(struct NC_GRP_INFO *grp, struct NC_VAR_INFO *
     return nc4_adjust_var_cache ? nc4_adjust_var_cache(grp, var) : NCFILTERS_ENOTBUILT;
 }
 
-/* -2 when HDF5 is not linked: distinct from HDF5's own -1 (error) / 0 / 1. */
-int ncfilters_H5Zfilter_avail(int id) { return H5Zfilter_avail ? H5Zfilter_avail(id) : -2; }
+/*
+ * HDF5, for the filters' can_apply/set_local callbacks and registering the built-in filters
+ * (src/hdf5_sys.rs). A plugin is loaded by HDF5, so HDF5 is always there; -2 (HDF5 failures are
+ * negative) or 0 when it cannot be found.
+ */
+#include <stdint.h>
+typedef int64_t hid_t;
+typedef unsigned long long hsize_t;
+FORWARD("hdf5", int, -2, H5Zfilter_avail, (int id), (id))
+FORWARD("hdf5", int, -2, H5Zregister, (const void *cls), (cls))
+FORWARD("hdf5", int, -2, H5Pget_filter_by_id2,
+        (hid_t plist, int id, unsigned *flags, size_t *nelmts, unsigned *values, size_t namelen, char *name, unsigned *config),
+        (plist, id, flags, nelmts, values, namelen, name, config))
+FORWARD("hdf5", int, -2, H5Pmodify_filter, (hid_t plist, int id, unsigned flags, size_t nelmts, const unsigned *values),
+        (plist, id, flags, nelmts, values))
+FORWARD("hdf5", int, -2, H5Pget_chunk, (hid_t plist, int max_ndims, hsize_t *dims), (plist, max_ndims, dims))
+FORWARD("hdf5", size_t, 0, H5Tget_size, (hid_t type), (type))
+FORWARD("hdf5", size_t, 0, H5Tget_precision, (hid_t type), (type))
+FORWARD("hdf5", int, -2, H5Tget_offset, (hid_t type), (type))
+FORWARD("hdf5", int, -2, H5Tget_order, (hid_t type), (type))
+FORWARD("hdf5", int, -2, H5Tget_class, (hid_t type), (type))
+FORWARD("hdf5", hid_t, -2, H5Tget_super, (hid_t type), (type))
+FORWARD("hdf5", int, -2, H5Tclose, (hid_t type), (type))
+FORWARD("hdf5", int, -2, H5Sget_simple_extent_dims, (hid_t space, hsize_t *dims, hsize_t *maxdims), (space, dims, maxdims))
+FORWARD("hdf5", long long, -2, H5Sget_simple_extent_npoints, (hid_t space), (space))
 
 struct NClist *ncfilters_nclistnew(void) { return nclistnew ? nclistnew() : NULL; }
 int ncfilters_nclistfree(struct NClist *l) { return nclistfree ? nclistfree(l) : 0; }
@@ -140,11 +176,11 @@ extern void NCJreclaim(struct NCjson *json) __attribute__((weak));
 void ncfilters_NCJreclaim(struct NCjson *json) { if (NCJreclaim) NCJreclaim(json); }
 
 /* Used by the codecs' NCZ_modify_parameters in the plugin libraries (src/abi/plugin.rs). */
-extern int nc_inq_type(int ncid, int xtype, char *name, size_t *sizep) __attribute__((weak));
-typedef int (*inq_type_fn)(int, int, char *, size_t *);
-
-int ncfilters_nc_inq_type(int ncid, int xtype, char *name, size_t *sizep)
-{
-    inq_type_fn f = nc_inq_type ? nc_inq_type : (inq_type_fn)netcdf_function("nc_inq_type");
-    return f ? f(ncid, xtype, name, sizep) : NCFILTERS_ENOTBUILT;
-}
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_type, (int ncid, int xtype, char *name, size_t *sizep),
+        (ncid, xtype, name, sizep))
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_varndims, (int ncid, int varid, int *ndimsp), (ncid, varid, ndimsp))
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_vardimid, (int ncid, int varid, int *dimidsp), (ncid, varid, dimidsp))
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_dimlen, (int ncid, int dimid, size_t *lenp), (ncid, dimid, lenp))
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_var_chunking, (int ncid, int varid, int *storagep, size_t *chunksizesp),
+        (ncid, varid, storagep, chunksizesp))
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_var_endian, (int ncid, int varid, int *endianp), (ncid, varid, endianp))

@@ -84,6 +84,33 @@ class Dataset:
                                         c_uints(params)), f"nc_def_var_filter({name}, {filter_id}, {params})")
         return varid.value
 
+    # The per-filter definition calls of netcdf.h/netcdf_filter.h, on a variable defined by def_var.
+    def def_var_filter(self, varid, filter_id, params):
+        check(lib.nc_def_var_filter(self.ncid, varid, ctypes.c_uint(filter_id), ctypes.c_size_t(len(params)),
+                                    c_uints(params)), f"nc_def_var_filter({varid}, {filter_id}, {params})")
+
+    def def_var_deflate(self, varid, shuffle, deflate, level):
+        check(lib.nc_def_var_deflate(self.ncid, varid, shuffle, deflate, level),
+              f"nc_def_var_deflate({varid}, {shuffle}, {deflate}, {level})")
+
+    def def_var_fletcher32(self, varid, fletcher32=1):
+        check(lib.nc_def_var_fletcher32(self.ncid, varid, fletcher32), f"nc_def_var_fletcher32({varid}, {fletcher32})")
+
+    def def_var_szip(self, varid, options_mask, pixels_per_block):
+        check(lib.nc_def_var_szip(self.ncid, varid, options_mask, pixels_per_block),
+              f"nc_def_var_szip({varid}, {options_mask}, {pixels_per_block})")
+
+    def def_var_bzip2(self, varid, level):
+        check(lib.nc_def_var_bzip2(self.ncid, varid, level), f"nc_def_var_bzip2({varid}, {level})")
+
+    def def_var_zstandard(self, varid, level):
+        check(lib.nc_def_var_zstandard(self.ncid, varid, level), f"nc_def_var_zstandard({varid}, {level})")
+
+    def def_var_blosc(self, varid, subcompressor, level, blocksize, addshuffle):
+        check(lib.nc_def_var_blosc(self.ncid, varid, ctypes.c_uint(subcompressor), ctypes.c_uint(level),
+                                   ctypes.c_uint(blocksize), ctypes.c_uint(addshuffle)),
+              f"nc_def_var_blosc({varid}, {subcompressor}, {level}, {blocksize}, {addshuffle})")
+
     def enddef(self):
         check(lib.nc_enddef(self.ncid), "nc_enddef")
 

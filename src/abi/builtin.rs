@@ -1,0 +1,113 @@
+//! The standard filters built into libnetcdf for netCDF-4/HDF5 files, so that files with them
+//! are written and read with no `HDF5_PLUGIN_PATH`.
+//!
+//! At netCDF initialisation each standard id HDF5 does not already have is registered
+//! (`H5Zregister`) with a *stand-in* class. Registering must not search the plugin path (that
+//! would load every plugin library into every netCDF program), so the stand-in decides only when
+//! HDF5 first uses the filter: a plugin on `HDF5_PLUGIN_PATH` with the id, if there is one,
+//! else ncfilters' own filter (both found through [`plugin_registry`]). The order is:
+//! 1. HDF5's own built-in filters (deflate, shuffle, fletcher32 and, where HDF5 has it, szip);
+//! 2. a plugin library on `HDF5_PLUGIN_PATH`;
+//! 3. ncfilters' built-in filter.
+
+use crate::abi::plugin::STANDARD;
+use crate::c_types::{hid_t, H5Z_class2_t};
+use crate::error::report;
+use crate::plugin_loader::FilterPart;
+use crate::plugin_registry;
+use std::os::raw::{c_int, c_uint, c_void};
+
+/// The filter HDF5 should run for `id`: the path's plugin or ncfilters' own.
+fn preferred(id: u32) -> Option<(FilterPart, std::sync::Arc<plugin_registry::Registry>)> {
+    let registry = plugin_registry::registry();
+    let part = registry.get(id)?.filter.clone()?;
+    Some((part, registry))
+}
+
+macro_rules! stand_in {
+    ($module:ident, $id:expr, $name:literal) => {
+        mod $module {
+            use super::*;
+
+            unsafe extern "C" fn filter(
+                flags: c_uint,
+                cd_nelmts: usize,
+                cd_values: *const c_uint,
+                nbytes: usize,
+                buf_size: *mut usize,
+                buf: *mut *mut c_void,
+            ) -> usize {
+                match std::panic::catch_unwind(|| preferred($id)) {
+                    // SAFETY: the H5Z_func_t contract, passed on unchanged; the registry (and so
+                    // the library the function lives in) is held for the call.
+                    Ok(Some((part, _registry))) => unsafe { (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) },
+                    _ => {
+                        report(format_args!("filter {}: no implementation found", $id));
+                        0
+                    }
+                }
+            }
+
+            unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
+                match std::panic::catch_unwind(|| preferred($id)) {
+                    Ok(Some((FilterPart { can_apply: Some(can_apply), .. }, _registry))) => {
+                        // SAFETY: HDF5's arguments, passed on to the chosen class's callback.
+                        unsafe { can_apply(dcpl, type_id, space) }
+                    }
+                    Ok(Some(_)) => 1,
+                    _ => -1,
+                }
+            }
+
+            unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
+                match std::panic::catch_unwind(|| preferred($id)) {
+                    Ok(Some((FilterPart { set_local: Some(set_local), .. }, _registry))) => {
+                        // SAFETY: HDF5's arguments, passed on to the chosen class's callback.
+                        unsafe { set_local(dcpl, type_id, space) }
+                    }
+                    Ok(Some(_)) => 0,
+                    _ => -1,
+                }
+            }
+
+            pub static CLASS: crate::abi::plugin::StaticClass = crate::abi::plugin::StaticClass(H5Z_class2_t {
+                version: 1,
+                id: $id as c_int,
+                encoder_present: 1,
+                decoder_present: 1,
+                name: concat!($name, " (ncfilters built-in, or the plugin on HDF5_PLUGIN_PATH)\0").as_ptr().cast(),
+                can_apply: Some(can_apply),
+                set_local: Some(set_local),
+                filter: Some(filter),
+            });
+        }
+    };
+}
+
+stand_in!(deflate, 1u32, "deflate");
+stand_in!(shuffle, 2u32, "shuffle");
+stand_in!(fletcher32, 3u32, "fletcher32");
+stand_in!(szip, 4u32, "szip");
+stand_in!(bzip2, 307u32, "bzip2");
+stand_in!(zstd, 32015u32, "zstd");
+stand_in!(blosc, 32001u32, "blosc");
+
+static STAND_INS: [&crate::abi::plugin::StaticClass; 7] =
+    [&deflate::CLASS, &shuffle::CLASS, &fletcher32::CLASS, &szip::CLASS, &bzip2::CLASS, &zstd::CLASS, &blosc::CLASS];
+
+/// HDF5's predefined filters: asking HDF5 about them never searches the plugin path.
+const HDF5_PREDEFINED: std::ops::RangeInclusive<u32> = 1..=4;
+
+/// Registers a stand-in for each standard filter HDF5 lacks (see the module documentation).
+pub fn register_standard_filters() {
+    for class in STAND_INS {
+        let id = class.0.id as u32;
+        debug_assert!(STANDARD.iter().any(|(standard, _)| standard.0.id == class.0.id));
+        if HDF5_PREDEFINED.contains(&id) && crate::hdf5_sys::filter_avail(id) != Ok(false) {
+            continue; // HDF5 has it (or HDF5 is not there to ask)
+        }
+        if let Err(e) = crate::hdf5_sys::register(&class.0) {
+            report(format_args!("built-in filter {id}: {} failed", e.0));
+        }
+    }
+}

@@ -1,0 +1,101 @@
+//! The two filters whose reference codecs stay C libraries, libblosc (c-blosc 1.x) and libsz
+//! (libaec), loaded on first use instead of linked. libnetcdf then needs no more shared libraries
+//! than stock (these filters are built into it too), a program that never reads blosc or szip data
+//! never maps them, and a machine without them gets a clear error on that filter alone.
+
+use std::os::raw::{c_char, c_int, c_void};
+use std::sync::OnceLock;
+
+/// libblosc's context API (thread-safe, no global compressor state, unlike 4.9.0's plugin).
+pub struct Blosc {
+    pub compress_ctx: unsafe extern "C" fn(
+        clevel: c_int,
+        doshuffle: c_int,
+        typesize: usize,
+        nbytes: usize,
+        src: *const c_void,
+        dest: *mut c_void,
+        destsize: usize,
+        compressor: *const c_char,
+        blocksize: usize,
+        numinternalthreads: c_int,
+    ) -> c_int,
+    pub decompress_ctx: unsafe extern "C" fn(src: *const c_void, dest: *mut c_void, destsize: usize, numinternalthreads: c_int) -> c_int,
+    pub cbuffer_validate: unsafe extern "C" fn(cbuffer: *const c_void, cbytes: usize, nbytes: *mut usize) -> c_int,
+}
+
+/// `SZ_com_t`.
+#[repr(C)]
+pub struct SzParams {
+    pub options_mask: c_int,
+    pub bits_per_pixel: c_int,
+    pub pixels_per_block: c_int,
+    pub pixels_per_scanline: c_int,
+}
+
+type SzBufferFn = unsafe extern "C" fn(dest: *mut c_void, dest_len: *mut usize, source: *const c_void, source_len: usize, param: *mut SzParams) -> c_int;
+
+/// libaec's szip-compatible buffer API.
+pub struct Szip {
+    pub compress: SzBufferFn,
+    pub decompress: SzBufferFn,
+}
+
+/// Opens the first of `names` that loads and keeps it for the life of the process (the function
+/// pointers taken from it must stay valid).
+fn open(names: &[&str]) -> Result<&'static libloading::Library, String> {
+    let mut errors = Vec::new();
+    for name in names {
+        // SAFETY: these are the system's libblosc/libsz, whose initialisers are plain C.
+        match unsafe { libloading::Library::new(name) } {
+            Ok(library) => return Ok(Box::leak(Box::new(library))),
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    Err(errors.join("; "))
+}
+
+/// Looks up `name` as a function of type `F`.
+///
+/// # Safety
+/// `F` must be the C type of the symbol.
+unsafe fn function<F: Copy>(library: &'static libloading::Library, name: &str) -> Result<F, String> {
+    // SAFETY: per the contract; the library is never unloaded.
+    unsafe { library.get::<F>(name.as_bytes()) }.map(|symbol| *symbol).map_err(|e| e.to_string())
+}
+
+/// libblosc, loaded on first call; the error says what could not be loaded.
+pub fn blosc() -> Result<&'static Blosc, String> {
+    static BLOSC: OnceLock<Result<Blosc, String>> = OnceLock::new();
+    BLOSC
+        .get_or_init(|| {
+            let library = open(&["libblosc.so.1", "libblosc.so"])?;
+            // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h).
+            unsafe {
+                Ok(Blosc {
+                    compress_ctx: function(library, "blosc_compress_ctx")?,
+                    decompress_ctx: function(library, "blosc_decompress_ctx")?,
+                    cbuffer_validate: function(library, "blosc_cbuffer_validate")?,
+                })
+            }
+        })
+        .as_ref()
+        .map_err(|e| format!("blosc needs libblosc (c-blosc 1.x), which did not load: {e}"))
+}
+
+/// libsz (libaec), loaded on first call.
+pub fn szip() -> Result<&'static Szip, String> {
+    static SZIP: OnceLock<Result<Szip, String>> = OnceLock::new();
+    SZIP.get_or_init(|| {
+        let library = open(&["libsz.so.2", "libsz.so"])?;
+        // SAFETY: the types are libaec's szlib.h prototypes.
+        unsafe {
+            Ok(Szip {
+                compress: function(library, "SZ_BufftoBuffCompress")?,
+                decompress: function(library, "SZ_BufftoBuffDecompress")?,
+            })
+        }
+    })
+    .as_ref()
+    .map_err(|e| format!("szip needs libsz (libaec), which did not load: {e}"))
+}

@@ -1,0 +1,59 @@
+"""The h5py side of test_hdf5_interop.py, run in a process of its own.
+
+h5py bundles its own HDF5 (2.x) and hdf5plugin its own filter libraries; libnetcdf, loaded by ctypes in
+the test process, uses the system HDF5. In one process the two HDF5 libraries mix (a plugin hdf5plugin
+registers calls into the other library's H5P functions and the filter fails), so h5py runs here, without
+HDF5_PLUGIN_PATH: every filter it uses is built into its HDF5 (deflate, shuffle, fletcher32, szip with
+libaec) or registered by `import hdf5plugin`, never one of netcdf-c's or ncfilters' plugins.
+
+    python h5py_side.py write FILE.h5 DATA.npz CHUNKS.json FILTER-EXPRESSION
+    python h5py_side.py read FILE.h5 OUT.npz
+
+FILTER-EXPRESSION is a Python expression giving create_dataset's filter keywords, e.g.
+`dict(compression="szip", compression_opts=("nn", 32))` or `hdf5plugin.Zstd(clevel=3)`. Both commands
+print, as JSON, each dataset's filter pipeline as HDF5 stores it: {name: [[id, [cd_values...]], ...]}.
+"""
+import json
+import os
+import sys
+
+import h5py
+import hdf5plugin
+import numpy as np
+
+
+def pipeline(dataset):
+    plist = dataset.id.get_create_plist()
+    return [[f[0], list(f[2])] for f in (plist.get_filter(i) for i in range(plist.get_nfilters()))]
+
+
+def check_independent():
+    """No netcdf-c/ncfilters filter library in this process, and no plugin path pointing at one."""
+    assert "HDF5_PLUGIN_PATH" not in os.environ, "h5py must not see netcdf-c's plugin directory"
+    with open("/proc/self/maps") as maps:
+        foreign = sorted({line.split()[-1] for line in maps if "lib__nc" in line or "libnetcdf" in line})
+    assert not foreign, f"netcdf-c libraries loaded into the h5py process: {foreign}"
+
+
+def main(argv):
+    command, path = argv[1], argv[2]
+    if command == "write":
+        data, chunks = np.load(argv[3]), json.loads(argv[4])
+        kwargs = dict(eval(argv[5], {"hdf5plugin": hdf5plugin}))  # noqa: S307 (the tests' own table)
+        with h5py.File(path, "w") as f:
+            for name in data.files:
+                f.create_dataset(name, data=data[name], chunks=tuple(chunks[name]), **kwargs)
+            result = {name: pipeline(f[name]) for name in data.files}
+    elif command == "read":
+        with h5py.File(path, "r") as f:
+            names = [name for name in f if isinstance(f[name], h5py.Dataset) and not f[name].is_scale]
+            np.savez(argv[3], **{name: f[name][...] for name in names})
+            result = {name: pipeline(f[name]) for name in names}
+    else:
+        raise SystemExit(f"unknown command {command}")
+    check_independent()
+    json.dump(result, sys.stdout)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
