@@ -16,7 +16,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 WORK=${NCFILTERS_WORK:-$REPO/target/harness}
 CACHE=${NCFILTERS_CACHE:-$HOME/.cache/ncfilters}
 JOBS=${NCFILTERS_JOBS:-$(nproc)}
-FUZZ_SECONDS=${NCFILTERS_FUZZ_SECONDS:-30}
+FUZZ_SECONDS=${NCFILTERS_FUZZ_SECONDS:-20}
 NETCDF_VERSION=4.9.0
 ORIG_TARBALL=netcdf_${NETCDF_VERSION}.orig.tar.gz
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -147,7 +147,6 @@ ncf_build() { echo "$WORK/build-ncfilters"; }
 test_rust() {
   log "cargo test (unit, property and C-ABI tests)"
   (cd "$REPO" && cargo test --workspace --release --locked)
-  (cd "$REPO" && cargo test --release --locked --features blosc,szip --lib filters::)
 }
 
 test_headers() {
@@ -278,12 +277,16 @@ test_symbol_provenance() {
   echo "PASS $count replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c, zfilter.c and the C filter-spec parser are not linked"
   # The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see ncfilters.cmake).
   local name plugin
-  for name in deflate shuffle fletcher32 bzip2 zstd; do
+  for name in deflate shuffle fletcher32 szip bzip2 zstd blosc; do
     plugin="$build/plugins/lib__nch5$name.so"
     grep -qa "$name (ncfilters)" "$plugin" || die "$plugin is not ncfilters' Rust plugin"
     nm -D --defined-only "$plugin" | grep -q ' NCZ_get_codec_info$' || die "$plugin exports no NCZ_get_codec_info"
   done
-  echo "PASS $build/plugins: deflate, shuffle, fletcher32, bzip2 and zstd are ncfilters' Rust plugins"
+  for name in zhdf5filters zstdfilters; do
+    plugin="$build/plugins/lib__nc$name.so"
+    grep -qa "rust_panic" "$plugin" || die "$plugin is not ncfilters' Rust codec-defaults library"
+  done
+  echo "PASS $build/plugins: deflate, shuffle, fletcher32, szip, bzip2, zstd, blosc and both codec-defaults libraries are ncfilters' Rust ones"
   # Startup cost: ncfilters must not make every netCDF program load more shared libraries
   # (libblosc, say, brings snappy and the C++ runtime). Allowed: Rust's unwinder (libgcc_s,
   # for the panic boundary) and the dynamic loader itself, which every process has mapped.
@@ -367,23 +370,27 @@ test_c() {
 }
 
 # Python packages of the interoperability tests, pinned (zarr-python 2 writes Zarr v2 natively).
-PYTHON_PACKAGES=(zarr==2.18.7 numcodecs==0.15.1 numpy==2.2.6 pytest==8.3.5)
+PYTHON_PACKAGES=(zarr==2.18.7 numcodecs==0.15.1 numpy==2.2.6 pytest==8.3.5 h5py==3.16.0 hdf5plugin==7.1.0)
 
 VENV="$WORK/venv"
 python_env() {
-  if [ ! -x "$VENV/bin/pytest" ]; then
+  # The stamp records the pinned list installed, so a changed list is installed again.
+  local stamp="$VENV/ncfilters-packages"
+  if [ ! -x "$VENV/bin/pytest" ] || [ "$(cat "$stamp" 2>/dev/null)" != "${PYTHON_PACKAGES[*]}" ]; then
     log "Python environment for the interoperability tests ($VENV)"
-    python3 -m venv "$VENV"
+    [ -x "$VENV/bin/pip" ] || python3 -m venv "$VENV"
     "$VENV/bin/pip" install -q --disable-pip-version-check "${PYTHON_PACKAGES[@]}"
+    echo "${PYTHON_PACKAGES[*]}" > "$stamp"
   fi
 }
 
-# NCZarr interoperability with zarr-python, and malformed metadata (tests/interop/), against the
-# ncfilters build with netcdf-c's own C plugins on HDF5_PLUGIN_PATH, numeric codec dialect.
+# tests/interop/ against the ncfilters build (its plugins on HDF5_PLUGIN_PATH, numeric codec
+# dialect): NCZarr with zarr-python, HDF5 files with h5py + hdf5plugin, malformed metadata, bad
+# plugins, lazy loading, and the built-in filters with no plugin path.
 test_interop() {
   local build; build=$(ncf_build)
   python_env
-  log "NCZarr interoperability with zarr-python and malformed metadata (pytest)"
+  log "interoperability (zarr-python, h5py + hdf5plugin), built-in filters, malformed metadata, bad plugins (pytest)"
   (cd "$REPO/tests/interop" && env -u NCFILTERS_CODEC_DIALECT NETCDF_LIB="$build/liblib/libnetcdf.so" \
      HDF5_PLUGIN_PATH="$build/plugins" NCDUMP="$build/ncdump/ncdump" LD_LIBRARY_PATH="$build/liblib" \
      "$VENV/bin/pytest" -q -p no:cacheprovider --basetemp="$WORK/pytest" . > "$WORK/interop.log" 2>&1) \
@@ -395,10 +402,17 @@ test_fuzz() {
   log "fuzz smoke run (${FUZZ_SECONDS}s per target)"
   command -v cargo-fuzz >/dev/null || cargo install -q --locked cargo-fuzz
   local target
+  local -a seeds
   for target in $(cd "$REPO/fuzz" && RUSTC_BOOTSTRAP=1 cargo fuzz list); do
+    # The corpus libFuzzer grows (fuzz/corpus/<target>) is git-ignored; the committed seeds
+    # (fuzz/seeds/<target>, small valid chunks) are read as a second corpus and never written to.
+    mkdir -p "$REPO/fuzz/corpus/$target"
+    seeds=()
+    [ -d "$REPO/fuzz/seeds/$target" ] && seeds=("seeds/$target")
     # RUSTC_BOOTSTRAP: cargo-fuzz needs -Zsanitizer; the machine has only the stable toolchain.
-    (cd "$REPO/fuzz" && NCFILTERS_QUIET=1 RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" -- -max_total_time="$FUZZ_SECONDS" \
-       > "$WORK/fuzz-$target.log" 2>&1) || { tail -n 30 "$WORK/fuzz-$target.log"; die "fuzz target $target failed"; }
+    (cd "$REPO/fuzz" && NCFILTERS_QUIET=1 RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" "corpus/$target" "${seeds[@]}" \
+       -- -max_total_time="$FUZZ_SECONDS" > "$WORK/fuzz-$target.log" 2>&1) \
+      || { tail -n 30 "$WORK/fuzz-$target.log"; die "fuzz target $target failed"; }
     echo "PASS fuzz $target: $(grep -oE 'Done [0-9]+ runs in [0-9]+ second' "$WORK/fuzz-$target.log" | tail -n1)s, no crash"
   done
 }
@@ -468,11 +482,13 @@ demo() {
   build=$(ncf_build); data="$WORK/demo"; mkdir -p "$data"
   stars_input
   local input="$STARS_INPUT"
-  export HDF5_PLUGIN_PATH="$build/plugins" LD_LIBRARY_PATH="$build/liblib"
+  # No HDF5_PLUGIN_PATH: the standard filters are built into libnetcdf.
+  unset HDF5_PLUGIN_PATH
+  export LD_LIBRARY_PATH="$build/liblib"
   local nccopy="$build/ncdump/nccopy" ncdump="$build/ncdump/ncdump"
   log "input: $input (from Debian's r-cran-stars)"
   "$ncdump" -h "$input" | sed -n "1,12p"
-  log "nccopy -F with bzip2 (307) and zstd (32015), through netcdf-c built with ncfilters"
+  log "nccopy -F with bzip2 (307) and zstd (32015), through netcdf-c built with ncfilters, HDF5_PLUGIN_PATH unset"
   "$nccopy" -k nc4 "$input" "$data/plain.nc"
   "$nccopy" -k nc4 -F '*,307,9' "$input" "$data/bzip2.nc"
   "$nccopy" -k nc4 -F '*,32015,3' "$input" "$data/zstd.nc"
@@ -482,7 +498,7 @@ demo() {
     cmp <("$ncdump" "$input" | sed -n '/^data:/,$p') <("$ncdump" "$data/$out.nc" | sed -n '/^data:/,$p') >/dev/null \
       && echo "values of every variable identical to the input: yes" || die "$out.nc data differs from the input"
   done
-  log "nccopy to NCZarr with zstd (32015): the codec as .zarray stores it, readable by zarr-python"
+  log "nccopy to NCZarr with zstd (32015), HDF5_PLUGIN_PATH unset: the codec as .zarray stores it, readable by zarr-python"
   rm -rf "$data/zstd.zarr"
   "$nccopy" -F '*,32015,3' "$input" "file://$data/zstd.zarr#mode=nczarr,file"
   local zarray; zarray=$(find "$data/zstd.zarr" -name .zarray | sort | tail -n 1)

@@ -24,6 +24,23 @@ fn preferred(id: u32) -> Option<(FilterPart, std::sync::Arc<plugin_registry::Reg
     Some((part, registry))
 }
 
+/// `can_apply` or `set_local` (both `int (hid_t, hid_t, hid_t)`).
+type Callback = unsafe extern "C" fn(hid_t, hid_t, hid_t) -> c_int;
+
+/// Runs the chosen implementation's `callback`, or returns `absent` when it has none (HDF5's
+/// "applies" / "nothing to set"); -1, HDF5's failure, when there is no implementation at all.
+fn delegate(id: u32, callback: fn(&FilterPart) -> Option<Callback>, absent: c_int, args: (hid_t, hid_t, hid_t)) -> c_int {
+    match std::panic::catch_unwind(|| preferred(id)) {
+        Ok(Some((part, _registry))) => match callback(&part) {
+            // SAFETY: HDF5's arguments, passed on to the chosen class's callback, whose library
+            // the registry keeps loaded for the call.
+            Some(function) => unsafe { function(args.0, args.1, args.2) },
+            None => absent,
+        },
+        _ => -1,
+    }
+}
+
 macro_rules! stand_in {
     ($module:ident, $id:expr, $name:literal) => {
         mod $module {
@@ -49,25 +66,11 @@ macro_rules! stand_in {
             }
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                match std::panic::catch_unwind(|| preferred($id)) {
-                    Ok(Some((FilterPart { can_apply: Some(can_apply), .. }, _registry))) => {
-                        // SAFETY: HDF5's arguments, passed on to the chosen class's callback.
-                        unsafe { can_apply(dcpl, type_id, space) }
-                    }
-                    Ok(Some(_)) => 1,
-                    _ => -1,
-                }
+                delegate($id, |part| part.can_apply, 1, (dcpl, type_id, space))
             }
 
             unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                match std::panic::catch_unwind(|| preferred($id)) {
-                    Ok(Some((FilterPart { set_local: Some(set_local), .. }, _registry))) => {
-                        // SAFETY: HDF5's arguments, passed on to the chosen class's callback.
-                        unsafe { set_local(dcpl, type_id, space) }
-                    }
-                    Ok(Some(_)) => 0,
-                    _ => -1,
-                }
+                delegate($id, |part| part.set_local, 0, (dcpl, type_id, space))
             }
 
             pub static CLASS: crate::abi::plugin::StaticClass = crate::abi::plugin::StaticClass(H5Z_class2_t {

@@ -8,6 +8,8 @@ use std::sync::OnceLock;
 
 /// libblosc's context API (thread-safe, no global compressor state, unlike 4.9.0's plugin).
 pub struct Blosc {
+    /// Kept reachable: the function pointers below live in it.
+    _library: &'static libloading::Library,
     pub compress_ctx: unsafe extern "C" fn(
         clevel: c_int,
         doshuffle: c_int,
@@ -37,6 +39,7 @@ type SzBufferFn = unsafe extern "C" fn(dest: *mut c_void, dest_len: *mut usize, 
 
 /// libaec's szip-compatible buffer API.
 pub struct Szip {
+    _library: &'static libloading::Library,
     pub compress: SzBufferFn,
     pub decompress: SzBufferFn,
 }
@@ -73,6 +76,7 @@ pub fn blosc() -> Result<&'static Blosc, String> {
             // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h).
             unsafe {
                 Ok(Blosc {
+                    _library: library,
                     compress_ctx: function(library, "blosc_compress_ctx")?,
                     decompress_ctx: function(library, "blosc_decompress_ctx")?,
                     cbuffer_validate: function(library, "blosc_cbuffer_validate")?,
@@ -91,6 +95,7 @@ pub fn szip() -> Result<&'static Szip, String> {
         // SAFETY: the types are libaec's szlib.h prototypes.
         unsafe {
             Ok(Szip {
+                _library: library,
                 compress: function(library, "SZ_BufftoBuffCompress")?,
                 decompress: function(library, "SZ_BufftoBuffDecompress")?,
             })

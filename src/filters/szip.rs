@@ -41,7 +41,12 @@ pub fn encode(params: &[u32], input: &[u8]) -> FilterResult<CVec> {
     Ok(out)
 }
 
-/// Decodes a chunk, producing at most `limit` bytes.
+/// The largest length header trusted for a chunk of `n` compressed bytes: libaec decodes into a
+/// buffer of the full size, so a corrupt header must not make it allocate gigabytes. Real data
+/// stay far below (a 4 MiB chunk of zeros compresses about 2,700 to 1 with 32-pixel blocks).
+const MAX_RATIO: usize = 1 << 14;
+
+/// Decodes a chunk, producing at most `limit` bytes (and at most [`MAX_RATIO`] times its size).
 pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> {
     let mut sz = sz_params(params)?;
     let lib = szip().map_err(super::FilterError)?;
@@ -49,8 +54,9 @@ pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> 
         return fail("szip: chunk shorter than its length header");
     };
     let length = u32::from_le_bytes(*length) as usize;
+    let limit = limit.min(input.len().saturating_mul(MAX_RATIO).max(1 << 20));
     if length > limit {
-        return fail(format!("szip: chunk of {length} bytes exceeds {limit}"));
+        return fail(format!("szip: a chunk of {} bytes claims {length} bytes decoded, over {limit}: corrupt", input.len()));
     }
     let mut out = output(length)?;
     let mut size = length;
@@ -78,9 +84,17 @@ mod tests {
         assert_eq!(&packed.as_slice()[..4], &(data.len() as u32).to_le_bytes());
         assert_eq!(decode(&params, packed.as_slice(), usize::MAX).unwrap().as_slice(), &data[..]);
         assert!(decode(&params, packed.as_slice(), 1000).is_err(), "capped");
+        let mut bomb = packed.as_slice()[..64].to_vec();
+        bomb[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(decode(&params, &bomb, usize::MAX).unwrap_err().0.contains("corrupt"), "length header beyond the ratio cap");
         assert!(decode(&params, &packed.as_slice()[..100], usize::MAX).is_err(), "truncated");
         assert!(decode(&params, &[1, 2], usize::MAX).is_err());
         assert!(encode(&[MASK, 32, 32], &data).is_err(), "3 parameters");
+        // The most compressible chunk, 4 MiB of zeros, still decodes under the ratio cap.
+        let zeros = vec![0u8; 4 << 20];
+        let packed = encode(&[MASK, 32, 8, 4096], &zeros).unwrap();
+        assert!(packed.len() * MAX_RATIO > zeros.len(), "{} bytes", packed.len());
+        assert_eq!(decode(&[MASK, 32, 8, 4096], packed.as_slice(), usize::MAX).unwrap().as_slice(), &zeros[..]);
         assert!(encode(&[MASK, 31, 32, 4096], &data).is_err(), "odd pixels per block");
     }
 }

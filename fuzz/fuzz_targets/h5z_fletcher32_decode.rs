@@ -1,0 +1,13 @@
+//! fletcher32's decoder on any chunk: checks the trailing checksum and drops it, or with
+//! `H5Z_FLAG_SKIP_EDC` (first byte odd) drops it unchecked; chunks shorter than 4 bytes are refused.
+#![no_main]
+
+mod common;
+
+use common::{Params, SKIP_EDC};
+use libfuzzer_sys::fuzz_target;
+use ncfilters::abi::h5z;
+
+fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_fletcher32, |input| {
+    Some(Params { flags: input.pick(&[0, SKIP_EDC])?, cd_values: Vec::new() })
+}));
