@@ -8,8 +8,10 @@ use std::sync::OnceLock;
 
 /// libblosc's context API (thread-safe, no global compressor state, unlike 4.9.0's plugin).
 pub struct Blosc {
-    /// Kept reachable: the function pointers below live in it.
-    _library: &'static libloading::Library,
+    /// Never dropped (the static holding it is not): the function pointers below live in it.
+    /// Held by value, not boxed, so nothing is left to leak when a plugin library holding this
+    /// static is unloaded.
+    _library: libloading::Library,
     pub compress_ctx: unsafe extern "C" fn(
         clevel: c_int,
         doshuffle: c_int,
@@ -39,19 +41,18 @@ type SzBufferFn = unsafe extern "C" fn(dest: *mut c_void, dest_len: *mut usize, 
 
 /// libaec's szip-compatible buffer API.
 pub struct Szip {
-    _library: &'static libloading::Library,
+    _library: libloading::Library,
     pub compress: SzBufferFn,
     pub decompress: SzBufferFn,
 }
 
-/// Opens the first of `names` that loads and keeps it for the life of the process (the function
-/// pointers taken from it must stay valid).
-fn open(names: &[&str]) -> Result<&'static libloading::Library, String> {
+/// Opens the first of `names` that loads.
+fn open(names: &[&str]) -> Result<libloading::Library, String> {
     let mut errors = Vec::new();
     for name in names {
         // SAFETY: these are the system's libblosc/libsz, whose initialisers are plain C.
         match unsafe { libloading::Library::new(name) } {
-            Ok(library) => return Ok(Box::leak(Box::new(library))),
+            Ok(library) => return Ok(library),
             Err(e) => errors.push(e.to_string()),
         }
     }
@@ -61,9 +62,9 @@ fn open(names: &[&str]) -> Result<&'static libloading::Library, String> {
 /// Looks up `name` as a function of type `F`.
 ///
 /// # Safety
-/// `F` must be the C type of the symbol.
-unsafe fn function<F: Copy>(library: &'static libloading::Library, name: &str) -> Result<F, String> {
-    // SAFETY: per the contract; the library is never unloaded.
+/// `F` must be the C type of the symbol, used only while `library` is loaded.
+unsafe fn function<F: Copy>(library: &libloading::Library, name: &str) -> Result<F, String> {
+    // SAFETY: per the contract.
     unsafe { library.get::<F>(name.as_bytes()) }.map(|symbol| *symbol).map_err(|e| e.to_string())
 }
 
@@ -73,13 +74,14 @@ pub fn blosc() -> Result<&'static Blosc, String> {
     BLOSC
         .get_or_init(|| {
             let library = open(&["libblosc.so.1", "libblosc.so"])?;
-            // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h).
+            // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h); the library is kept in the
+            // static with the pointers.
             unsafe {
                 Ok(Blosc {
+                    compress_ctx: function(&library, "blosc_compress_ctx")?,
+                    decompress_ctx: function(&library, "blosc_decompress_ctx")?,
+                    cbuffer_validate: function(&library, "blosc_cbuffer_validate")?,
                     _library: library,
-                    compress_ctx: function(library, "blosc_compress_ctx")?,
-                    decompress_ctx: function(library, "blosc_decompress_ctx")?,
-                    cbuffer_validate: function(library, "blosc_cbuffer_validate")?,
                 })
             }
         })
@@ -92,12 +94,12 @@ pub fn szip() -> Result<&'static Szip, String> {
     static SZIP: OnceLock<Result<Szip, String>> = OnceLock::new();
     SZIP.get_or_init(|| {
         let library = open(&["libsz.so.2", "libsz.so"])?;
-        // SAFETY: the types are libaec's szlib.h prototypes.
+        // SAFETY: the types are libaec's szlib.h prototypes; the library is kept with them.
         unsafe {
             Ok(Szip {
+                compress: function(&library, "SZ_BufftoBuffCompress")?,
+                decompress: function(&library, "SZ_BufftoBuffDecompress")?,
                 _library: library,
-                compress: function(library, "SZ_BufftoBuffCompress")?,
-                decompress: function(library, "SZ_BufftoBuffDecompress")?,
             })
         }
     })
