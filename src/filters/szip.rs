@@ -14,6 +14,16 @@ fn sz_params(params: &[u32]) -> FilterResult<SzParams> {
     let &[mask, pixels_per_block, bits_per_pixel, pixels_per_scanline] = params else {
         return fail(format!("szip takes 4 parameters, not {}", params.len()));
     };
+    // What H5Pset_szip and set_local guarantee; libaec divides by some of these unchecked.
+    if pixels_per_block % 2 != 0 || !(2..=32).contains(&pixels_per_block) {
+        return fail(format!("szip: {pixels_per_block} pixels per block is not even and 2..32"));
+    }
+    if !(1..=32).contains(&bits_per_pixel) && bits_per_pixel != 64 {
+        return fail(format!("szip: {bits_per_pixel} bits per pixel is not 1..32 or 64"));
+    }
+    if !(1..=4096).contains(&pixels_per_scanline) {
+        return fail(format!("szip: {pixels_per_scanline} pixels per scanline is not 1..4096"));
+    }
     let int = |v: u32| c_int::try_from(v).map_err(|_| super::FilterError(format!("szip parameter {v} out of range")));
     Ok(SzParams {
         options_mask: int(mask)?,
@@ -96,5 +106,9 @@ mod tests {
         assert!(packed.len() * MAX_RATIO > zeros.len(), "{} bytes", packed.len());
         assert_eq!(decode(&[MASK, 32, 8, 4096], packed.as_slice(), usize::MAX).unwrap().as_slice(), &zeros[..]);
         assert!(encode(&[MASK, 31, 32, 4096], &data).is_err(), "odd pixels per block");
+        // Parameters libaec would divide by zero on (found by h5z_szip_decode) fail cleanly.
+        for bad in [[141, 0, 16, 64], [141, 8, 0, 64], [141, 8, 16, 0], [141, 64, 16, 64], [141, 8, 33, 64]] {
+            assert!(decode(&bad, packed.as_slice(), usize::MAX).is_err(), "{bad:?}");
+        }
     }
 }
