@@ -17,11 +17,12 @@ use crate::plugin_loader::FilterPart;
 use crate::plugin_registry;
 use std::os::raw::{c_int, c_uint, c_void};
 
-/// The filter HDF5 should run for `id`: the path's plugin or ncfilters' own.
-fn preferred(id: u32) -> Option<(FilterPart, std::sync::Arc<plugin_registry::Registry>)> {
-    let registry = plugin_registry::registry();
-    let part = registry.get(id)?.filter.clone()?;
-    Some((part, registry))
+/// Runs `use_part` on the filter HDF5 should run for `id` (the path's plugin or ncfilters' own),
+/// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
+/// This runs per chunk: it takes an `Arc`, it copies nothing.
+fn with_preferred<R>(id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
+    let plugin = std::panic::catch_unwind(|| plugin_registry::registry().get(id).cloned()).ok()??;
+    plugin.filter.as_ref().map(use_part)
 }
 
 /// `can_apply` or `set_local` (both `int (hid_t, hid_t, hid_t)`).
@@ -30,15 +31,13 @@ type Callback = unsafe extern "C" fn(hid_t, hid_t, hid_t) -> c_int;
 /// Runs the chosen implementation's `callback`, or returns `absent` when it has none (HDF5's
 /// "applies" / "nothing to set"); -1, HDF5's failure, when there is no implementation at all.
 fn delegate(id: u32, callback: fn(&FilterPart) -> Option<Callback>, absent: c_int, args: (hid_t, hid_t, hid_t)) -> c_int {
-    match std::panic::catch_unwind(|| preferred(id)) {
-        Ok(Some((part, _registry))) => match callback(&part) {
-            // SAFETY: HDF5's arguments, passed on to the chosen class's callback, whose library
-            // the registry keeps loaded for the call.
-            Some(function) => unsafe { function(args.0, args.1, args.2) },
-            None => absent,
-        },
-        _ => -1,
-    }
+    with_preferred(id, |part| match callback(part) {
+        // SAFETY: HDF5's arguments, passed on to the chosen class's callback, whose library is
+        // held loaded for the call.
+        Some(function) => unsafe { function(args.0, args.1, args.2) },
+        None => absent,
+    })
+    .unwrap_or(-1)
 }
 
 macro_rules! stand_in {
@@ -54,15 +53,13 @@ macro_rules! stand_in {
                 buf_size: *mut usize,
                 buf: *mut *mut c_void,
             ) -> usize {
-                match std::panic::catch_unwind(|| preferred($id)) {
-                    // SAFETY: the H5Z_func_t contract, passed on unchanged; the registry (and so
-                    // the library the function lives in) is held for the call.
-                    Ok(Some((part, _registry))) => unsafe { (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) },
-                    _ => {
+                // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the function
+                // lives in is held loaded for the call.
+                with_preferred($id, |part| unsafe { (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
+                    .unwrap_or_else(|| {
                         report(format_args!("filter {}: no implementation found", $id));
                         0
-                    }
-                }
+                    })
             }
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
