@@ -7,7 +7,7 @@
 //! Reading accepts numbers or integer strings.
 #![forbid(unsafe_code)]
 
-use crate::codec_json::parse_codec;
+use crate::codec_json::{integer_of, parse_codec};
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL};
 use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params, szip_user_mask};
 use serde_json::{Map, Value};
@@ -165,13 +165,10 @@ impl Codec {
     }
 }
 
-/// An integer member given as a number or an integer string (4.9.0 writes strings).
+/// An integer member given as a number or an integer string (4.9.0 writes strings), read as the
+/// NCZarr engine reads it.
 fn integer(codec: &Map<String, Value>, key: &str) -> Option<i64> {
-    match codec.get(key)? {
-        Value::Number(n) => n.as_i64(),
-        Value::String(s) => s.trim().parse().ok(),
-        _ => None,
-    }
+    integer_of(codec.get(key)?)
 }
 
 #[cfg(test)]
