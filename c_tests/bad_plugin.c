@@ -14,6 +14,8 @@
  *  10 DEFAULTS        NCZ_codec_info_defaults: a version-9 entry, then a good codec for FILTER_ID
  *  11 INIT_CRASH      complete plugin whose NCZ_codec_initialize dereferences NULL
  *  12 GOOD            complete plugin (identity), to show loading went on
+ *  13 MINUS_ONE       complete plugin (identity) that fails with (size_t)-1, netcdf-c's plugins'
+ *                     error value, when BAD_PLUGIN_FAIL is set in the environment
  *
  * FILTER_ID and CODEC_ID are set per variant by the test.
  *
@@ -47,6 +49,8 @@ typedef struct {
 static size_t identity(unsigned flags, size_t n, const unsigned v[], size_t nbytes, size_t *buf_size, void **buf)
 {
     (void)flags; (void)n; (void)v; (void)buf_size; (void)buf;
+    if (VARIANT == 13 && getenv("BAD_PLUGIN_FAIL"))
+        return (size_t)-1;
     return nbytes;
 }
 

@@ -1,6 +1,7 @@
 //! netcdf-c status codes (`netcdf.h`) used by ncfilters, and the diagnostics channel.
 #![forbid(unsafe_code)]
 
+use std::io::Write;
 use std::os::raw::c_int;
 
 pub const NC_NOERR: c_int = 0;
@@ -23,7 +24,23 @@ pub fn report(message: std::fmt::Arguments<'_>) {
     if std::env::var_os("NCFILTERS_QUIET").is_some_and(|v| v == "1") {
         return;
     }
-    eprintln!("ncfilters: {message}");
+    write_stderr("ncfilters: ", message);
+}
+
+/// Writes `prefix`, `message` and a newline to stderr in one write, ignoring every failure.
+///
+/// `eprintln!` panics when stderr fails (`ENOSPC` on `/dev/full`, `EPIPE` with SIGPIPE ignored,
+/// `EAGAIN` on a non-blocking pipe); a diagnostic must never turn into a panic, nor may a
+/// `Display` that panics while formatting.
+pub fn write_stderr(prefix: &str, message: std::fmt::Arguments<'_>) {
+    let write = || {
+        let mut line = String::from(prefix);
+        // A failing Display leaves the line as far as it got.
+        let _ = std::fmt::Write::write_fmt(&mut line, message);
+        line.push('\n');
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+    };
+    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
 }
 
 pub const NC_EINDEFINE: c_int = -39;

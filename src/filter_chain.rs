@@ -116,6 +116,8 @@ impl ZarrFilter {
         let Some(codec) = self.plugin.as_ref().filter(|p| p.is_complete()).and_then(|p| p.codec.clone()) else {
             return Err(NC_ENOFILTER);
         };
+        // Its first use: the filter may rely on what NCZ_codec_initialize sets up.
+        codec.ensure_initialized();
         let mut working = CParams::empty();
         if codec.modifies_parameters() {
             codec.modify_parameters(ncid, varid, &mut self.visible, &mut working)?;

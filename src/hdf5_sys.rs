@@ -20,6 +20,7 @@ const MAX_RANK: usize = 32;
 extern "C" {
     fn ncfilters_H5Zfilter_avail(id: c_int) -> c_int;
     fn ncfilters_H5Zregister(class: *const c_void) -> c_int;
+    fn ncfilters_H5Zget_filter_info(id: c_int, flags: *mut c_uint) -> c_int;
     fn ncfilters_H5Pget_filter_by_id2(
         plist: Hid,
         id: c_int,
@@ -65,6 +66,18 @@ pub fn filter_avail(id: u32) -> crate::error::NcResult<bool> {
         -2 => Err(crate::error::NC_ENOTBUILT),
         status if status < 0 => Err(crate::error::NC_EHDFERR),
         status => Ok(status > 0),
+    }
+}
+
+/// Whether a class for filter `id` is registered with HDF5 (its predefined filters, or one an
+/// application or netCDF registered). Unlike `H5Zfilter_avail`, `H5Zget_filter_info` looks only
+/// at the registered table: it never searches and loads the plugin path.
+pub fn filter_registered(id: u32) -> crate::error::NcResult<bool> {
+    let mut flags: c_uint = 0;
+    // SAFETY: flags is a valid out-pointer.
+    match unsafe { ncfilters_H5Zget_filter_info(id as c_int, &mut flags) } {
+        -2 => Err(crate::error::NC_ENOTBUILT),
+        status => Ok(status >= 0),
     }
 }
 

@@ -14,6 +14,7 @@ use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
 /// `H5Z_func_t`, as the standard filters' entry points have it.
@@ -53,20 +54,71 @@ pub struct CodecPart {
     to_hdf5: Option<CodecToHdf5Fn>,
     hdf5_to_codec: Option<Hdf5ToCodecFn>,
     modify_parameters: Option<ModifyParametersFn>,
+    /// Shared by the clones of this part: whether `NCZ_codec_initialize` has run.
+    init: Arc<InitState>,
+}
+
+/// A codec's `NCZ_codec_initialize` runs once, the first time the codec is used, never at
+/// discovery: an unused broken plugin then costs nothing, and `NCZ_codec_finalize` runs only
+/// for codecs that were initialised.
+#[derive(Debug, Default)]
+struct InitState {
+    /// 0 not run, 1 running, 2 done.
+    state: AtomicU8,
+    /// The thread running the initialiser, so that a re-entrant use does not wait on itself.
+    runner: AtomicU64,
+}
+
+const INIT_NOT_RUN: u8 = 0;
+const INIT_RUNNING: u8 = 1;
+const INIT_DONE: u8 = 2;
+
+/// A number for the calling thread (never 0).
+fn thread_number() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+    thread_local! {
+        static NUMBER: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+    }
+    NUMBER.with(|n| *n)
+}
+
+/// Why a library was skipped, with the filter id it was for when that could be read.
+#[derive(Debug)]
+pub struct LoadError {
+    pub reason: String,
+    pub id: Option<u32>,
+}
+
+impl From<String> for LoadError {
+    fn from(reason: String) -> Self {
+        LoadError { reason, id: None }
+    }
+}
+
+impl From<&str> for LoadError {
+    fn from(reason: &str) -> Self {
+        LoadError { reason: reason.to_string(), id: None }
+    }
+}
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.reason)
+    }
 }
 
 /// What a library offers.
 #[derive(Debug)]
 pub enum LibraryContents {
     /// `NCZ_codec_info_defaults`: codecs for HDF5-only plugins found elsewhere; one result per entry.
-    Defaults(Vec<Result<CodecPart, String>>),
+    Defaults(Vec<Result<CodecPart, LoadError>>),
     /// `H5PLget_plugin_type`/`H5PLget_plugin_info` and/or `NCZ_get_codec_info`.
     Plugin { filter: Option<FilterPart>, codec: Option<CodecPart> },
 }
 
 /// Opens a candidate library: `Ok(None)` when it has none of the plugin entry points,
 /// `Err(reason)` when it is bad.
-pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, String> {
+pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
     // SAFETY: loading a library runs its initialisers; libraries on the plugin path are
     // trusted code by HDF5's and netcdf-c's own rules. The flags are netcdf-c's.
     let library = unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_GLOBAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
@@ -128,58 +180,67 @@ unsafe fn name_of(text: *const c_char) -> Option<String> {
 
 /// # Safety
 /// The arguments are the library's `H5PLget_plugin_type` and `H5PLget_plugin_info`.
-unsafe fn read_filter(get_type: *const c_void, get_info: *const c_void) -> Result<FilterPart, String> {
+unsafe fn read_filter(get_type: *const c_void, get_info: *const c_void) -> Result<FilterPart, LoadError> {
     // SAFETY: H5PLget_plugin_type returns an int-sized enum; read as c_int so any value is valid.
     let get_type: unsafe extern "C" fn() -> c_int = unsafe { std::mem::transmute(get_type) };
     // SAFETY: no arguments.
     let kind = unsafe { get_type() };
     if kind != H5PL_TYPE_FILTER {
-        return Err(format!("H5PLget_plugin_type returned {kind}, not H5PL_TYPE_FILTER"));
+        return Err(format!("H5PLget_plugin_type returned {kind}, not H5PL_TYPE_FILTER").into());
     }
     // SAFETY: forwarded contract.
     let info = unsafe { call_info(get_info) } as *const H5Z_class2_t;
     if info.is_null() || !info.is_aligned() {
         return Err("H5PLget_plugin_info returned NULL or a misaligned pointer".into());
     }
-    // SAFETY: non-NULL, aligned; a plugin returns a pointer to its static H5Z_class2_t.
+    // The version comes first and tells the struct's size (an H5Z_class1_t is shorter): read
+    // only it before referencing the whole struct.
+    // SAFETY: non-NULL and aligned; every H5Z class begins with at least an int.
+    let version = unsafe { std::ptr::read(info.cast::<c_int>()) };
+    if version != H5Z_CLASS_T_VERS {
+        return Err(format!("H5Z_class2_t version {version} (expected {H5Z_CLASS_T_VERS})").into());
+    }
+    // SAFETY: non-NULL, aligned, version 1: a plugin's static H5Z_class2_t.
     filter_part(unsafe { &*info })
 }
 
-/// The filter part of a class.
-fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, String> {
-    if class.version != H5Z_CLASS_T_VERS {
-        return Err(format!("H5Z_class2_t version {} (expected {H5Z_CLASS_T_VERS})", class.version));
-    }
+/// The filter part of a version-1 `H5Z_class2_t`.
+fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, LoadError> {
     let id = u32::try_from(class.id).map_err(|_| format!("negative filter id {}", class.id))?;
-    let function = class.filter.ok_or_else(|| format!("filter {id} has a NULL filter function"))?;
+    let function = class.filter.ok_or_else(|| LoadError { reason: format!("filter {id} has a NULL filter function"), id: Some(id) })?;
     // SAFETY: the class name is NULL or a NUL-terminated string.
     let name = unsafe { name_of(class.name) }.unwrap_or_default();
     Ok(FilterPart { id, name, function, can_apply: class.can_apply, set_local: class.set_local })
 }
 
 /// A filter and codec built into ncfilters, read as a plugin's would be.
-pub fn builtin(class: &'static StaticClass, codec: &'static StaticCodec) -> Result<(FilterPart, CodecPart), String> {
+pub fn builtin(class: &'static StaticClass, codec: &'static StaticCodec) -> Result<(FilterPart, CodecPart), LoadError> {
     // SAFETY: a static NCZ_codec_t of ncfilters' own.
     Ok((filter_part(&class.0)?, unsafe { read_codec((&codec.0 as *const NCZ_codec_t).cast()) }?))
 }
 
 /// # Safety
 /// `info` is NULL or what `NCZ_get_codec_info` (or a defaults list) returned.
-unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, String> {
+unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, LoadError> {
     let info = info as *const NCZ_codec_t;
     if info.is_null() || !info.is_aligned() {
         return Err("codec info is NULL or misaligned".into());
     }
-    // SAFETY: non-NULL, aligned; a plugin returns a pointer to its static NCZ_codec_t.
-    let codec = unsafe { &*info };
-    if codec.version != NCZ_CODEC_CLASS_VER {
-        return Err(format!("NCZ_codec_t version {} (expected {NCZ_CODEC_CLASS_VER})", codec.version));
+    // As for the filter class: the leading version says whether the rest is there.
+    // SAFETY: non-NULL and aligned; an NCZ_codec_t of any version begins with an int.
+    let version = unsafe { std::ptr::read(info.cast::<c_int>()) };
+    if version != NCZ_CODEC_CLASS_VER {
+        return Err(format!("NCZ_codec_t version {version} (expected {NCZ_CODEC_CLASS_VER})").into());
     }
+    // SAFETY: non-NULL, aligned, version 1: a plugin's static NCZ_codec_t.
+    let codec = unsafe { &*info };
+    let id = Some(codec.hdf5id);
     if codec.sort != NCZ_CODEC_HDF5 {
-        return Err(format!("NCZ_codec_t sort {} (expected NCZ_CODEC_HDF5)", codec.sort));
+        return Err(LoadError { reason: format!("NCZ_codec_t sort {} (expected NCZ_CODEC_HDF5)", codec.sort), id });
     }
     // SAFETY: codecid is NULL or NUL-terminated.
-    let codec_id = unsafe { name_of(codec.codecid) }.ok_or("codec has a NULL, empty or non-UTF-8 id")?;
+    let codec_id = unsafe { name_of(codec.codecid) }
+        .ok_or_else(|| LoadError { reason: "codec has a NULL, empty or non-UTF-8 id".into(), id })?;
     Ok(CodecPart {
         codec_id,
         hdf5_id: codec.hdf5id,
@@ -188,12 +249,13 @@ unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, String> {
         to_hdf5: codec.NCZ_codec_to_hdf5,
         hdf5_to_codec: codec.NCZ_hdf5_to_codec,
         modify_parameters: codec.NCZ_modify_parameters,
+        init: Arc::default(),
     })
 }
 
 /// # Safety
 /// `get_defaults` is the library's `NCZ_codec_info_defaults`.
-unsafe fn read_defaults(get_defaults: *const c_void) -> Result<Vec<Result<CodecPart, String>>, String> {
+unsafe fn read_defaults(get_defaults: *const c_void) -> Result<Vec<Result<CodecPart, LoadError>>, LoadError> {
     // SAFETY: forwarded contract.
     let list = unsafe { call_info(get_defaults) } as *const *const c_void;
     if list.is_null() || !list.is_aligned() {
@@ -209,7 +271,7 @@ unsafe fn read_defaults(get_defaults: *const c_void) -> Result<Vec<Result<CodecP
         // SAFETY: a non-NULL entry points to an NCZ_codec_t.
         entries.push(unsafe { read_codec(entry) });
     }
-    Err(format!("NCZ_codec_info_defaults list has no NULL terminator within {MAX_DEFAULT_CODECS} entries"))
+    Err(format!("NCZ_codec_info_defaults list has no NULL terminator within {MAX_DEFAULT_CODECS} entries").into())
 }
 
 impl FilterPart {
@@ -245,63 +307,39 @@ fn check(code: c_int, what: &str, codec_id: &str) -> NcResult<()> {
     }
 }
 
-/// How long a probe of `NCZ_codec_initialize` may take before the plugin is given up.
-const PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
-
-/// Waits for a probe child: `Ok` if it exited with status 0.
-fn wait_probe(pid: libc::pid_t) -> Result<(), String> {
-    let start = std::time::Instant::now();
-    let mut pause = std::time::Duration::from_micros(20);
-    loop {
-        let mut status = 0;
-        // SAFETY: pid is our child; status is a valid out-pointer.
-        match unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) } {
-            0 if start.elapsed() < PROBE_TIMEOUT => {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(std::time::Duration::from_millis(10));
-            }
-            0 => {
-                // SAFETY: kill and reap our own child.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                    libc::waitpid(pid, &mut status, 0);
-                }
-                return Err(format!("NCZ_codec_initialize did not return within {PROBE_TIMEOUT:?} in a probe process"));
-            }
-            -1 => return Ok(()), // lost track of the child (SIGCHLD ignored): nothing learned
-            _ if libc::WIFSIGNALED(status) => {
-                return Err(format!("NCZ_codec_initialize crashed (signal {}) in a probe process", libc::WTERMSIG(status)))
-            }
-            _ if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 => return Ok(()),
-            _ => return Err(format!("NCZ_codec_initialize exited a probe process (status {status})")),
-        }
-    }
-}
-
 impl CodecPart {
-    /// `NCZ_codec_initialize`, first run in a forked probe process: a plugin whose initialiser
-    /// crashes is reported and never initialised here. (Plugins without one cost nothing.)
-    pub fn initialize(&self) -> Result<(), String> {
-        let Some(initialize) = self.initialize else {
-            return Ok(());
-        };
-        // SAFETY: fork has no preconditions; the child only runs the initialiser and _exits
-        // without touching Rust state, buffered output or atexit handlers.
-        match unsafe { libc::fork() } {
-            // SAFETY: in the child: run the plugin's initialiser, then leave at once.
-            0 => unsafe {
-                initialize();
-                libc::_exit(0)
-            },
-            -1 => {} // no probe possible: proceed as netcdf-c does
-            pid => wait_probe(pid)?,
+    /// Runs `NCZ_codec_initialize` if this is the codec's first use (see [`InitState`]).
+    /// A plugin library is trusted native code, as HDF5 treats it: nothing is probed.
+    pub fn ensure_initialized(&self) {
+        let init = &self.init;
+        let me = thread_number();
+        loop {
+            match init.state.compare_exchange(INIT_NOT_RUN, INIT_RUNNING, Ordering::Acquire, Ordering::Acquire) {
+                Ok(_) => break,
+                Err(INIT_DONE) => return,
+                // Re-entered from this codec's own initialiser: go on, as netcdf-c would.
+                Err(_) if init.runner.load(Ordering::Acquire) == me => return,
+                Err(_) => std::thread::yield_now(),
+            }
         }
-        // SAFETY: NCZ_codec_initialize takes no arguments; the probe survived it.
-        unsafe { initialize() };
-        Ok(())
+        init.runner.store(me, Ordering::Release);
+        if let Some(initialize) = self.initialize {
+            // SAFETY: NCZ_codec_initialize takes no arguments.
+            unsafe { initialize() };
+        }
+        init.state.store(INIT_DONE, Ordering::Release);
     }
 
+    /// Whether `NCZ_codec_initialize` has run (or the codec has none and was used).
+    pub fn is_initialized(&self) -> bool {
+        self.init.state.load(Ordering::Acquire) == INIT_DONE
+    }
+
+    /// `NCZ_codec_finalize`, for a codec that was initialised.
     pub fn finalize(&self) {
+        if !self.is_initialized() {
+            return;
+        }
         if let Some(finalize) = self.finalize {
             // SAFETY: NCZ_codec_finalize takes no arguments.
             unsafe { finalize() }
@@ -310,6 +348,7 @@ impl CodecPart {
 
     /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.
     pub fn to_hdf5(&self, codec_json: &str) -> NcResult<CParams> {
+        self.ensure_initialized();
         let Some(to_hdf5) = self.to_hdf5 else {
             return Ok(CParams::empty());
         };
@@ -325,6 +364,7 @@ impl CodecPart {
 
     /// `NCZ_hdf5_to_codec`: the codec JSON text of visible HDF5 parameters.
     pub fn to_codec(&self, visible: &CParams) -> NcResult<String> {
+        self.ensure_initialized();
         let Some(hdf5_to_codec) = self.hdf5_to_codec else {
             crate::error::report(format_args!("codec \"{}\" has no NCZ_hdf5_to_codec", self.codec_id));
             return Err(NC_EFILTER);
@@ -349,6 +389,7 @@ impl CodecPart {
     /// `NCZ_modify_parameters`: visible → working parameters for variable `(ncid, varid)`.
     /// The plugin may re-enter netcdf-c (`nc_inq_var`, …) and may replace either vector.
     pub fn modify_parameters(&self, ncid: c_int, varid: c_int, visible: &mut CParams, working: &mut CParams) -> NcResult<()> {
+        self.ensure_initialized();
         let Some(modify) = self.modify_parameters else {
             return Ok(());
         };
@@ -380,7 +421,13 @@ pub mod test_parts {
             to_hdf5: None,
             hdf5_to_codec: None,
             modify_parameters: None,
+            init: Arc::default(),
         }
+    }
+
+    /// A codec with an initialiser and a finaliser.
+    pub fn codec_with_lifecycle(codec_id: &str, hdf5_id: u32, initialize: extern "C" fn(), finalize: extern "C" fn()) -> CodecPart {
+        CodecPart { initialize: Some(initialize), finalize: Some(finalize), ..codec(codec_id, hdf5_id) }
     }
 
     pub fn keep_alive() -> KeepAlive {

@@ -6,12 +6,14 @@
 //! - directories are read in sorted order, so the result does not depend on `readdir`;
 //! - a bad library (not loadable, half an HDF5 interface, wrong struct version or sort, NULL info,
 //!   duplicate id, …) or a bad defaults entry is skipped with a diagnostic; the rest still load;
-//! - every complete plugin is initialised, the highest id included, after a probe of its
-//!   `NCZ_codec_initialize` in a forked process (a plugin whose initialiser crashes is skipped);
+//! - a codec's `NCZ_codec_initialize` runs the first time the codec is used, not at discovery
+//!   (so an unused broken plugin costs nothing), and `NCZ_codec_finalize` only for codecs that
+//!   were initialised; the highest id is a plugin like any other;
 //! - loading is lazy: nothing is loaded until a variable actually has a filter or one is defined;
 //! - the standard filters (deflate, shuffle, fletcher32, szip, bzip2, zstd, blosc) are built in:
 //!   an id, or the filter or codec half of one, that no library on the path provides is served by
-//!   ncfilters' own, so they work with no `HDF5_PLUGIN_PATH`.
+//!   ncfilters' own, so they work with no `HDF5_PLUGIN_PATH`; a bad library for one of their
+//!   ids is skipped and the built-in still serves the id.
 //!
 //! The registry is built once per process (until [`finalize`]) and shared as an `Arc`, so
 //! callers never hold a lock while they call into a plugin or back into netcdf-c.
@@ -39,7 +41,7 @@ pub fn debug_enabled() -> bool {
 
 fn debug(message: std::fmt::Arguments<'_>) {
     if debug_enabled() {
-        eprintln!("ncfilters[debug]: {message}");
+        crate::error::write_stderr("ncfilters[debug]: ", message);
     }
 }
 
@@ -84,6 +86,20 @@ impl Plugin {
     pub fn is_complete(&self) -> bool {
         self.filter.is_some() && self.codec.is_some()
     }
+
+    /// Why this plugin's HDF5 filter cannot run: it is ncfilters' own and needs a C library
+    /// (libblosc, libsz) that does not load. A library on the plugin path is trusted to run.
+    pub fn unavailable_reason(&self) -> Option<String> {
+        match &self.filter_source {
+            Some(source) if source == Path::new(BUILTIN_SOURCE) => crate::filters::native_library_error(self.id),
+            _ => None,
+        }
+    }
+
+    /// Complete, and its filter will run (see [`Plugin::unavailable_reason`]).
+    pub fn is_usable(&self) -> bool {
+        self.is_complete() && self.unavailable_reason().is_none()
+    }
 }
 
 /// The plugins found, by HDF5 id.
@@ -104,6 +120,15 @@ impl Registry {
 
     pub fn plugins(&self) -> impl Iterator<Item = &Arc<Plugin>> {
         self.plugins.values()
+    }
+
+    /// What serves filter `id`, for the diagnostic of a library skipped for it.
+    pub fn served_by(&self, id: u32) -> String {
+        match self.get(id).and_then(|p| p.filter_source.as_ref().or(p.codec_source.as_ref())) {
+            Some(source) if source == Path::new(BUILTIN_SOURCE) => format!("ncfilters' built-in filter serves id {id}"),
+            Some(source) => format!("{} serves id {id}", source.display()),
+            None => format!("nothing serves id {id}"),
+        }
     }
 
     /// The pairing table, one line per id, for `NCFILTERS_DEBUG`.
@@ -133,6 +158,14 @@ pub struct LoadedLibrary {
     pub contents: LibraryContents,
 }
 
+/// A library skipped for a known filter id: reported once the id's final source is known.
+#[derive(Debug)]
+struct SkippedForId {
+    path: PathBuf,
+    id: u32,
+    why: String,
+}
+
 #[derive(Debug)]
 struct Draft {
     filter: Option<(FilterPart, PathBuf)>,
@@ -148,6 +181,7 @@ pub struct RegistryBuilder {
     drafts: BTreeMap<u32, Draft>,
     defaults: Vec<(CodecPart, PathBuf, KeepAlive)>,
     builtins: Vec<(FilterPart, CodecPart)>,
+    skipped: Vec<SkippedForId>,
 }
 
 /// Where a built-in part came from, in the pairing table.
@@ -162,6 +196,15 @@ fn valid_id(id: u32) -> bool {
 }
 
 impl RegistryBuilder {
+    /// A library skipped: reported at once when the id it was for is unknown, else by
+    /// [`RegistryBuilder::finish`], which can say what serves the id instead.
+    pub fn skip(&mut self, path: &Path, id: Option<u32>, why: impl std::fmt::Display) {
+        match id {
+            Some(id) => self.skipped.push(SkippedForId { path: path.to_path_buf(), id, why: why.to_string() }),
+            None => skip(path, why),
+        }
+    }
+
     pub fn add(&mut self, library: LoadedLibrary) {
         let LoadedLibrary { path, keep_alive, contents } = library;
         match contents {
@@ -172,14 +215,16 @@ impl RegistryBuilder {
                             debug(format_args!("{}: default codec \"{}\" for id {}", path.display(), codec.codec_id, codec.hdf5_id));
                             self.defaults.push((codec, path.clone(), keep_alive.clone()));
                         }
-                        Err(why) => skip(&path, format_args!("defaults entry {index}: {why}")),
+                        Err(why) => self.skip(&path, why.id, format_args!("defaults entry {index}: {why}")),
                     }
                 }
             }
             LibraryContents::Plugin { filter, codec } => {
                 let id = match (&filter, &codec) {
                     (Some(f), Some(c)) if f.id != c.hdf5_id => {
-                        return skip(&path, format_args!("its HDF5 filter id {} and codec id {} differ", f.id, c.hdf5_id));
+                        let why = format!("its HDF5 filter id {} and codec id {} differ", f.id, c.hdf5_id);
+                        self.skip(&path, Some(c.hdf5_id), &why);
+                        return self.skip(&path, Some(f.id), why);
                     }
                     (Some(f), _) => f.id,
                     (None, Some(c)) => c.hdf5_id,
@@ -227,8 +272,8 @@ impl RegistryBuilder {
         self.builtins = parts;
     }
 
-    /// Attaches default codecs, then built-in parts, then initialises every complete plugin (dropping those whose
-    /// initialiser crashes in a probe process).
+    /// Attaches default codecs, then built-in parts, and reports the libraries skipped for an id
+    /// with what serves that id now. Nothing is initialised here (see [`CodecPart::ensure_initialized`]).
     pub fn finish(mut self) -> Registry {
         for (codec, path, keep_alive) in self.defaults {
             match self.drafts.get_mut(&codec.hdf5_id) {
@@ -262,20 +307,13 @@ impl RegistryBuilder {
                 let (codec, codec_source) = d.codec.map_or((None, None), |(c, p)| (Some(c), Some(p)));
                 Plugin { id, filter, filter_source, codec, codec_source, codec_defaulted: d.codec_defaulted, _keep_loaded: d.libraries }
             })
-            .filter(|plugin| match (plugin.is_complete(), &plugin.codec) {
-                (true, Some(codec)) => match codec.initialize() {
-                    Ok(()) => true,
-                    Err(why) => {
-                        let source = plugin.codec_source.as_deref().unwrap_or(Path::new("?"));
-                        skip(source, format_args!("codec \"{}\" (filter {}): {why}", codec.codec_id, plugin.id));
-                        false
-                    }
-                },
-                _ => true,
-            })
             .map(|plugin| (plugin.id, Arc::new(plugin)))
             .collect();
-        Registry { plugins }
+        let registry = Registry { plugins };
+        for SkippedForId { path, id, why } in self.skipped {
+            skip(&path, format_args!("{why}; {}", registry.served_by(id)));
+        }
+        registry
     }
 }
 
@@ -307,13 +345,13 @@ fn discover() -> Registry {
             match plugin_loader::load(&path) {
                 Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
                 Ok(None) => debug(format_args!("{}: no plugin entry points, ignored", path.display())),
-                Err(why) => skip(&path, why),
+                Err(why) => builder.skip(&path, why.id, why),
             }
         }
     }
     let registry = builder.finish();
     if debug_enabled() {
-        eprint!("ncfilters[debug]: NCZarr filter plugins:\n{}", registry.table());
+        debug(format_args!("NCZarr filter plugins:\n{}", registry.table().trim_end()));
     }
     registry
 }
@@ -339,6 +377,29 @@ thread_local! {
     static DISCOVERING: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Marks this thread as discovering until dropped, also when discovery unwinds: a flag left
+/// set would make this thread see an empty registry forever.
+struct Discovering;
+
+impl Discovering {
+    fn enter() -> Self {
+        DISCOVERING.with(|d| d.set(true));
+        Discovering
+    }
+}
+
+impl Drop for Discovering {
+    fn drop(&mut self) {
+        DISCOVERING.with(|d| d.set(false));
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Makes this thread's next discovery panic (the registry's unwind test).
+    static PANIC_IN_DISCOVERY: Cell<bool> = const { Cell::new(false) };
+}
+
 /// The registry, discovered on first use.
 pub fn registry() -> Arc<Registry> {
     if let Some(registry) = lock(&REGISTRY).clone() {
@@ -353,9 +414,13 @@ pub fn registry() -> Arc<Registry> {
     if let Some(registry) = lock(&REGISTRY).clone() {
         return registry;
     }
-    DISCOVERING.with(|d| d.set(true));
+    let discovering = Discovering::enter();
+    #[cfg(test)]
+    if PANIC_IN_DISCOVERY.with(|p| p.replace(false)) {
+        panic!("discovery panics (test)");
+    }
     let registry = Arc::new(discover());
-    DISCOVERING.with(|d| d.set(false));
+    drop(discovering);
     *lock(&REGISTRY) = Some(registry.clone());
     registry
 }
@@ -370,10 +435,8 @@ pub fn is_loaded() -> bool {
 pub fn finalize() {
     let taken = lock(&REGISTRY).take();
     if let Some(registry) = taken {
-        for plugin in registry.plugins() {
-            if let (true, Some(codec)) = (plugin.is_complete(), &plugin.codec) {
-                codec.finalize();
-            }
+        for codec in registry.plugins().filter_map(|plugin| plugin.codec.as_ref()) {
+            codec.finalize(); // only if it was initialised
         }
     }
 }
@@ -381,7 +444,8 @@ pub fn finalize() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plugin_loader::test_parts::{codec, filter, keep_alive};
+    use crate::plugin_loader::test_parts::{codec, codec_with_lifecycle, filter, keep_alive};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn plugin(filter: Option<FilterPart>, codec: Option<CodecPart>) -> LibraryContents {
         LibraryContents::Plugin { filter, codec }
@@ -463,5 +527,85 @@ mod tests {
         assert!(r.get(40000).is_none() && r.get(40001).is_none(), "mismatched ids: library ignored");
         assert!(r.get(70000).is_none());
         assert!(r.get(1).unwrap().is_complete(), "one bad defaults entry disables nothing else");
+    }
+
+    #[test]
+    fn a_panic_during_discovery_leaves_the_thread_able_to_discover() {
+        // Its own thread: the flags are per thread. Retried while other tests' uses of the
+        // shared registry keep discovery from running here.
+        let discovered_after_panic = std::thread::spawn(|| {
+            for _ in 0..100 {
+                finalize();
+                PANIC_IN_DISCOVERY.with(|p| p.set(true));
+                let panicked = std::panic::catch_unwind(registry).is_err();
+                PANIC_IN_DISCOVERY.with(|p| p.set(false));
+                if panicked {
+                    return Some(registry().get(32015).is_some_and(|p| p.is_complete()));
+                }
+            }
+            None
+        })
+        .join()
+        .unwrap();
+        assert_eq!(discovered_after_panic, Some(true), "after a panic this thread must still see the built-in filters");
+    }
+
+    static INITIALISED: AtomicUsize = AtomicUsize::new(0);
+    static FINALISED: AtomicUsize = AtomicUsize::new(0);
+    extern "C" fn count_initialise() {
+        INITIALISED.fetch_add(1, Ordering::SeqCst);
+    }
+    extern "C" fn count_finalise() {
+        FINALISED.fetch_add(1, Ordering::SeqCst);
+    }
+    extern "C" fn abort_initialise() {
+        std::process::abort();
+    }
+    extern "C" fn nothing() {}
+
+    #[test]
+    fn a_codec_is_initialised_on_first_use_only_and_finalised_only_if_initialised() {
+        let mut b = RegistryBuilder::default();
+        b.add(library("/p/used.so", plugin(Some(filter(40500)), Some(codec_with_lifecycle("used", 40500, count_initialise, count_finalise)))));
+        b.add(library("/p/unused.so", plugin(Some(filter(40501)), Some(codec_with_lifecycle("unused", 40501, count_initialise, count_finalise)))));
+        let r = b.finish();
+        assert_eq!(INITIALISED.load(Ordering::SeqCst), 0, "discovery initialises nothing");
+        let used = r.get(40500).unwrap().codec.clone().unwrap();
+        for _ in 0..3 {
+            used.to_hdf5("{\"id\": \"used\"}").unwrap();
+        }
+        assert_eq!(INITIALISED.load(Ordering::SeqCst), 1, "initialised once, at first use");
+        for plugin in r.plugins() {
+            plugin.codec.as_ref().unwrap().finalize();
+        }
+        assert_eq!(FINALISED.load(Ordering::SeqCst), 1, "only the initialised codec is finalised");
+    }
+
+    #[test]
+    fn a_bad_path_library_for_a_built_in_id_leaves_the_built_in_serving_it() {
+        let mut b = RegistryBuilder::default();
+        b.add_builtins(vec![(filter(307), codec("bz2", 307)), (filter(32015), codec("zstd", 32015))]);
+        // A complete path codec whose initialiser would kill the process: never run at discovery.
+        b.add(library("/p/crashy_bz2.so", plugin(Some(filter(307)), Some(codec_with_lifecycle("bz2", 307, abort_initialise, nothing)))));
+        b.skip(Path::new("/p/bad_zstd.so"), Some(32015), "NCZ_codec_t sort 2");
+        let r = b.finish();
+        assert_eq!(r.get(307).unwrap().filter_source.as_deref(), Some(Path::new("/p/crashy_bz2.so")));
+        let zstd = r.get(32015).unwrap();
+        assert!(zstd.is_complete() && zstd.filter_source.as_deref() == Some(Path::new(BUILTIN_SOURCE)));
+        assert_eq!(r.served_by(32015), "ncfilters' built-in filter serves id 32015");
+        assert_eq!(r.served_by(307), "/p/crashy_bz2.so serves id 307");
+        assert_eq!(r.served_by(41000), "nothing serves id 41000");
+    }
+
+    #[test]
+    fn a_built_in_filter_is_usable_only_if_its_c_library_loads() {
+        let mut b = RegistryBuilder::default();
+        b.add_builtins(vec![(filter(32001), codec("blosc", 32001)), (filter(32015), codec("zstd", 32015))]);
+        b.add(library("/p/blosc.so", plugin(Some(filter(4)), Some(codec("szip", 4)))));
+        let r = b.finish();
+        assert!(r.get(32015).unwrap().is_usable(), "zstd needs no C library");
+        assert!(r.get(4).unwrap().is_usable(), "a path plugin is trusted to run");
+        let blosc = r.get(32001).unwrap();
+        assert_eq!(blosc.is_usable(), crate::filters::native_library_error(32001).is_none());
     }
 }

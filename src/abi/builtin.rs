@@ -6,7 +6,9 @@
 //! would load every plugin library into every netCDF program), so the stand-in decides only when
 //! HDF5 first uses the filter: a plugin on `HDF5_PLUGIN_PATH` with the id, if there is one,
 //! else ncfilters' own filter (both found through [`plugin_registry`]). The order is:
-//! 1. HDF5's own built-in filters (deflate, shuffle, fletcher32 and, where HDF5 has it, szip);
+//! 1. a class already registered with HDF5 for the id: HDF5's own predefined filters (deflate,
+//!    shuffle, fletcher32 and, where HDF5 has it, szip) or one the application registered
+//!    (hdf5plugin, h5py): it is never replaced;
 //! 2. a plugin library on `HDF5_PLUGIN_PATH`;
 //! 3. ncfilters' built-in filter.
 
@@ -40,6 +42,17 @@ fn delegate(id: u32, callback: fn(&FilterPart) -> Option<Callback>, absent: c_in
     .unwrap_or(-1)
 }
 
+/// HDF5 reads only 0 as a filter's failure; netcdf-c's C plugins return `(size_t)-1` from their
+/// error paths (szip's "overflow" on incompressible data, say), which HDF5 would take as
+/// success with `SIZE_MAX` bytes.
+fn failure_as_zero(used: usize) -> usize {
+    if used == usize::MAX {
+        0
+    } else {
+        used
+    }
+}
+
 macro_rules! stand_in {
     ($module:ident, $id:expr, $name:literal) => {
         mod $module {
@@ -55,11 +68,12 @@ macro_rules! stand_in {
             ) -> usize {
                 // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the function
                 // lives in is held loaded for the call.
-                with_preferred($id, |part| unsafe { (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
+                let used = with_preferred($id, |part| unsafe { (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
                     .unwrap_or_else(|| {
                         report(format_args!("filter {}: no implementation found", $id));
                         0
-                    })
+                    });
+                failure_as_zero(used)
             }
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
@@ -95,19 +109,48 @@ stand_in!(blosc, 32001u32, "blosc");
 static STAND_INS: [&crate::abi::plugin::StaticClass; 7] =
     [&deflate::CLASS, &shuffle::CLASS, &fletcher32::CLASS, &szip::CLASS, &bzip2::CLASS, &zstd::CLASS, &blosc::CLASS];
 
-/// HDF5's predefined filters: asking HDF5 about them never searches the plugin path.
-const HDF5_PREDEFINED: std::ops::RangeInclusive<u32> = 1..=4;
+/// The ids whose stand-in this process registered.
+static REGISTERED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
 
-/// Registers a stand-in for each standard filter HDF5 lacks (see the module documentation).
+fn registered_ids() -> std::sync::MutexGuard<'static, Vec<u32>> {
+    REGISTERED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Registers a stand-in for each standard filter that has no class registered with HDF5 yet
+/// (see the module documentation). Asks HDF5's registered table only, so HDF5 never searches
+/// its plugin path here, and a class registered before (HDF5's own, an application's, or ours
+/// from an earlier `nc_initialize`) is kept.
 pub fn register_standard_filters() {
     for class in STAND_INS {
         let id = class.0.id as u32;
         debug_assert!(STANDARD.iter().any(|(standard, _)| standard.0.id == class.0.id));
-        if HDF5_PREDEFINED.contains(&id) && crate::hdf5_sys::filter_avail(id) != Ok(false) {
-            continue; // HDF5 has it (or HDF5 is not there to ask)
+        match crate::hdf5_sys::filter_registered(id) {
+            Ok(false) => {}
+            Ok(true) => continue,
+            Err(_) => return, // HDF5 is not in the process
         }
-        if let Err(e) = crate::hdf5_sys::register(&class.0) {
-            report(format_args!("built-in filter {id}: {} failed", e.0));
+        match crate::hdf5_sys::register(&class.0) {
+            Ok(()) => {
+                let mut ids = registered_ids();
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+            Err(e) => report(format_args!("built-in filter {id}: {} failed", e.0)),
         }
+    }
+}
+
+/// Why HDF5's filter `id`, found available, cannot actually run: when HDF5's class for it is our
+/// stand-in and the implementation it would pick is ncfilters' own blosc or szip, whose C library
+/// does not load. `None` when it will run (or the class is not ours to judge).
+pub fn unavailable_reason(id: u32) -> Option<String> {
+    if !registered_ids().contains(&id) {
+        return None;
+    }
+    match std::panic::catch_unwind(|| plugin_registry::registry().get(id).cloned()) {
+        Ok(Some(plugin)) => plugin.unavailable_reason(),
+        Ok(None) => Some(format!("no implementation of filter {id} was found")),
+        Err(_) => Some(format!("the lookup of filter {id} failed")),
     }
 }

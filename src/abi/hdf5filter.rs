@@ -63,7 +63,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
-        hdf5_filter_available(id)?;
+        filter_will_run(id)?;
         found.var.ensure_list()?;
         // SAFETY: params is NULL or readable for nparams words per the contract.
         let params = unsafe { params_slice(params, nparams)? };
@@ -138,7 +138,20 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 /// `NC_NOERR` if HDF5 can apply filter `id` (built in, registered, or found on `HDF5_PLUGIN_PATH`).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    status_of("NC4_hdf5_inq_filter_avail", || hdf5_filter_available(id))
+    status_of("NC4_hdf5_inq_filter_avail", || filter_will_run(id))
+}
+
+/// HDF5 has filter `id` and it will run: a built-in stand-in whose C library (libblosc,
+/// libsz) does not load is not available, so callers learn it before the first chunk fails.
+fn filter_will_run(id: c_uint) -> NcResult<()> {
+    hdf5_filter_available(id)?;
+    match super::builtin::unavailable_reason(id) {
+        Some(why) => {
+            crate::error::report(format_args!("filter {id} is not available: {why}"));
+            Err(NC_ENOFILTER)
+        }
+        None => Ok(()),
+    }
 }
 
 /// Finds filter `id` on the variable (creating its empty list if it has none).

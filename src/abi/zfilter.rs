@@ -43,6 +43,10 @@ fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
         ));
         return Err(NC_ENOFILTER);
     };
+    if let Some(why) = plugin.unavailable_reason() {
+        crate::error::report(format_args!("filter {id} cannot be defined on variable {}: {why}", var.varid()));
+        return Err(NC_ENOFILTER);
+    }
     if let Some(index) = chain_position(var, id) {
         return var.filters_mut(FilterList::Chain)[index].redefine(params);
     }
@@ -165,7 +169,11 @@ pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
             return Err(NC_EINVAL);
         }
         match plugin_registry::registry().get(id) {
-            Some(plugin) if plugin.is_complete() => Ok(()),
+            Some(plugin) if plugin.is_usable() => Ok(()),
+            Some(plugin) if plugin.is_complete() => {
+                crate::error::report(format_args!("filter {id} is not available: {}", plugin.unavailable_reason().unwrap_or_default()));
+                Err(NC_ENOFILTER)
+            }
             _ => Err(NC_ENOFILTER),
         }
     })

@@ -18,6 +18,8 @@ pub mod zstd;
 use crate::c_heap::CVec;
 use std::fmt;
 
+pub use native::load_error as native_library_error;
+
 /// The most a decoder produces: HDF5 chunks are at most 2^32 - 1 bytes.
 pub const MAX_DECODED: usize = u32::MAX as usize;
 

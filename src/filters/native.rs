@@ -106,3 +106,14 @@ pub fn szip() -> Result<&'static Szip, String> {
     .as_ref()
     .map_err(|e| format!("szip needs libsz (libaec), which did not load: {e}"))
 }
+
+/// Why ncfilters' own filter `id` cannot run here: its C library does not load (`None` for a
+/// filter that needs none, or whose library loads).
+pub fn load_error(id: u32) -> Option<String> {
+    use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
+    match id {
+        H5Z_FILTER_SZIP => szip().err(),
+        H5Z_FILTER_BLOSC => blosc().err(),
+        _ => None,
+    }
+}

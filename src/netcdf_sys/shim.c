@@ -135,6 +135,7 @@ FORWARD("hdf5", hid_t, -2, H5Tget_super, (hid_t type), (type))
 FORWARD("hdf5", int, -2, H5Tclose, (hid_t type), (type))
 FORWARD("hdf5", int, -2, H5Sget_simple_extent_dims, (hid_t space, hsize_t *dims, hsize_t *maxdims), (space, dims, maxdims))
 FORWARD("hdf5", long long, -2, H5Sget_simple_extent_npoints, (hid_t space), (space))
+FORWARD("hdf5", int, -2, H5Zget_filter_info, (int id, unsigned *flags), (id, flags))
 
 struct NClist *ncfilters_nclistnew(void) { return nclistnew ? nclistnew() : NULL; }
 int ncfilters_nclistfree(struct NClist *l) { return nclistfree ? nclistfree(l) : 0; }

@@ -112,5 +112,88 @@ def test_a_plugin_on_the_path_is_preferred(tmp_path, fmt, name, library):
     assert library in result["plugins"], f"{library} on HDF5_PLUGIN_PATH was not used"
 
 
+BLOSC_LIBRARIES = ["/usr/lib/x86_64-linux-gnu/libblosc.so.1", "/usr/lib/x86_64-linux-gnu/libblosc.so"]
+
+
+def hidden_blosc_main(fmt, path):
+    """With libblosc unloadable: availability and definition of blosc, and a zstd round trip."""
+    import ncapi
+    values = data()
+    with ncapi.Dataset(url(path, fmt), "w") as ds:
+        avail = {str(i): ncapi.lib.nc_inq_filter_avail(ds.ncid, ctypes_uint(i)) for i in (32001, 32015)}
+        y, x = ds.def_dim("y", values.shape[0]), ds.def_dim("x", values.shape[1])
+        blosc = ds.def_var("b", "float32", [y, x], chunks=[20, 50])
+        try:
+            ds.def_var_blosc(blosc, BLOSC_LZ4, 5, 0, BLOSC_SHUFFLE)
+            defined = 0
+        except ncapi.NcError as e:
+            defined = e.status
+        zstd = ds.def_var("z", "float32", [y, x], chunks=[20, 50])
+        ds.def_var_zstandard(zstd, 3)
+        ds.enddef()
+        ds.put("z", values)
+    with ncapi.Dataset(url(path, fmt)) as ds:
+        same = bool(np.array_equal(ds.get("z"), values))
+    print(json.dumps({"avail": avail, "def_blosc": defined, "zstd_identical": same}))
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="hiding libblosc needs a private mount namespace (root)")
+@pytest.mark.parametrize("fmt", ["netcdf4", "nczarr"])
+def test_blosc_is_unavailable_when_libblosc_does_not_load(tmp_path, fmt):
+    # libblosc hidden in a private mount namespace, as on a machine without it.
+    libraries = [lib for lib in BLOSC_LIBRARIES if os.path.exists(lib)]
+    assert libraries, "libblosc is not installed where expected"
+    hide = " && ".join(f"mount --bind /dev/null {lib}" for lib in libraries)
+    env = dict(os.environ, PYTHONPATH=HERE)
+    env.pop("HDF5_PLUGIN_PATH", None)
+    command = f'{hide} && exec "$0" "$@"'
+    run = subprocess.run(["unshare", "--mount", "sh", "-c", command, sys.executable, __file__, "--hidden-blosc", fmt,
+                          str(tmp_path / f"hidden.{fmt}")], capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    import ncapi
+    assert result["avail"] == {"32001": ncapi.NC_ENOFILTER, "32015": 0}, "blosc must not be reported available"
+    assert result["def_blosc"] == ncapi.NC_ENOFILTER, "defining blosc must fail before the first chunk"
+    assert result["zstd_identical"]
+    assert "libblosc" in run.stderr, "the diagnostic names the library that did not load"
+
+
+def app_class_main(fixture, path):
+    """Registers an application's class for 32015, then writes and reads zstd data with netCDF."""
+    import ctypes
+    import ncapi
+    app = ctypes.CDLL(fixture, mode=ctypes.RTLD_GLOBAL)
+    assert app.app_register() >= 0
+    values = np.arange(1000, dtype="int32")
+    with ncapi.Dataset(path, "w") as ds:
+        dim = ds.def_dim("x", 1000)
+        ds.def_var("v", "int32", [dim], chunks=[500], filters=[(32015, [3])])
+        ds.enddef()
+        ds.put("v", values)
+    with ncapi.Dataset(path) as ds:
+        same = bool(np.array_equal(ds.get("v"), values))
+    print(json.dumps({"identical": same, "app_calls": app.app_calls(), "plugins": loaded_plugins()}))
+
+
+def test_a_class_the_application_registered_is_kept(tmp_path):
+    source = os.path.join(HERE, "..", "..", "c_tests", "app_filter.c")
+    fixture = str(tmp_path / "libapp_filter.so")
+    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "hdf5"], capture_output=True, text=True, check=True)
+    subprocess.run(["cc", "-shared", "-fPIC", "-Wall", "-Werror", "-o", fixture, source, *flags.stdout.split()], check=True)
+    env = dict(os.environ, PYTHONPATH=HERE)
+    env.pop("HDF5_PLUGIN_PATH", None)
+    run = subprocess.run([sys.executable, __file__, "--app-class", fixture, str(tmp_path / "app.nc")],
+                         capture_output=True, text=True, timeout=120, env=env)
+    assert run.returncode == 0, run.stdout + run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["identical"]
+    assert result["app_calls"] >= 4, "netCDF replaced the application's filter class with its own"
+    assert result["plugins"] == []
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--app-class"]:
+    app_class_main(*sys.argv[2:4])
 if __name__ == "__main__" and sys.argv[1:2] == ["--child"]:
     child_main(*sys.argv[2:5])
+if __name__ == "__main__" and sys.argv[1:2] == ["--hidden-blosc"]:
+    hidden_blosc_main(*sys.argv[2:4])
