@@ -2,7 +2,9 @@
 # C tests, called by cmake/harness.sh as: run.sh <harness work dir> <repo>
 #  1. netcdf-c's own nc_test4/tst_filterparser.c, unchanged, against include/ and libncfilters.so;
 #  2. filter_api.c against the stock and the ncfilters libnetcdf: identical output required;
-#  3. filter_api.c ncfilters-only cases (inputs 4.9.0 mishandles), plain and under valgrind.
+#  3. filter_api.c ncfilters-only cases (inputs 4.9.0 mishandles), plain and under valgrind;
+#  4. shim_stress.c: shim.c's lookup (plugins reaching an RTLD_LOCAL libnetcdf/HDF5) against
+#     concurrent dlopen/dlclose, directly and through the plugins; a deadlock fails it.
 set -euo pipefail
 WORK=$1 REPO=$2
 OUT=$WORK/c_tests
@@ -82,3 +84,25 @@ for args in "" "ncfilters-only"; do
     echo "   filter_api $args: no invalid access; definite leaks: $(definite "$log"), none from ncfilters code"
   fi
 done
+
+echo "-- shim_stress: the shim's lookup against concurrent dlopen/dlclose (a hang fails)"
+# Its libraries come from the same file (-DLIBRARY): renamed HDF5/netCDF as wheels ship them, a
+# decoy, and 8 distinct ones to load and unload. STRESS seconds per variant, bounded by timeout.
+STRESS=${NCFILTERS_SHIM_STRESS_SECONDS:-10}
+build=$WORK/build-ncfilters stress=$OUT/shim_stress
+mkdir -p "$stress"
+library() { cc "${CFLAGS[@]}" -fPIC -shared "${@:2}" "$REPO/c_tests/shim_stress.c" -o "$stress/$1"; }
+library libhdf5-0a1b2c3d.so -DLIBRARY=1
+library libnetcdf-4e5f6a7b.so -DLIBRARY=2
+library libdecoy.so -DLIBRARY=3
+for i in 0 1 2 3 4 5 6 7; do library libshim_stress_loadee$i.so -DLIBRARY=4 -DLOADEE=$i; done
+cc "${CFLAGS[@]}" -pthread "$REPO/c_tests/shim_stress.c" "$REPO/src/netcdf_sys/shim.c" -o "$stress/shim_stress" -ldl
+lines=()
+for variant in direct netcdf; do
+  args=("$stress" "$STRESS")
+  [ $variant = netcdf ] && args=("$build/liblib/libnetcdf.so" "${args[@]}")
+  line=$(HDF5_PLUGIN_PATH="$build/plugins" timeout -s KILL $((STRESS + 60)) "$stress/shim_stress" $variant "${args[@]}") \
+    || { echo "shim_stress $variant failed or hung (exit $?)"; exit 1; }
+  lines+=("$line")
+done
+echo "PASS shim_stress, no hang: ${lines[0]}; ${lines[1]}"

@@ -7,7 +7,9 @@
  * link. Rust cannot declare weak symbols on stable, hence this file.
  */
 #define _GNU_SOURCE
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <dlfcn.h>
 #include <link.h>
@@ -29,35 +31,104 @@ int ncfilters_NC_check_id(int ncid, struct NC **ncpp)
 /*
  * A plugin library (plugins/) calls back into netcdf-c without linking libnetcdf. When libnetcdf
  * is in the global scope (a program linked with it) the weak references bind to it; when it was
- * loaded RTLD_LOCAL (Python's ctypes, say) they stay NULL, and the functions are looked up in the
- * loaded libnetcdf itself.
+ * loaded RTLD_LOCAL (Python's netCDF4 or h5py, ctypes) they stay NULL, and the function is looked
+ * up in the loaded objects themselves.
+ *
+ * No dlopen, dlsym or dlclose inside the dl_iterate_phdr callback: glibc holds its write lock
+ * there, and dlopen takes its load lock, the reverse of a concurrent dlopen's order (deadlock).
+ * The callback only copies the objects' names.
  */
-struct lookup {
-    const char *library; /* a fragment of the library's file name */
-    const char *name;
-    void *function;
+struct names {
+    char **names;
+    size_t count, capacity;
 };
 
-static int find_in_library(struct dl_phdr_info *info, size_t size, void *data)
+static int collect_name(struct dl_phdr_info *info, size_t size, void *data)
 {
-    struct lookup *lookup = data;
+    struct names *list = data;
+    char *copy;
     (void)size;
-    if (info->dlpi_name && strstr(info->dlpi_name, lookup->library)) {
-        void *library = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
-        if (library) {
-            lookup->function = dlsym(library, lookup->name);
+    /* The main program (empty name) is in the global scope, which the weak reference saw. */
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 64;
+        char **grown = realloc(list->names, capacity * sizeof *grown);
+        if (!grown)
+            return 1; /* search the objects listed so far */
+        list->names = grown;
+        list->capacity = capacity;
+    }
+    /* Copied: the object may be unloaded once the iteration releases the lock. */
+    if (!(copy = strdup(info->dlpi_name)))
+        return 1;
+    list->names[list->count++] = copy;
+    return 0;
+}
+
+/* `name` if the object `file` (handle `library`) defines it itself: dlsym also searches its dependencies. */
+static void *own_symbol(void *library, const char *file, const char *name)
+{
+    void *symbol = dlsym(library, name);
+    Dl_info info;
+    if (!symbol || !dladdr(symbol, &info) || !info.dli_fname || strcmp(info.dli_fname, file) != 0)
+        return NULL;
+    return symbol;
+}
+
+/*
+ * `name` in an already loaded object, or NULL: the first that defines both `name` and `marker`
+ * (a symbol of the intended library: Python wheels rename it), else the first that defines `name`.
+ * *handlep gets the reference NOLOAD took on that object.
+ */
+static void *loaded_function(const char *marker, const char *name, void **handlep)
+{
+    struct names list = {NULL, 0, 0};
+    void *found = NULL;
+    size_t i;
+    *handlep = NULL;
+    dl_iterate_phdr(collect_name, &list);
+    for (i = 0; i < list.count; i++) {
+        void *library = dlopen(list.names[i], RTLD_LAZY | RTLD_NOLOAD);
+        void *function = library ? own_symbol(library, list.names[i], name) : NULL;
+        if (function && own_symbol(library, list.names[i], marker)) {
+            if (*handlep)
+                dlclose(*handlep);
+            found = function;
+            *handlep = library;
+            break;
+        }
+        if (function && !found) {
+            found = function;
+            *handlep = library;
+        } else if (library) {
             dlclose(library); /* drops only the reference NOLOAD took */
         }
     }
-    return lookup->function != NULL;
+    for (i = 0; i < list.count; i++)
+        free(list.names[i]);
+    free(list.names);
+    return found;
 }
 
-/* `name` in an already loaded library whose file name contains `library`, or NULL. */
-static void *loaded_function(const char *library, const char *name)
+/*
+ * loaded_function, found once per function: this runs for every dataset or variable a filter is
+ * set on. A miss is retried on the next call (the library may be loaded later).
+ */
+static void *cached_function(_Atomic(void *) *cache, const char *library, const char *name)
 {
-    struct lookup lookup = {library, name, NULL};
-    dl_iterate_phdr(find_in_library, &lookup);
-    return lookup.function;
+    void *function = atomic_load_explicit(cache, memory_order_acquire);
+    void *handle, *expected = NULL;
+    if (function)
+        return function;
+    /* `library` names the library a function belongs to; its marker picks it among those defining the name. */
+    function = loaded_function(strcmp(library, "hdf5") == 0 ? "H5open" : "nc_inq_libvers", name, &handle);
+    if (!function)
+        return NULL;
+    if (atomic_compare_exchange_strong_explicit(cache, &expected, function, memory_order_acq_rel, memory_order_acquire))
+        return function; /* keeps the handle: the cached pointer must outlive a dlclose by the library's user */
+    dlclose(handle); /* another thread cached it first */
+    return expected;
 }
 
 /*
@@ -68,7 +139,8 @@ static void *loaded_function(const char *library, const char *name)
     extern ret name params __attribute__((weak));                               \
     ret ncfilters_##name params                                                 \
     {                                                                           \
-        ret(*f) params = name ? name : (ret(*) params)loaded_function(library, #name); \
+        static _Atomic(void *) cache;                                           \
+        ret(*f) params = name ? name : (ret(*) params)cached_function(&cache, library, #name); \
         return f ? f args : fail;                                               \
     }
 
