@@ -128,6 +128,39 @@ impl ChunkBuffer {
         ChunkBuffer { ptr, buf_size: used, used }
     }
 
+    /// A copy of `len` bytes at `ptr` in a new block; the caller keeps its own.
+    ///
+    /// # Safety
+    /// `ptr` is readable for `len` bytes (or `len` is 0).
+    pub unsafe fn copy_of(ptr: *const std::os::raw::c_void, len: usize) -> NcResult<Self> {
+        // SAFETY: malloc has no preconditions.
+        let block = unsafe { libc::malloc(len.max(1)) };
+        if block.is_null() {
+            return Err(NC_ENOMEM);
+        }
+        if len > 0 {
+            // SAFETY: ptr is readable for len bytes (contract), block writable for len; distinct blocks.
+            unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), block.cast::<u8>(), len) };
+        }
+        Ok(ChunkBuffer { ptr: block, buf_size: len.max(1), used: len })
+    }
+
+    /// A new block holding `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> NcResult<Self> {
+        // SAFETY: a slice is readable for its length.
+        unsafe { Self::copy_of(bytes.as_ptr().cast(), bytes.len()) }
+    }
+
+    /// The bytes in use.
+    pub fn bytes(&self) -> &[u8] {
+        if self.ptr.is_null() || self.used == 0 {
+            return &[];
+        }
+        // SAFETY: a non-NULL block holds at least `used` initialised bytes (the H5Z_func_t
+        // protocol every filter that replaced it follows).
+        unsafe { std::slice::from_raw_parts(self.ptr.cast::<u8>(), self.used) }
+    }
+
     /// Gives the block back to C (which frees it): `(pointer, bytes in use)`.
     pub fn into_raw(self) -> (*mut std::os::raw::c_void, usize) {
         let out = (self.ptr, self.used);

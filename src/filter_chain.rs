@@ -6,15 +6,21 @@
 //! function receives; `NCZ_modify_parameters` may derive them from the variable). Both are
 //! C-heap vectors because codec plugins free and replace them.
 //!
-//! The chain follows the `H5Z_func_t` buffer protocol of netcdf-c 4.9.0 exactly: encode in
-//! definition order, decode in reverse, each filter handed the previous one's block, byte count
-//! and `*buf_size`. It copies nothing itself. The chain owns the chunk it is given: on failure
-//! the current block is freed, never returned (netcdf-c's callers drop their pointer to it).
+//! The chain follows the `H5Z_func_t` buffer protocol of netcdf-c 4.9.0: encode in definition
+//! order, decode in reverse, each filter handed the previous one's block, byte count and
+//! `*buf_size`. It owns the chunk it is given and frees it on failure; the caller decides what
+//! to give it (on encode, a copy: see `NCZ_applyfilterchain`).
+//!
+//! No reference to a variable's filters lives across a call into a plugin (which may re-enter
+//! netcdf-c on the same variable): [`WorkingJob`] and [`Stage`] carry owned copies of what a
+//! plugin call needs, and the results are written back through a fresh access.
 #![forbid(unsafe_code)]
 
 use crate::c_heap::{CParams, ChunkBuffer};
 use crate::codec_json::{self, Dialect};
 use crate::error::{report, NcResult, NC_EFILTER, NC_ENOFILTER};
+use crate::filters::DecodeLimit;
+use crate::plugin_loader::CodecPart;
 use crate::plugin_registry::{Plugin, Registry};
 use std::os::raw::c_int;
 use std::sync::Arc;
@@ -34,38 +40,41 @@ pub struct ZarrFilter {
     pub plugin: Option<Arc<Plugin>>,
     /// Position in the chain read from the file (`filters…, compressor`); 0 for defined filters.
     pub chain_index: usize,
+    /// Why the codec read from `.zarray` is unusable (variable, key, problem): its variable's
+    /// data and filter inquiries give `NC_EFILTER`; the rest of the dataset reads normally.
+    pub broken: Option<String>,
+    /// Its plugin's `NCZ_modify_parameters` is running (a re-entry must not start it again).
+    computing: bool,
 }
 
 impl ZarrFilter {
-    /// A filter defined through the API with a complete plugin.
-    pub fn defined(plugin: Arc<Plugin>, params: &[u32]) -> NcResult<Self> {
-        Ok(ZarrFilter {
-            hdf5_id: plugin.id,
-            visible: CParams::from_slice(params)?,
+    fn new(hdf5_id: u32, visible: CParams, plugin: Option<Arc<Plugin>>) -> Self {
+        ZarrFilter {
+            hdf5_id,
+            visible,
             working: None,
             codec_id: None,
             codec_text: None,
-            plugin: Some(plugin),
+            plugin,
             chain_index: 0,
-        })
+            broken: None,
+            computing: false,
+        }
+    }
+
+    /// A filter defined through the API with a complete plugin.
+    pub fn defined(plugin: Arc<Plugin>, params: &[u32]) -> NcResult<Self> {
+        Ok(Self::new(plugin.id, CParams::from_slice(params)?, Some(plugin)))
     }
 
     /// A filter defined through the API whose plugin lacks its HDF5 or codec part: kept aside,
     /// never applied (4.9.0's behaviour).
     pub fn defined_incomplete(id: u32) -> Self {
-        ZarrFilter {
-            hdf5_id: id,
-            visible: CParams::empty(),
-            working: None,
-            codec_id: None,
-            codec_text: None,
-            plugin: None,
-            chain_index: 0,
-        }
+        Self::new(id, CParams::empty(), None)
     }
 
     pub fn is_complete(&self) -> bool {
-        self.plugin.as_ref().is_some_and(|p| p.is_complete())
+        self.broken.is_none() && self.plugin.as_ref().is_some_and(|p| p.is_complete())
     }
 
     /// Re-definition: new visible parameters; the working ones are recomputed later.
@@ -75,71 +84,162 @@ impl ZarrFilter {
         Ok(())
     }
 
-    /// A filter from one codec object of `.zarray` (`NCZ_filter_build`). A codec without a
-    /// complete plugin becomes a filter with id 0 that fails data access with `NC_ENOFILTER`;
-    /// a malformed codec, or one its plugin rejects, fails with a reason on stderr.
-    pub fn from_codec(registry: &Registry, text: &str, chain_index: usize, type_size: usize) -> NcResult<Self> {
-        let complain = |e: codec_json::CodecError| {
-            report(format_args!("bad codec in .zarray: {e}"));
-            e.status()
+    /// A filter from one codec value of `.zarray` (`NCZ_filter_build`); `origin` names where it
+    /// came from (variable and key) for diagnostics. A codec without a complete plugin becomes a
+    /// filter with id 0 that fails data access with `NC_ENOFILTER`; a malformed codec, or one its
+    /// plugin rejects, a broken filter (reported now, `NC_EFILTER` on use), so that one
+    /// variable's bad metadata does not fail the whole dataset's open.
+    pub fn from_codec(registry: &Registry, text: &str, chain_index: usize, type_size: usize, origin: &str) -> Self {
+        let mut filter = Self::new(0, CParams::empty(), None);
+        filter.codec_text = Some(text.to_string());
+        filter.chain_index = chain_index;
+        let broken = |mut filter: Self, problem: String| {
+            let why = format!("{origin} in .zarray: {problem}; its data cannot be read (NC_EFILTER)");
+            report(format_args!("{why}"));
+            filter.broken = Some(why);
+            filter
         };
-        let (codec_id, _) = codec_json::parse_codec(text).map_err(complain)?;
-        let mut filter = ZarrFilter {
-            hdf5_id: 0,
-            visible: CParams::empty(),
-            working: None,
-            codec_id: Some(codec_id.clone()),
-            codec_text: Some(text.to_string()),
-            plugin: None,
-            chain_index,
+        let codec_id = match codec_json::parse_codec(text) {
+            Ok((codec_id, _)) => codec_id,
+            Err(e) => return broken(filter, e.0),
         };
+        filter.codec_id = Some(codec_id.clone());
         match registry.by_codec_id(&codec_id) {
             Some(plugin) if plugin.is_complete() => {
-                let codec = plugin.codec.as_ref().expect("complete plugin has a codec");
-                let readable = codec_json::readable_codec(text, type_size).map_err(complain)?;
-                filter.visible = codec.to_hdf5(&readable)?;
+                let Some(codec) = plugin.codec.as_ref() else { return broken(filter, "plugin without codec".into()) };
+                let readable = match codec_json::readable_codec(text, type_size) {
+                    Ok(readable) => readable,
+                    Err(e) => return broken(filter, e.0),
+                };
+                match codec.to_hdf5(&readable) {
+                    Ok(visible) => filter.visible = visible,
+                    Err(status) => {
+                        return broken(filter, format!("codec {text} rejected by its plugin's NCZ_codec_to_hdf5 ({status})"))
+                    }
+                }
                 filter.hdf5_id = codec.hdf5_id;
                 filter.plugin = Some(plugin.clone());
             }
             Some(plugin) => crate::plugin_registry::note_missing(&codec_id, Some(plugin)),
             None => crate::plugin_registry::note_missing(&codec_id, None),
         }
-        Ok(filter)
+        filter
     }
 
-    /// Computes the working parameters if not done yet (`ensure_working` of 4.9.0): the codec's
-    /// `NCZ_modify_parameters` for variable `(ncid, varid)`, else a copy of the visible ones.
-    pub fn ensure_working(&mut self, ncid: c_int, varid: c_int) -> NcResult<()> {
-        if self.working.is_some() {
-            return Ok(());
+    /// A broken filter for a `.zarray` value that is not a codec at all (e.g. `"filters"` that is
+    /// not a list), reported now.
+    pub fn malformed(text: &str, chain_index: usize, origin: &str, problem: &str) -> Self {
+        let mut filter = Self::new(0, CParams::empty(), None);
+        filter.codec_text = Some(text.to_string());
+        filter.chain_index = chain_index;
+        let why = format!("{origin} in .zarray: {text} {problem}; its data cannot be read (NC_EFILTER)");
+        report(format_args!("{why}"));
+        filter.broken = Some(why);
+        filter
+    }
+
+    /// The broken filter's diagnostic, reported again, as `NC_EFILTER`.
+    pub fn check_not_broken(&self) -> NcResult<()> {
+        match &self.broken {
+            Some(why) => {
+                report(format_args!("{why}"));
+                Err(NC_EFILTER)
+            }
+            None => Ok(()),
         }
+    }
+
+    /// What computing the working parameters needs, copied out (`None` when already computed).
+    /// The caller runs it with no reference to this filter, then calls [`Self::finish_working`].
+    pub fn working_job(&mut self) -> NcResult<Option<WorkingJob>> {
+        if self.working.is_some() {
+            return Ok(None);
+        }
+        self.check_not_broken()?;
         let Some(codec) = self.plugin.as_ref().filter(|p| p.is_complete()).and_then(|p| p.codec.clone()) else {
             return Err(NC_ENOFILTER);
         };
         // Its first use: the filter may rely on what NCZ_codec_initialize sets up.
         codec.ensure_initialized();
-        let mut working = CParams::empty();
-        if codec.modifies_parameters() {
-            codec.modify_parameters(ncid, varid, &mut self.visible, &mut working)?;
-        } else {
-            working = CParams::from_slice(self.visible.as_slice())?;
+        if self.computing {
+            report(format_args!("codec \"{}\": NCZ_modify_parameters re-entered itself through netcdf-c", codec.codec_id));
+            return Err(NC_EFILTER);
         }
+        self.computing = codec.modifies_parameters();
+        Ok(Some(WorkingJob { codec, visible: CParams::from_slice(self.visible.as_slice())? }))
+    }
+
+    /// Stores what [`WorkingJob::run`] produced (or just ends the computation on failure).
+    pub fn finish_working(&mut self, outcome: NcResult<(CParams, CParams)>) -> NcResult<()> {
+        self.computing = false;
+        let (visible, working) = outcome?;
+        self.visible = visible;
         self.working = Some(working);
         Ok(())
     }
 
-    /// The codec JSON to write for this filter (`NCZ_filter_jsonize`), remembered for `_Codecs`.
-    pub fn codec_json(&mut self, dialect: Dialect, type_size: usize) -> NcResult<String> {
+    /// What [`encode_codec`] needs to write this filter's codec JSON (`NCZ_filter_jsonize`).
+    pub fn codec_job(&self) -> NcResult<(Arc<Plugin>, CParams)> {
+        self.check_not_broken()?;
         let Some(plugin) = self.plugin.clone().filter(|p| p.is_complete()) else {
             return Err(NC_EFILTER);
         };
-        let codec = plugin.codec.as_ref().expect("complete plugin has a codec");
-        let plugin_text = codec.to_codec(&self.visible)?;
-        let text = codec_json::written_codec(&plugin_text, dialect, type_size)?;
-        self.codec_id = Some(codec.codec_id.clone());
-        self.codec_text = Some(text.clone());
-        Ok(text)
+        Ok((plugin, CParams::from_slice(self.visible.as_slice())?))
     }
+
+    /// Remembers the codec JSON written, for `_Codecs`.
+    pub fn set_codec(&mut self, codec_id: String, text: String) {
+        self.codec_id = Some(codec_id);
+        self.codec_text = Some(text);
+    }
+
+    /// The stage this filter contributes to a chain application: its plugin and a copy of its
+    /// working parameters (which must have been computed). Reports why it cannot run.
+    pub fn stage(&self, varname: &str) -> NcResult<Stage> {
+        self.check_not_broken()?;
+        if !self.is_complete() {
+            report(format_args!(
+                "variable \"{varname}\": codec \"{}\" (filter id {}) has no plugin; set HDF5_PLUGIN_PATH to a directory that provides it",
+                self.codec_id.as_deref().unwrap_or("?"),
+                self.hdf5_id
+            ));
+            return Err(NC_ENOFILTER);
+        }
+        let (Some(plugin), Some(working)) = (self.plugin.clone(), self.working.as_ref()) else {
+            return Err(NC_EFILTER);
+        };
+        Ok(Stage { plugin, working: CParams::from_slice(working.as_slice())? })
+    }
+}
+
+/// Computing a filter's working parameters, detached from the filter: the codec and an owned
+/// copy of the visible parameters, which its `NCZ_modify_parameters` may free and replace.
+pub struct WorkingJob {
+    codec: CodecPart,
+    visible: CParams,
+}
+
+impl WorkingJob {
+    /// `(visible, working)`: the codec's `NCZ_modify_parameters` for variable `(ncid, varid)`,
+    /// else the visible parameters copied.
+    pub fn run(self, ncid: c_int, varid: c_int) -> NcResult<(CParams, CParams)> {
+        let WorkingJob { codec, mut visible } = self;
+        let mut working = CParams::empty();
+        if codec.modifies_parameters() {
+            codec.modify_parameters(ncid, varid, &mut visible, &mut working)?;
+        } else {
+            working = CParams::from_slice(visible.as_slice())?;
+        }
+        Ok((visible, working))
+    }
+}
+
+/// The codec JSON of a filter's visible parameters, in `dialect`: `(codec id, text)`.
+pub fn encode_codec(plugin: &Plugin, visible: &CParams, dialect: Dialect, type_size: usize) -> NcResult<(String, String)> {
+    let codec = plugin.codec.as_ref().ok_or(NC_EFILTER)?;
+    let plugin_text = codec.to_codec(visible)?;
+    let text = codec_json::written_codec(&plugin_text, dialect, type_size)?;
+    Ok((codec.codec_id.clone(), text))
 }
 
 /// `_Codecs`: the codec texts of a variable's filters in chain order, as a JSON array
@@ -155,65 +255,140 @@ pub fn codecs_attribute(filters: &[&ZarrFilter]) -> Option<String> {
     Some(format!("[{}]", texts.join(",")))
 }
 
-/// A failed chain application. On encode the unfiltered chunk is handed back when it could be
-/// kept or restored (by decoding the stages already applied), so the caller's cache entry stays
-/// valid; on decode, or if restoring fails, the chunk has been freed.
-#[derive(Debug)]
-pub struct ChainFailure {
-    pub status: i32,
-    pub unfiltered: Option<ChunkBuffer>,
+/// One stage of a chain application, owned: nothing in it refers to the variable.
+pub struct Stage {
+    plugin: Arc<Plugin>,
+    working: CParams,
 }
 
-/// Applies the chain to a chunk (`NCZ_applyfilterchain`), taking ownership of it. Every filter
-/// must be complete (else `NC_ENOFILTER`); working parameters are computed first.
-pub fn apply_chain(
-    filters: &mut [&mut ZarrFilter],
-    ncid: c_int,
-    varid: c_int,
-    chunk: ChunkBuffer,
-    encode: bool,
-) -> Result<ChunkBuffer, ChainFailure> {
-    let fail = |status, chunk| Err(ChainFailure { status, unfiltered: if encode { Some(chunk) } else { None } });
-    for filter in filters.iter_mut() {
-        if !filter.is_complete() {
-            report(format_args!(
-                "variable {varid}: codec \"{}\" (filter id {}) has no plugin; set HDF5_PLUGIN_PATH to a directory that provides it",
-                filter.codec_id.as_deref().unwrap_or("?"),
-                filter.hdf5_id
-            ));
-            return fail(NC_ENOFILTER, chunk);
-        }
-        if let Err(status) = filter.ensure_working(ncid, varid) {
-            return fail(status, chunk);
-        }
-    }
-    let stages: Vec<(&crate::plugin_loader::FilterPart, &CParams)> = filters
-        .iter()
-        .filter_map(|f| Some((f.plugin.as_ref()?.filter.as_ref()?, f.working.as_ref()?)))
-        .collect();
+/// How much bigger than the chunk an intermediate decoded stage may be: what an earlier stage's
+/// encoding adds (fletcher32's 4 bytes, a blosc header, a compressor's worst-case expansion on
+/// incompressible data, about 1% for bzip2).
+pub fn decode_limit_for(chunk_bytes: usize) -> usize {
+    chunk_bytes.saturating_add(chunk_bytes / 32).saturating_add(4096)
+}
+
+/// Applies the stages to a chunk (`NCZ_applyfilterchain`), taking ownership of it (freed on
+/// failure). On decode, when the chunk's byte size is known, the built-in decoders are bounded
+/// by [`decode_limit_for`] it and the result must be at least that size (else the stored chunk
+/// cannot come from the declared chain). `varname` names the variable in diagnostics.
+pub fn apply_chain(stages: &[Stage], varname: &str, chunk: ChunkBuffer, encode: bool, chunk_bytes: Option<usize>) -> NcResult<ChunkBuffer> {
     let mut chunk = chunk;
-    let order: Vec<usize> = if encode { (0..stages.len()).collect() } else { (0..stages.len()).rev().collect() };
-    for (done, &index) in order.iter().enumerate() {
-        let (part, working) = stages[index];
-        if let Err(why) = part.apply(!encode, working, &mut chunk) {
-            report(format_args!("variable {varid}: {why}"));
-            if !encode {
-                return Err(ChainFailure { status: NC_EFILTER, unfiltered: None });
-            }
-            // Undo the stages already applied, newest first, to give the caller its data back.
-            let restored = order[..done].iter().rev().try_for_each(|&undo| {
-                let (part, working) = stages[undo];
-                part.apply(true, working, &mut chunk)
-            });
-            let unfiltered = match restored {
-                Ok(()) => Some(chunk),
-                Err(why) => {
-                    report(format_args!("variable {varid}: cannot restore the unfiltered chunk: {why}"));
-                    None
-                }
-            };
-            return Err(ChainFailure { status: NC_EFILTER, unfiltered });
+    let _limit = chunk_bytes.filter(|_| !encode).map(|size| DecodeLimit::set(decode_limit_for(size)));
+    let run = |stage: &Stage, chunk: &mut ChunkBuffer| {
+        let part = stage.plugin.filter.as_ref().ok_or(NC_ENOFILTER)?;
+        part.apply(!encode, &stage.working, chunk).map_err(|why| {
+            report(format_args!("variable \"{varname}\": {why}"));
+            NC_EFILTER
+        })
+    };
+    if encode {
+        stages.iter().try_for_each(|stage| run(stage, &mut chunk))?;
+    } else {
+        stages.iter().rev().try_for_each(|stage| run(stage, &mut chunk))?;
+        // Shorter would be read past its end; longer netcdf-c accepts (its first bytes are
+        // used; nczarr_test's testfilter_misc relies on it).
+        if let Some(size) = chunk_bytes.filter(|&size| chunk.used < size) {
+            report(format_args!(
+                "variable \"{varname}\": a chunk decodes to {} bytes, fewer than the chunk's {size}: it does not match the declared filters",
+                chunk.used
+            ));
+            return Err(NC_EFILTER);
         }
     }
     Ok(chunk)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugin_loader::test_parts::*;
+    use crate::plugin_loader::{FilterFn, LibraryContents};
+    use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
+    use crate::filters::test_filters::{record_decode_limit as record_limit, SEEN_LIMIT};
+
+    fn registry(parts: &[(u32, FilterFn)]) -> Registry {
+        let mut builder = RegistryBuilder::default();
+        for &(id, function) in parts {
+            builder.add(LoadedLibrary {
+                path: format!("/test/{id}.so").into(),
+                keep_alive: keep_alive(),
+                contents: LibraryContents::Plugin { filter: Some(filter_with(id, function)), codec: Some(codec(&format!("c{id}"), id)) },
+            });
+        }
+        builder.finish()
+    }
+
+    fn ready(mut filter: ZarrFilter) -> ZarrFilter {
+        if let Some(job) = filter.working_job().unwrap() {
+            filter.finish_working(job.run(0, 0)).unwrap();
+        }
+        filter
+    }
+
+    fn stages(registry: &Registry, ids: &[u32]) -> Vec<Stage> {
+        ids.iter().map(|&id| ready(ZarrFilter::defined(registry.get(id).unwrap().clone(), &[]).unwrap()).stage("v").unwrap()).collect()
+    }
+
+    fn chunk(bytes: &[u8]) -> ChunkBuffer {
+        ChunkBuffer::from_bytes(bytes).unwrap()
+    }
+
+    #[test]
+    fn encode_runs_forward_and_decode_inverts_it() {
+        let registry = registry(&[(1, add_one), (2, add_one)]);
+        let chain = stages(&registry, &[1, 2]);
+        let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), true, None).unwrap();
+        assert_eq!(encoded.bytes(), [3, 4, 5]);
+        let decoded = apply_chain(&chain, "v", encoded, false, Some(3)).unwrap();
+        assert_eq!(decoded.bytes(), [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_stage_failure_is_efilter_in_both_directions() {
+        let registry = registry(&[(1, add_one), (3, fail), (4, fail_minus_one)]);
+        for failing in [3, 4] {
+            let chain = stages(&registry, &[1, failing]);
+            for encode in [true, false] {
+                assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), encode, None).unwrap_err(), NC_EFILTER);
+            }
+        }
+    }
+
+    #[test]
+    fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
+        let registry = registry(&[(1, add_one)]);
+        let chain = stages(&registry, &[1]);
+        assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(4)).unwrap_err(), NC_EFILTER);
+        assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, None).unwrap().bytes(), [0, 1, 2], "size unknown");
+        assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(2)).unwrap().bytes(), [0, 1, 2], "longer: as netcdf-c");
+    }
+
+    #[test]
+    fn decoding_with_a_known_chunk_size_bounds_the_decoders() {
+        let registry = registry(&[(5, record_limit)]);
+        let chain = stages(&registry, &[5]);
+        apply_chain(&chain, "v", chunk(&[0; 8]), false, Some(8)).unwrap();
+        assert_eq!(SEEN_LIMIT.with(|s| s.get()), decode_limit_for(8));
+        apply_chain(&chain, "v", chunk(&[0; 8]), true, Some(8)).unwrap();
+        assert_eq!(SEEN_LIMIT.with(|s| s.get()), crate::filters::MAX_DECODED, "encoding is not bounded");
+        assert_eq!(crate::filters::decode_limit(), crate::filters::MAX_DECODED, "the limit ends with the chain");
+        assert!(decode_limit_for(1 << 20) >= (1 << 20) + 4 + 16, "fletcher32 and blosc headers fit");
+    }
+
+    #[test]
+    fn malformed_codecs_make_broken_filters_not_errors() {
+        let registry = registry(&[(1, add_one)]);
+        for (text, problem) in [(r#"{"level": 1}"#, "has no \"id\""), (r#""zlib""#, "not a JSON object"), (r#"{"id": 3}"#, "non-empty string")] {
+            let mut filter = ZarrFilter::from_codec(&registry, text, 0, 4, "variable \"v\", key \"compressor\"");
+            let why = filter.broken.clone().expect("broken");
+            assert!(why.contains("variable \"v\", key \"compressor\"") && why.contains(problem), "{why}");
+            assert!(!filter.is_complete());
+            assert_eq!(filter.working_job().err(), Some(NC_EFILTER));
+            assert_eq!(filter.stage("v").err(), Some(NC_EFILTER));
+            assert_eq!(filter.codec_text.as_deref(), Some(text), "_Codecs still shows it");
+        }
+        let unknown = ZarrFilter::from_codec(&registry, r#"{"id": "nosuch"}"#, 0, 4, "v");
+        assert!(unknown.broken.is_none() && unknown.stage("v").err() == Some(NC_ENOFILTER), "a missing plugin stays ENOFILTER");
+    }
 }

@@ -10,7 +10,7 @@ use crate::error::report;
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params};
 use std::os::raw::c_int;
-use crate::filters::{self, FilterError, FilterResult, MAX_DECODED};
+use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use std::os::raw::{c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -168,7 +168,7 @@ h5z_function!(
         if level > 9 {
             return filters::fail(format!("deflate level {level} is not 0..9"));
         }
-        Ok(Filtered::Replaced(if reverse { filters::deflate::decode(input, MAX_DECODED)? } else { filters::deflate::encode(level, input)? }))
+        Ok(Filtered::Replaced(if reverse { filters::deflate::decode(input, decode_limit())? } else { filters::deflate::encode(level, input)? }))
     }
 );
 
@@ -216,7 +216,7 @@ h5z_function!(
     /// bzip2 (307): `cd_values = {block size}` (1..9; 9 when absent).
     h5z_bzip2, "bzip2", |reverse, _, params, input| {
         Ok(Filtered::Replaced(if reverse {
-            filters::bzip2::decode(input, MAX_DECODED)?
+            filters::bzip2::decode(input, decode_limit())?
         } else {
             filters::bzip2::encode(filters::bzip2::block_size(params)?, input)?
         }))
@@ -227,22 +227,26 @@ h5z_function!(
     /// zstd (32015): `cd_values = {level}` (a signed level as its 32-bit pattern).
     h5z_zstd, "zstd", |reverse, _, params, input| {
         let level = filters::zstd::level(params)?;
-        Ok(Filtered::Replaced(if reverse { filters::zstd::decode(input, MAX_DECODED)? } else { filters::zstd::encode(level, input)? }))
+        Ok(Filtered::Replaced(if reverse { filters::zstd::decode(input, decode_limit())? } else { filters::zstd::encode(level, input)? }))
     }
 );
 
 h5z_function!(
     /// blosc (32001): `cd_values = {_, _, type size, _, level, shuffle, compressor}` (H5Zblosc.c).
     h5z_blosc, "blosc", |reverse, _, params, input| {
-        let settings = filters::blosc::settings(params)?;
-        Ok(Filtered::Replaced(if reverse { filters::blosc::decode(input, MAX_DECODED)? } else { filters::blosc::encode(settings, input)? }))
+        // Parameters are checked on write only: a frame decodes whatever the writer's were.
+        Ok(Filtered::Replaced(if reverse {
+            filters::blosc::decode(input, decode_limit())?
+        } else {
+            filters::blosc::encode(filters::blosc::settings(params)?, input)?
+        }))
     }
 );
 
 h5z_function!(
     /// szip (4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`.
     h5z_szip, "szip", |reverse, _, params, input| {
-        Ok(Filtered::Replaced(if reverse { filters::szip::decode(params, input, MAX_DECODED)? } else { filters::szip::encode(params, input)? }))
+        Ok(Filtered::Replaced(if reverse { filters::szip::decode(params, input, decode_limit())? } else { filters::szip::encode(params, input)? }))
     }
 );
 
@@ -360,9 +364,26 @@ mod tests {
             let (n, untouched) = call(filter, flags, &params, &data);
             assert_eq!((n, untouched), (0, data.clone()), "{params:?} flags {flags:#x}");
         }
+        let (n, _) = call(h5z_blosc, 0, &[2, 2, 4, 0, 10, 1, 1], &data);
+        assert_eq!(n, 0, "blosc level 10 is refused on write");
         let (n, _) = call(h5z_fletcher32, H5Z_FLAG_REVERSE | H5Z_FLAG_SKIP_EDC, &[], &data);
         assert_eq!(n, 996, "SKIP_EDC drops the checksum unchecked");
         let (n, _) = call(h5z_fletcher32, H5Z_FLAG_REVERSE, &[], &[1, 2]);
         assert_eq!(n, 0, "shorter than a checksum");
+    }
+
+    #[test]
+    fn blosc_decodes_whatever_parameters_the_writer_left() {
+        let data: Vec<u8> = (0..50_000u32).flat_map(|i| (i / 9).to_le_bytes()).collect();
+        let (n, encoded) = call(h5z_blosc, 0, &[2, 2, 4, 0, 5, 1, 1], &data);
+        assert!(n > 0);
+        // H5Zblosc.c ignores level and shuffle on read; the frame names its own compressor.
+        for params in [vec![2, 2, 4, 0, 10, 1, 1], vec![2, 2, 4, 0, 5, 7, 1], vec![2, 2, 4, 0, 5, 1, 99], vec![2, 2], vec![]] {
+            let (m, decoded) = call(h5z_blosc, H5Z_FLAG_REVERSE, &params, &encoded);
+            assert_eq!((m, decoded == data), (data.len(), true), "{params:?}");
+        }
+        for params in [vec![2, 2, 4, 0, 10, 1, 1], vec![2, 2, 4, 0, 5, 7, 1], vec![2, 2, 4, 0, 5, 1, 99], vec![2, 2]] {
+            assert_eq!(call(h5z_blosc, 0, &params, &data).0, 0, "refused on write: {params:?}");
+        }
     }
 }

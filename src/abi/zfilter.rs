@@ -5,15 +5,15 @@
 use crate::c_heap::ChunkBuffer;
 use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
 use crate::codec_json::Dialect;
-use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
-use crate::ffi_boundary::{params_slice, status_of, write_opt};
-use crate::filter_chain::{apply_chain, codecs_attribute, ZarrFilter};
+use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
+use crate::ffi_boundary::{c_str_bytes, params_slice, status_of, write_opt};
+use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Stage, ZarrFilter};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
-use crate::netcdf_sys::nc4::{list_elements, NClist, NC_FILE_INFO, NC_VAR_INFO};
+use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
 use crate::netcdf_sys::nczarr::{ncjson_parse, ncjson_text, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO};
 use crate::plugin_registry::{self, MAX_FILTER_ID};
-use std::os::raw::{c_int, c_uint, c_void};
+use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
 
 /// The variable behind a pointer C passed in (`NC_EINVAL` for NULL).
 ///
@@ -22,6 +22,11 @@ use std::os::raw::{c_int, c_uint, c_void};
 unsafe fn var_arg(var: *const NC_VAR_INFO) -> NcResult<ZarrVar> {
     // SAFETY: forwarded contract.
     unsafe { ZarrVar::new(var.cast_mut()) }.ok_or(NC_EINVAL)
+}
+
+/// `NC_EFILTER`, with its diagnostic, when a codec of the variable's `.zarray` is broken.
+fn check_not_broken(var: &ZarrVar) -> NcResult<()> {
+    var.filters(FilterList::Chain).iter().try_for_each(|f| f.check_not_broken())
 }
 
 /// Where a complete filter with this id sits in the chain.
@@ -122,6 +127,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(ncid: c_int, varid: c_int, nfilt
     status_of("NCZ_inq_var_filter_ids", || {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
+        check_not_broken(&found.var)?;
         let filters = found.var.filters(FilterList::Chain);
         if !ids.is_null() {
             for (k, filter) in filters.iter().enumerate() {
@@ -148,6 +154,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     status_of("NCZ_inq_var_filter_info", || {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
+        check_not_broken(&found.var)?;
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
         let filters = found.var.filters(FilterList::Chain);
         let visible = filters[index].visible.as_slice();
@@ -206,8 +213,10 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let (ncid, varid) = (var.ncid()?, var.varid());
-        for filter in var.filters_mut(FilterList::Chain).into_iter().filter(|f| f.is_complete()) {
-            filter.ensure_working(ncid, varid)?;
+        for ptr in var.filter_ptrs(FilterList::Chain) {
+            if var.with_filter(FilterList::Chain, ptr, |f| f.is_complete())? {
+                var.ensure_working(ptr, ncid, varid)?;
+            }
         }
         Ok(())
     })
@@ -260,10 +269,11 @@ pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) ->
 }
 
 /// Applies the filter chain to a chunk: encode in definition order, decode in reverse.
-/// The chain takes the chunk (`indata`, C heap). On success `*outdatap`/`*outlenp` are the
-/// result (possibly the same block). On failure a decoded chunk is freed; an encoded one is
-/// handed back unfiltered through `*outdatap`/`*outlenp` when it could be kept or restored, else
-/// freed with `*outdatap` NULL. (ncfilters.cmake makes `zxcache.c` take it back.)
+/// On decode the chain takes the chunk (`indata`, C heap; netcdf-c has dropped its pointer) and
+/// frees it on failure. On encode it never takes it: it encodes a copy, frees `indata` only on
+/// success, and on any failure leaves it untouched (also handed back through `*outdatap`), so
+/// `zxcache.c`'s cache entry keeps the unwritten data. On success `*outdatap`/`*outlenp` are
+/// the result.
 ///
 /// # Safety
 /// `var` is the live variable `chain` (its `filters` list) belongs to; `indata` is NULL or a
@@ -279,41 +289,67 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     outdatap: *mut *mut c_void,
     encode: c_int,
 ) -> c_int {
-    // SAFETY: the caller hands over the block (see the doc comment).
-    let chunk = unsafe { ChunkBuffer::from_raw(indata, inlen) };
-    let hand_back = |chunk: Option<ChunkBuffer>| {
-        let (data, used) = chunk.map_or((std::ptr::null_mut(), 0), ChunkBuffer::into_raw);
-        // SAFETY: NULL or writable per the contract; C owns the block from here.
-        unsafe {
-            write_opt(outlenp, used);
-            write_opt(outdatap, data);
-        }
-    };
+    let encoding = encode != 0;
+    // SAFETY: on decode the caller hands over the block (see the doc comment).
+    let mut taken = (!encoding).then(|| unsafe { ChunkBuffer::from_raw(indata, inlen) });
     let mut result = None;
     let status = status_of("NCZ_applyfilterchain", || {
         if (indata.is_null() && inlen > 0) || outlenp.is_null() || outdatap.is_null() {
             return Err(NC_EINVAL);
         }
         // SAFETY: forwarded contract.
-        let var = unsafe { var_arg(var)? };
-        let (ncid, varid) = (var.ncid()?, var.varid());
-        // SAFETY: chain is the variable's live filter list of ncfilters' filters, distinct
-        // elements; nothing else touches them during the call.
-        let mut filters: Vec<&mut ZarrFilter> =
-            unsafe { list_elements(chain) }.iter().filter_map(|p| unsafe { p.cast::<ZarrFilter>().as_mut() }).collect();
-        match apply_chain(&mut filters, ncid, varid, chunk, encode != 0) {
-            Ok(filtered) => {
-                result = Some(filtered);
-                Ok(())
-            }
-            Err(failure) => {
-                result = failure.unfiltered;
-                Err(failure.status)
-            }
+        let mut var = unsafe { var_arg(var)? };
+        if chain.is_null() || chain != var.info().filters.cast() {
+            return Err(NC_EINVAL);
         }
+        let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
+        let stages = chain_stages(&mut var, ncid, varid, &name)?;
+        let input = match taken.take() {
+            Some(chunk) => chunk,
+            // SAFETY: indata holds inlen bytes (contract); the copy is ours, indata stays C's.
+            None => unsafe { ChunkBuffer::copy_of(indata, inlen)? },
+        };
+        result = Some(apply_chain(&stages, &name, input, encoding, var.chunk_bytes())?);
+        Ok(())
     });
-    hand_back(result);
+    let (data, used) = match result {
+        Some(filtered) => {
+            if encoding {
+                // SAFETY: the chain succeeded on a copy; the caller's block is ours to free now.
+                unsafe { libc::free(indata) };
+            }
+            filtered.into_raw()
+        }
+        None if encoding => (indata, inlen),
+        None => (std::ptr::null_mut(), 0),
+    };
+    // SAFETY: NULL or writable per the contract; C owns the block from here.
+    unsafe {
+        write_opt(outlenp, used);
+        write_opt(outdatap, data);
+    }
     status
+}
+
+/// The stages of a variable's chain, each filter checked usable and its working parameters
+/// computed, copied out so that no reference to the filters lives while the filters run.
+fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) -> NcResult<Vec<Stage>> {
+    let ptrs = var.filter_ptrs(FilterList::Chain);
+    // Every filter's problem is reported before any plugin runs.
+    for &ptr in &ptrs {
+        var.with_filter(FilterList::Chain, ptr, |f| {
+            f.check_not_broken()?;
+            if f.is_complete() {
+                Ok(())
+            } else {
+                f.stage(name).map(drop)
+            }
+        })??;
+    }
+    for &ptr in &ptrs {
+        var.ensure_working(ptr, ncid, varid)?;
+    }
+    ptrs.iter().map(|&ptr| var.with_filter(FilterList::Chain, ptr, |f| f.stage(name))?).collect()
 }
 
 /// The codec JSON of one filter, for `.zarray` (`"compressor"` or an element of `"filters"`),
@@ -330,11 +366,15 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
 ) -> c_int {
     status_of("NCZ_filter_jsonize", || {
         // SAFETY: forwarded contract.
-        let var = unsafe { var_arg(var)? };
-        // SAFETY: filter is an element of the variable's list, an ncfilters filter.
-        let filter = unsafe { filter.cast::<ZarrFilter>().as_mut() }.ok_or(NC_EINVAL)?;
-        filter.ensure_working(var.ncid()?, var.varid())?;
-        let json = ncjson_parse(&filter.codec_json(Dialect::current(), var.type_size())?)?;
+        let mut var = unsafe { var_arg(var)? };
+        let filter = filter.cast::<ZarrFilter>();
+        let (ncid, varid) = (var.ncid()?, var.varid());
+        var.ensure_working(filter, ncid, varid)?;
+        // The plugin's NCZ_hdf5_to_codec runs on a copy, the filter updated afterwards.
+        let (plugin, visible) = var.with_filter(FilterList::Chain, filter, |f| f.codec_job())??;
+        let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
+        var.with_filter(FilterList::Chain, filter, |f| f.set_codec(codec_id, text.clone()))?;
+        let json = ncjson_parse(&text)?;
         if jfilterp.is_null() {
             // SAFETY: nobody else has the tree; netcdf-c's own reclaim frees it.
             unsafe { crate::netcdf_sys::nczarr::ncjson_free(json.as_ptr()) };
@@ -346,7 +386,8 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     })
 }
 
-/// Adds the filter described by one codec object of `.zarray` to the variable's chain.
+/// Adds the filter described by one codec object of `.zarray` to the variable's chain (a
+/// malformed one as a broken filter of that variable; see [`ncfilters_zarr_codec`]).
 ///
 /// # Safety
 /// `var` is NULL or a live NCZarr variable; `jfilter` is NULL or a live `NCjson` tree.
@@ -359,21 +400,88 @@ pub unsafe extern "C" fn NCZ_filter_build(
 ) -> c_int {
     status_of("NCZ_filter_build", || {
         // SAFETY: forwarded contract.
-        let (mut var, text) = unsafe { (var_arg(var)?, ncjson_text(jfilter)?) };
-        var.ensure_lists()?;
-        let registry = plugin_registry::registry();
-        let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
-        let filter = ZarrFilter::from_codec(&registry, &text, chain_index, var.type_size())?;
-        var.push(FilterList::Chain, filter)
+        unsafe { build_codec(var, "codec", jfilter, chainindex) }
     })
 }
 
-/// The `_Codecs` attribute: `*lenp` is its length; `data`, if non-NULL, receives the text and
-/// a terminating NUL (`len + 1` bytes, as 4.9.0 writes and ncdump relies on).
+/// One codec value of a variable's `.zarray` (ncfilters.cmake's zsync.c calls it for
+/// `"compressor"`, for `"filters"` when it is not a list and for each `"filters[]"` entry, in
+/// place of 4.9.0's `NC_EFILTER` for the whole open): whatever is wrong with it, the variable
+/// gets a broken filter (data access and filter inquiries fail, naming variable, key and problem)
+/// and the dataset opens.
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable; `key` is NULL or NUL-terminated; `jcodec` is NULL or a
+/// live `NCjson` tree.
+#[no_mangle]
+pub unsafe extern "C" fn ncfilters_zarr_codec(
+    _file: *const NC_FILE_INFO,
+    var: *mut NC_VAR_INFO,
+    key: *const c_char,
+    jcodec: *const NCjson,
+    chainindex: c_int,
+) -> c_int {
+    status_of("ncfilters_zarr_codec", || {
+        // SAFETY: NULL or NUL-terminated per the contract.
+        let key = unsafe { c_str_bytes(key) }.map_or_else(|| "codec".into(), String::from_utf8_lossy);
+        // SAFETY: forwarded contract.
+        unsafe { build_codec(var, &key, jcodec, chainindex) }
+    })
+}
+
+/// # Safety
+/// As [`ncfilters_zarr_codec`].
+unsafe fn build_codec(var: *mut NC_VAR_INFO, key: &str, jcodec: *const NCjson, chainindex: c_int) -> NcResult<()> {
+    // SAFETY: forwarded contract.
+    let (mut var, text) = unsafe { (var_arg(var)?, ncjson_text(jcodec)?) };
+    var.ensure_lists()?;
+    let registry = plugin_registry::registry();
+    let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
+    let quoted = match key.strip_suffix("[]") {
+        Some(list) => format!("\"{list}\"[{chain_index}]"),
+        None => format!("\"{key}\""),
+    };
+    let origin = format!("variable \"{}\", key {quoted}", var.name());
+    let filter = if key == "filters" {
+        // zsync.c passes the whole "filters" value only when it is not a list.
+        ZarrFilter::malformed(&text, chain_index, &origin, "is not a list of codec objects (or null)")
+    } else {
+        ZarrFilter::from_codec(&registry, &text, chain_index, var.type_size(), &origin)
+    };
+    var.push(FilterList::Chain, filter)
+}
+
+/// Checks a chunk read with no filter declared (ncfilters.cmake's zxcache.c calls it): its
+/// stored length must be the chunk's byte size, else (e.g. a compressed chunk under
+/// `"compressor": null`) it would be read as garbage or past its end. `NC_EFILTER` then.
+///
+/// # Safety
+/// `var` is NULL or a live NCZarr variable.
+#[no_mangle]
+pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
+    status_of("ncfilters_zarr_raw_chunk", || {
+        // SAFETY: forwarded contract.
+        let var = unsafe { var_arg(var)? };
+        match var.chunk_bytes() {
+            Some(expected) if expected as u64 != size => {
+                crate::error::report(format_args!(
+                    "variable \"{}\": a chunk stored with {size} bytes cannot be its {expected} bytes with no filter declared in .zarray (compressed data under \"compressor\": null?)",
+                    var.name()
+                ));
+                Err(NC_EFILTER)
+            }
+            _ => Ok(()),
+        }
+    })
+}
+
+/// The `_Codecs` attribute: `*lenp` is its length; `data`, if non-NULL, receives exactly that
+/// many bytes, no NUL (4.9.0 wrote one more, overrunning a buffer of `nc_inq_att`'s length;
+/// ncfilters.cmake makes ncdump, which relied on it, allocate its buffer zeroed).
 ///
 /// # Safety
 /// `var` is NULL or a live NCZarr variable; `lenp` is NULL or writable; `data` is NULL or
-/// has room for `len + 1` bytes.
+/// has room for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
     status_of("NCZ_codec_attr", || {
@@ -385,11 +493,8 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(lenp, text.len()) };
         if !data.is_null() {
-            // SAFETY: the caller sized data for len + 1 bytes.
-            unsafe {
-                std::ptr::copy_nonoverlapping(text.as_ptr(), data.cast::<u8>(), text.len());
-                data.cast::<u8>().add(text.len()).write(0);
-            }
+            // SAFETY: the caller sized data for len bytes (nc_inq_att's length).
+            unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), data.cast::<u8>(), text.len()) };
         }
         Ok(())
     })

@@ -2,7 +2,10 @@
 //! (the reference implementation of the format, so frames are exactly what c-blosc reads and writes).
 //!
 //! Parameters as H5Zblosc.c reads them: `cd[2]` type size, `cd[4]` level (default 5),
-//! `cd[5]` shuffle (default 1), `cd[6]` compressor code (default blosclz when absent).
+//! `cd[5]` shuffle (default 1), `cd[6]` compressor code (default blosclz when absent). They are
+//! checked on encode only: a frame says how it was made, so decoding needs none of them (as
+//! H5Zblosc.c ignores the level and shuffle on read, this decodes whatever parameters the file's
+//! writer left).
 //! Unlike 4.9.0 (netcdf-c #3075), a chunk blosc cannot shrink is stored (blosc's memcpy frame)
 //! instead of failing; the context API keeps no global state between threads.
 

@@ -23,6 +23,36 @@ pub use native::load_error as native_library_error;
 /// The most a decoder produces: HDF5 chunks are at most 2^32 - 1 bytes.
 pub const MAX_DECODED: usize = u32::MAX as usize;
 
+thread_local! {
+    /// The decoded-size limit the NCZarr chain sets around its decode calls (see [`DecodeLimit`]).
+    static DECODE_LIMIT: std::cell::Cell<Option<usize>> = const { std::cell::Cell::new(None) };
+}
+
+/// The most the filter being called may decode: the NCZarr chain's limit when one is set on
+/// this thread, else [`MAX_DECODED`].
+pub fn decode_limit() -> usize {
+    DECODE_LIMIT.with(|limit| limit.get()).map_or(MAX_DECODED, |limit| limit.min(MAX_DECODED))
+}
+
+/// Sets the decode limit of this thread's filter calls until dropped (also on unwind), then
+/// restores the previous one. Only the filters built into this library read it: a plugin library
+/// (C, or another copy of this crate) cannot be bounded from here.
+pub struct DecodeLimit {
+    previous: Option<usize>,
+}
+
+impl DecodeLimit {
+    pub fn set(limit: usize) -> Self {
+        DecodeLimit { previous: DECODE_LIMIT.with(|slot| slot.replace(Some(limit))) }
+    }
+}
+
+impl Drop for DecodeLimit {
+    fn drop(&mut self) {
+        DECODE_LIMIT.with(|slot| slot.set(self.previous));
+    }
+}
+
 /// Why a filter failed; the adapter reports it and returns 0 to HDF5/NCZarr.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilterError(pub String);
@@ -69,4 +99,45 @@ pub fn grow_decoded(name: &str, out: &mut CVec, input_used_up: bool, limit: usiz
 /// The first output buffer of a decoder: a guess from the input size, within `limit`.
 pub fn decode_buffer(input_len: usize, ratio: usize, limit: usize) -> FilterResult<CVec> {
     output(input_len.saturating_mul(ratio).max(4096).min(limit.max(1)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decode_limit_is_scoped_and_restored_on_unwind() {
+        assert_eq!(decode_limit(), MAX_DECODED);
+        {
+            let _outer = DecodeLimit::set(1000);
+            assert_eq!(decode_limit(), 1000);
+            let unwound = std::panic::catch_unwind(|| {
+                let _inner = DecodeLimit::set(10);
+                assert_eq!(decode_limit(), 10);
+                panic!("a filter panicked");
+            });
+            assert!(unwound.is_err());
+            assert_eq!(decode_limit(), 1000, "the inner guard restored the outer limit");
+        }
+        assert_eq!(decode_limit(), MAX_DECODED);
+    }
+}
+
+/// A filter function for the chain's tests.
+#[cfg(test)]
+pub mod test_filters {
+    use std::os::raw::{c_uint, c_void};
+
+    thread_local! {
+        pub static SEEN_LIMIT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Identity `H5Z_func_t` that records the decode limit it sees.
+    ///
+    /// # Safety
+    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
+    pub unsafe extern "C" fn record_decode_limit(_: c_uint, _: usize, _: *const c_uint, nbytes: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+        SEEN_LIMIT.with(|seen| seen.set(super::decode_limit()));
+        nbytes
+    }
 }

@@ -293,6 +293,49 @@ impl ZarrVar {
         unsafe { super::nc4::list_elements(self.list(which)) }.iter().map(|p| p.cast()).collect()
     }
 
+    /// The variable's name (for diagnostics).
+    pub fn name(&self) -> String {
+        // SAFETY: hdr.name is NULL or the variable's NUL-terminated name.
+        let name = unsafe { crate::ffi_boundary::c_str_bytes(self.info().hdr.name) };
+        name.map_or_else(|| format!("#{}", self.varid()), |n| String::from_utf8_lossy(n).into_owned())
+    }
+
+    /// The byte size of a decoded chunk (`NCZ_VAR_INFO_T.chunksize`), if known.
+    pub fn chunk_bytes(&self) -> Option<usize> {
+        // SAFETY: zarr_info is NULL or the variable's live NCZ_VAR_INFO_T.
+        let zvar = unsafe { self.zarr_info().as_ref() }?;
+        usize::try_from(zvar.chunksize).ok().filter(|&size| size > 0)
+    }
+
+    /// The pointers of a list's filters, in list order: handles for [`ZarrVar::with_filter`].
+    pub fn filter_ptrs(&self, which: FilterList) -> Vec<*mut ZarrFilter> {
+        self.elements(which)
+    }
+
+    /// Runs `f` on the filter `ptr` if it is (still) in the list: a fresh, short access, as a
+    /// plugin called since the pointer was taken may have changed the list.
+    pub fn with_filter<R>(&mut self, which: FilterList, ptr: *mut ZarrFilter, f: impl FnOnce(&mut ZarrFilter) -> R) -> NcResult<R> {
+        if ptr.is_null() || !self.elements(which).contains(&ptr) {
+            return Err(NC_EFILTER);
+        }
+        // SAFETY: an element of the list is a live CBox<ZarrFilter> owned by it; `&mut self`
+        // keeps other ncfilters code off this variable, and `f` gets no plugin to call.
+        Ok(f(unsafe { &mut *ptr }))
+    }
+
+    /// Computes the working parameters of chain filter `ptr` if not done yet. The plugin's
+    /// `NCZ_modify_parameters` runs on owned copies with no reference to the filter alive (it
+    /// may re-enter netcdf-c on this variable); the results are stored through a fresh access.
+    pub fn ensure_working(&mut self, ptr: *mut ZarrFilter, ncid: c_int, varid: c_int) -> NcResult<()> {
+        let Some(job) = self.with_filter(FilterList::Chain, ptr, |f| f.working_job())?? else {
+            return Ok(());
+        };
+        // A panic must still end the computation, or the filter stays "computing" for good.
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run(ncid, varid)))
+            .unwrap_or(Err(crate::error::NC_EINTERNAL));
+        self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome))?
+    }
+
     /// Mutable access to every filter of a list, in list order.
     pub fn filters_mut(&mut self, which: FilterList) -> Vec<&mut ZarrFilter> {
         // SAFETY: every element is a distinct live CBox<ZarrFilter> created by ncfilters and

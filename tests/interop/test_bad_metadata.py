@@ -51,6 +51,15 @@ def read_status(ds, name):
     return "same" if np.array_equal(values, VALUES) else "different"
 
 
+def status_of_inq(ds, name):
+    """nc_inq_var's status: the variable's metadata besides its filters."""
+    try:
+        ds.shape_and_type(ds.varid(name))
+    except ncapi.NcError as e:
+        return e.status
+    return 0
+
+
 def probe_main(store):
     result = {}
     try:
@@ -63,6 +72,7 @@ def probe_main(store):
             result["ids"] = ds.filter_ids("v")
         except ncapi.NcError as e:
             result["ids"] = e.status
+        result["inq"] = status_of_inq(ds, "v")
         result["v"] = read_status(ds, "v")
         result["good"] = read_status(ds, "good")
         ds.close()
@@ -88,18 +98,24 @@ def edited(pristine, tmp_path, **changes):
 
 def test_pristine_store_reads_back(pristine):
     result, _ = probe(pristine)
-    assert result == {"open": 0, "ids": [1], "v": "same", "good": "same"}
+    assert result == {"open": 0, "ids": [1], "inq": 0, "v": "same", "good": "same"}
 
 
 def test_empty_filters_array_is_no_filters(pristine, tmp_path):
     result, _ = probe(edited(pristine, tmp_path, filters=[]))
-    assert result == {"open": 0, "ids": [1], "v": "same", "good": "same"}
+    assert result == {"open": 0, "ids": [1], "inq": 0, "v": "same", "good": "same"}
 
 
-def test_null_compressor_reads_raw_chunks_without_crashing(pristine, tmp_path):
-    result, _ = probe(edited(pristine, tmp_path, compressor=None))
-    assert result["open"] == 0 and result["ids"] == [] and result["good"] == "same"
-    assert result["v"] != "same", "deflated chunks read as raw data cannot match"
+def test_compressed_chunks_under_a_null_compressor_fail_the_read(pristine, tmp_path):
+    # The stored (deflated) length cannot be the chunk's byte size: an error, not garbage.
+    result, stderr = probe(edited(pristine, tmp_path, compressor=None))
+    assert result == {"open": 0, "ids": [], "inq": 0, "v": ncapi.NC_EFILTER, "good": "same"}
+    assert 'variable "v"' in stderr and "no filter declared" in stderr, stderr
+
+
+# One variable's malformed codec: the dataset opens, that variable's data and filter inquiries
+# give NC_EFILTER naming variable, key and problem, its other metadata and the neighbour read.
+BROKEN = {"open": 0, "ids": ncapi.NC_EFILTER, "inq": 0, "v": ncapi.NC_EFILTER, "good": "same"}
 
 
 @pytest.mark.parametrize("codec, reason", [
@@ -110,34 +126,38 @@ def test_null_compressor_reads_raw_chunks_without_crashing(pristine, tmp_path):
     ({"id": "zlib", "level": None}, "must be an integer"),
     ({"id": 5, "level": 5}, "must be a non-empty string"),
     ({"id": "blosc", "shuffle": "yes"}, "must be an integer"),
+    ({"id": "blosc", "cname": "nosuchcompressor"}, 'unknown compressor "nosuchcompressor"'),
 ])
-def test_bad_codec_object_fails_open_with_efilter(pristine, tmp_path, codec, reason):
+def test_bad_codec_object_breaks_only_its_variable(pristine, tmp_path, codec, reason):
     result, stderr = probe(edited(pristine, tmp_path, compressor=codec))
-    assert result == {"open": ncapi.NC_EFILTER}
-    assert reason in stderr, stderr
+    assert result == BROKEN
+    assert reason in stderr and 'variable "v", key "compressor"' in stderr, stderr
 
 
-@pytest.mark.parametrize("changes", [
-    {"compressor": "zlib"},
-    {"compressor": 5},
-    {"compressor": [{"id": "zlib", "level": 5}]},
-    {"filters": ["zlib"], "compressor": {"id": "zlib", "level": 5}},
-    {"filters": {"id": "zlib", "level": 5}},
+@pytest.mark.parametrize("changes, key, reason", [
+    ({"compressor": "zlib"}, '"compressor"', "not a JSON object"),
+    ({"compressor": 5}, '"compressor"', "not a JSON object"),
+    ({"compressor": [{"id": "zlib", "level": 5}]}, '"compressor"', "not a JSON object"),
+    ({"filters": ["zlib"], "compressor": {"id": "zlib", "level": 5}}, '"filters"[0]', "not a JSON object"),
+    ({"filters": [{"id": "zlib"}], "compressor": {"id": "zlib", "level": 5}}, '"filters"[0]', 'has no "level"'),
+    ({"filters": {"id": "zlib", "level": 5}}, '"filters"', "is not a list of codec objects"),
+    ({"filters": 5}, '"filters"', "is not a list of codec objects"),
 ])
-def test_non_object_codec_fails_open_with_efilter(pristine, tmp_path, changes):
-    result, _ = probe(edited(pristine, tmp_path, **changes))
-    assert result == {"open": ncapi.NC_EFILTER}
+def test_non_object_codec_breaks_only_its_variable(pristine, tmp_path, changes, key, reason):
+    result, stderr = probe(edited(pristine, tmp_path, **changes))
+    assert result == BROKEN
+    assert f'variable "v", key {key}' in stderr and reason in stderr, stderr
 
 
 def test_unknown_codec_is_a_missing_filter(pristine, tmp_path):
     result, stderr = probe(edited(pristine, tmp_path, compressor={"id": "nosuchcodec", "x": 1}))
-    assert result == {"open": 0, "ids": [0], "v": ncapi.NC_ENOFILTER, "good": "same"}
+    assert result == {"open": 0, "ids": [0], "inq": 0, "v": ncapi.NC_ENOFILTER, "good": "same"}
     assert '"nosuchcodec"' in stderr and "has no plugin" in stderr, stderr
 
 
 def test_out_of_range_level_fails_reads_not_open(pristine, tmp_path):
     result, _ = probe(edited(pristine, tmp_path, compressor={"id": "zlib", "level": 99}))
-    assert result == {"open": 0, "ids": [1], "v": ncapi.NC_EFILTER, "good": "same"}
+    assert result == {"open": 0, "ids": [1], "inq": 0, "v": ncapi.NC_EFILTER, "good": "same"}
 
 
 def test_corrupt_chunk_fails_the_read(pristine, tmp_path):

@@ -145,7 +145,10 @@ fn headers(check_only: bool) {
 /// Functions netcdf-c 4.9.0 defines (and exports) without declaring them in any header,
 /// declared here exactly as their definitions read.
 const UNDECLARED_DEFINITIONS: &str = "/* Defined without a header declaration in netcdf-c 4.9.0. */\n\
-    int NCZ_filter_remove(NC_VAR_INFO_T* var, unsigned int id); /* libnczarr/zfilter.c:416 */\n\n";
+    int NCZ_filter_remove(NC_VAR_INFO_T* var, unsigned int id); /* libnczarr/zfilter.c:416 */\n\n\
+    /* Called by ncfilters.cmake's fixed copies of zsync.c and zxcache.c. */\n\
+    int ncfilters_zarr_codec(const NC_FILE_INFO_T* file, NC_VAR_INFO_T* var, const char* key, const NCjson* jcodec, int chainindex);\n\
+    int ncfilters_zarr_raw_chunk(NC_VAR_INFO_T* var, size64_t size);\n\n";
 
 /// The C translation unit of the ABI check: netcdf-c's own headers, then one
 /// `_Static_assert` per fact ncfilters relies on.
