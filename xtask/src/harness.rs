@@ -109,7 +109,7 @@ fn prepend_cargo_bin_to_path(home: &Path) {
     let mut paths = vec![home.join(".cargo/bin")];
     paths.extend(env::split_paths(&env::var_os("PATH").unwrap_or_default()));
     if let Ok(path) = env::join_paths(paths) {
-        // SAFETY (of the std call): single-threaded here, before any child process starts.
+        // Set once at start-up, before any thread or child process exists.
         env::set_var("PATH", path);
     }
 }

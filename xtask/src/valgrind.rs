@@ -196,27 +196,29 @@ fn memcheck_group(
 }
 
 /// Keeps only the logs of netcdf-c's own programs (the test scripts' bash processes are traced
-/// too, and so are the scripts under the build directory).
+/// too).
 fn keep_only_netcdf_program_logs(build: &Path, logs: &Path) -> Result {
-    let command_prefix = format!("Command: {}/", build.display());
     for log in glob(logs, "vg.", ".log") {
-        let text = read_to_string(&log)?;
-        let commands: Vec<&str> = text
-            .lines()
-            .filter_map(|line| {
-                line.find(&command_prefix)
-                    .map(|at| &line[at + command_prefix.len()..])
-            })
-            .collect();
-        let runs_a_build_program = !commands.is_empty();
-        let runs_a_build_script = commands.iter().any(|rest| rest.contains(".sh"));
-        if !runs_a_build_program || runs_a_build_script {
+        if !is_netcdf_program_log(&read_to_string(&log)?, build) {
             std::fs::remove_file(&log).map_err(|e| {
                 crate::harness::Failure(format!("cannot remove {}: {e}", log.display()))
             })?;
         }
     }
     Ok(())
+}
+
+/// Whether a valgrind log's command is a program of the build, and not one of its scripts.
+fn is_netcdf_program_log(log: &str, build: &Path) -> bool {
+    let command_prefix = format!("Command: {}/", build.display());
+    let commands: Vec<&str> = log
+        .lines()
+        .filter_map(|line| {
+            let at = line.find(&command_prefix)?;
+            Some(&line[at + command_prefix.len()..])
+        })
+        .collect();
+    !commands.is_empty() && !commands.iter().any(|rest| rest.contains(".sh"))
 }
 
 #[cfg(test)]
@@ -229,6 +231,24 @@ mod tests {
             VALGRIND_TESTS.iter().partition(|t| must_run_serially(t));
         assert_eq!(serial.len(), 11);
         assert!(serial.contains(&"nczarr_test_run_unknown"));
+    }
+
+    #[test]
+    fn only_logs_of_the_build_s_programs_are_kept() {
+        let build = Path::new("/w/build-ncfilters");
+        let log = |command: &str| format!("==5== Memcheck\n==5== Command: {command}\n==5== \n");
+        assert!(is_netcdf_program_log(
+            &log("/w/build-ncfilters/ncdump/ncdump -hs x.nc"),
+            build
+        ));
+        assert!(!is_netcdf_program_log(
+            &log("/bin/bash ./run_filter.sh"),
+            build
+        ));
+        assert!(!is_netcdf_program_log(
+            &log("/w/build-ncfilters/nczarr_test/run_filter.sh"),
+            build
+        ));
     }
 
     #[test]
