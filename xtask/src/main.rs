@@ -35,7 +35,7 @@ struct Cli {
     step: Step,
 }
 
-#[derive(Subcommand, Clone, PartialEq, Eq)]
+#[derive(Subcommand)]
 enum Step {
     /// Install the apt packages, fetch netcdf-c's source (apt-get source) and the Rust dependencies
     Setup,
