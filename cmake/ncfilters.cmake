@@ -244,7 +244,7 @@ function(ncfilters_edit_netcdf_targets)
   # append to the property instead of calling target_link_libraries from here.
   set_property(TARGET netcdf APPEND PROPERTY LINK_LIBRARIES
     "$<LINK_LIBRARY:WHOLE_ARCHIVE,ncfilters_static>" ${NCFILTERS_NATIVE_LIBS})
-  # The link map lets the harness prove where each replaced symbol comes from. The version
+  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
   # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
   # the parts of std ncfilters does not use (smaller library, less touched at load).
   set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS

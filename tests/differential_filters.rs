@@ -58,7 +58,7 @@ fn field(bytes: usize) -> Vec<u8> {
 }
 
 #[test]
-#[ignore = "needs NCFILTERS_STOCK_PLUGINS (run by `cmake/harness.sh differential`)"]
+#[ignore = "needs NCFILTERS_STOCK_PLUGINS (run by `cargo xtask differential`)"]
 fn ours_and_netcdf_c_plugins_read_each_other() {
     let dir = std::env::var("NCFILTERS_STOCK_PLUGINS").expect("NCFILTERS_STOCK_PLUGINS");
     let cases: [(&str, h5z::H5zFilterFn, &[u32], bool); 9] = [

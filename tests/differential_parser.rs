@@ -116,7 +116,7 @@ fn run_parselist(parse: ParseListFn, free: FreeFn, text: &str) -> (c_int, c_int,
 }
 
 #[test]
-#[ignore = "needs the stock libnetcdf.so; run by `bash cmake/harness.sh differential`"]
+#[ignore = "needs the stock libnetcdf.so; run by `cargo xtask differential`"]
 fn matches_netcdf_c_on_valid_specs_and_rejects_where_c_misbehaves() {
     let path = std::env::var("NCFILTERS_STOCK_LIBNETCDF")
         .expect("set NCFILTERS_STOCK_LIBNETCDF to netcdf-c 4.9.0's stock libnetcdf.so");

@@ -1,0 +1,78 @@
+//! `bench-nczarr` and `bench-filters` (BENCHMARKS.md); not part of `test`.
+
+use std::path::PathBuf;
+
+use crate::harness::{env_or, log, remove_dir_all_if_exists, Harness, Result};
+use crate::process::{cmd, run};
+use crate::setup::{cached_deb, stars_input, unpack_deb};
+use crate::text::files_with_suffix;
+
+/// NCZarr engine timings against stock, side by side.
+pub fn bench_nczarr(h: &Harness) -> Result {
+    crate::netcdf::build(h)?;
+    let input = stars_input(h)?;
+    log("NCZarr startup and copy timings, stock vs ncfilters (tools/bench_nczarr.py)");
+    let mut bench = cmd("python3", [h.repo.join("tools/bench_nczarr.py")]);
+    bench
+        .arg(h.build_dir("stock"))
+        .arg(h.ncfilters_build())
+        .arg(&input)
+        .arg(h.work.join("bench-nczarr"))
+        .arg("--runs")
+        .arg(env_or("NCFILTERS_BENCH_RUNS", "20"));
+    run(&mut bench)
+}
+
+/// The standard filters against netcdf-c's C plugins (as built, and rebuilt at -O2), side by
+/// side, on chunks of real data: Debian's r-cran-stars and r-cran-ncmeta, then ferret-datasets'
+/// monthly Navy winds (real, no fill values) so that 4 MiB chunks need no repeats.
+pub fn bench_filters(h: &Harness) -> Result {
+    crate::netcdf::build(h)?;
+    stars_input(h)?;
+    crate::interop::python_env(h)?;
+    let data = h.work.join("bench-data");
+    for deb in ["r-cran-ncmeta", "ferret-datasets"] {
+        unpack_deb(&cached_deb(h, deb)?, &data)?;
+    }
+    let mut files: Vec<PathBuf> = files_with_suffix(&h.work.join("r-cran-stars"), ".nc");
+    files.extend(files_with_suffix(&data.join("usr/lib/R"), ".nc"));
+    files.sort();
+    files.push(data.join("usr/share/ferret-vis/data/monthly_navy_winds.cdf"));
+    log(format!("benchmark corpus from {} files", files.len()));
+    let corpus = h.work.join("bench-corpus");
+    remove_dir_all_if_exists(&corpus)?;
+    let mut make_corpus = cmd(
+        h.venv().join("bin/python"),
+        [h.repo.join("tools/make_corpus.py")],
+    );
+    make_corpus
+        .arg(&corpus)
+        .args(&files)
+        .env("NETCDF_LIB", h.stock_lib());
+    run(&mut make_corpus)?;
+
+    log("netcdf-c's real-filter plugins rebuilt at -O2");
+    let plugins_o2 = h.work.join("plugins-O2");
+    let mut rebuild = cmd("bash", [h.repo.join("tools/build_c_plugins_O2.sh")]);
+    rebuild
+        .arg(h.build_dir("stock"))
+        .arg(h.work.join("src-stock"))
+        .arg(&plugins_o2);
+    run(&mut rebuild)?;
+
+    log("Rust filters vs C plugins (tools/bench-filters)");
+    let bench_dir = h.repo.join("tools/bench-filters");
+    run(cmd("cargo", ["build", "-q", "--release"]).current_dir(&bench_dir))?;
+    let mut bench = cmd(bench_dir.join("target/release/bench-filters"), ["--corpus"]);
+    bench
+        .arg(&corpus)
+        .arg("--c-plugins")
+        .arg(&plugins_o2)
+        .arg("--c-plugins-as-built")
+        .arg(h.build_dir("stock").join("plugins"))
+        .arg("--reps")
+        .arg(env_or("NCFILTERS_BENCH_REPS", "9"))
+        .arg("--seconds")
+        .arg(env_or("NCFILTERS_BENCH_SECONDS", "0.5"));
+    run(&mut bench)
+}

@@ -1,0 +1,167 @@
+//! What every step shares: the settings from the environment, the failure type, the `==`
+//! progress lines and the stage timer.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub const NETCDF_VERSION: &str = "4.9.0";
+
+/// Why the run stops; printed as `harness: <message>` with a non-zero exit.
+#[derive(Debug)]
+pub struct Failure(pub String);
+
+pub type Result<T = ()> = std::result::Result<T, Failure>;
+
+/// Returns early with a `Failure` built like `format!`.
+macro_rules! fail {
+    ($($arg:tt)*) => {
+        return Err($crate::harness::Failure(format!($($arg)*)))
+    };
+}
+pub(crate) use fail;
+
+/// A progress line, set off by a blank line as the steps' output is long.
+pub fn log(message: impl std::fmt::Display) {
+    println!("\n== {message}");
+}
+
+/// The settings of a run (NCFILTERS_* environment variables) and the paths derived from them.
+pub struct Harness {
+    pub repo: PathBuf,
+    pub work: PathBuf,
+    pub cache: PathBuf,
+    pub jobs: usize,
+    pub fuzz_seconds: String,
+}
+
+impl Harness {
+    pub fn from_env() -> Result<Harness> {
+        // xtask/ sits at the root of the repository.
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .expect("xtask/ has a parent directory")
+            .to_path_buf();
+        let home = env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
+        let work = env_path("NCFILTERS_WORK").unwrap_or_else(|| repo.join("target/harness"));
+        let cache = env_path("NCFILTERS_CACHE").unwrap_or_else(|| home.join(".cache/ncfilters"));
+        let jobs = match env::var("NCFILTERS_JOBS") {
+            Ok(jobs) => match jobs.trim().parse() {
+                Ok(n) if n > 0 => n,
+                _ => fail!("NCFILTERS_JOBS must be a positive number, not {jobs:?}"),
+            },
+            Err(_) => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let fuzz_seconds = env_or("NCFILTERS_FUZZ_SECONDS", "20");
+        prepend_cargo_bin_to_path(&home);
+        Ok(Harness {
+            repo,
+            work,
+            cache,
+            jobs,
+            fuzz_seconds,
+        })
+    }
+
+    pub fn build_dir(&self, flavour: &str) -> PathBuf {
+        self.work.join(format!("build-{flavour}"))
+    }
+
+    pub fn ncfilters_build(&self) -> PathBuf {
+        self.build_dir("ncfilters")
+    }
+
+    pub fn stock_lib(&self) -> PathBuf {
+        self.build_dir("stock").join("liblib/libnetcdf.so")
+    }
+
+    /// A file directly in the work directory (logs, mostly).
+    pub fn work_file(&self, name: &str) -> PathBuf {
+        self.work.join(name)
+    }
+
+    pub fn venv(&self) -> PathBuf {
+        self.work.join("venv")
+    }
+
+    pub fn ensure_work_dir(&self) -> Result {
+        create_dir_all(&self.work)
+    }
+}
+
+fn env_path(name: &str) -> Option<PathBuf> {
+    env::var_os(name)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
+/// An environment variable's value, or the default when it is unset or empty.
+pub fn env_or(name: &str, default: &str) -> String {
+    env::var(name)
+        .ok()
+        .filter(|v| !v.is_empty())
+        .unwrap_or_else(|| default.to_string())
+}
+
+/// cargo-fuzz and a rustup toolchain live in ~/.cargo/bin, which a login shell may not have put
+/// on PATH (CI runs a plain bash).
+fn prepend_cargo_bin_to_path(home: &Path) {
+    let mut paths = vec![home.join(".cargo/bin")];
+    paths.extend(env::split_paths(&env::var_os("PATH").unwrap_or_default()));
+    if let Ok(path) = env::join_paths(paths) {
+        // Set once at start-up, before any thread or child process exists.
+        env::set_var("PATH", path);
+    }
+}
+
+pub fn create_dir_all(dir: &Path) -> Result {
+    std::fs::create_dir_all(dir)
+        .map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))
+}
+
+pub fn remove_dir_all_if_exists(dir: &Path) -> Result {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            fail!("cannot remove {}: {e}", dir.display())
+        }
+        _ => Ok(()),
+    }
+}
+
+pub fn read_to_string(path: &Path) -> Result<String> {
+    std::fs::read(path)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))
+}
+
+pub fn write_file(path: &Path, contents: &str) -> Result {
+    std::fs::write(path, contents)
+        .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))
+}
+
+/// Wall time of each stage, printed as each ends and as a table for `test`.
+#[derive(Default)]
+pub struct Stages {
+    times: Vec<(String, u64)>,
+}
+
+impl Stages {
+    pub fn run<T>(&mut self, name: &str, stage: impl FnOnce() -> Result<T>) -> Result<T> {
+        let start = Instant::now();
+        let result = stage();
+        let seconds = start.elapsed().as_secs();
+        let outcome = if result.is_ok() { "done" } else { "failed" };
+        println!("== {name} {outcome} in {seconds} s");
+        self.times.push((name.to_string(), seconds));
+        result
+    }
+
+    pub fn print_table(&self) {
+        log("stage times");
+        for (name, seconds) in &self.times {
+            println!("  {name:<20} {seconds:>6} s");
+        }
+        let total: u64 = self.times.iter().map(|(_, s)| s).sum();
+        println!("  {:<20} {total:>6} s", "total");
+    }
+}

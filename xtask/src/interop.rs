@@ -1,0 +1,75 @@
+//! `interop`: tests/interop/ (pytest) against the ncfilters build, in a virtualenv with pinned
+//! packages.
+
+use crate::harness::{fail, log, read_to_string, write_file, Harness, Result};
+use crate::process::{cmd, is_executable, run, succeeds_into_log};
+use crate::text::{last_lines, print_tail};
+
+/// Python packages of the interoperability tests, pinned (zarr-python 2 writes Zarr v2 natively).
+const PYTHON_PACKAGES: [&str; 6] = [
+    "zarr==2.18.7",
+    "numcodecs==0.15.1",
+    "numpy==2.2.6",
+    "pytest==8.3.5",
+    "h5py==3.16.0",
+    "hdf5plugin==7.1.0",
+];
+
+/// The virtualenv with PYTHON_PACKAGES. A stamp file records the pinned list installed, so a
+/// changed list is installed again.
+pub fn python_env(h: &Harness) -> Result {
+    let venv = h.venv();
+    let stamp = venv.join("ncfilters-packages");
+    let wanted = PYTHON_PACKAGES.join(" ");
+    let installed = read_to_string(&stamp).unwrap_or_default();
+    if is_executable(&venv.join("bin/pytest")) && installed.trim_end_matches('\n') == wanted {
+        return Ok(());
+    }
+    log(format!(
+        "Python environment for the interoperability tests ({})",
+        venv.display()
+    ));
+    if !is_executable(&venv.join("bin/pip")) {
+        let mut create = cmd("python3", ["-m", "venv"]);
+        create.arg(&venv);
+        run(&mut create)?;
+    }
+    let mut install = cmd(
+        venv.join("bin/pip"),
+        ["install", "-q", "--disable-pip-version-check"],
+    );
+    install.args(PYTHON_PACKAGES);
+    run(&mut install)?;
+    write_file(&stamp, &format!("{wanted}\n"))
+}
+
+/// NCZarr with zarr-python, HDF5 files with h5py + hdf5plugin, malformed metadata, bad plugins,
+/// lazy loading, and the built-in filters with no plugin path; with the ncfilters build's plugins
+/// on HDF5_PLUGIN_PATH and its default (numeric) codec dialect.
+pub fn test_interop(h: &Harness) -> Result {
+    let build = h.ncfilters_build();
+    python_env(h)?;
+    log("interoperability (zarr-python, h5py + hdf5plugin), built-in filters, malformed metadata, bad plugins (pytest)");
+    let log_file = h.work_file("interop.log");
+    let mut pytest = cmd(
+        h.venv().join("bin/pytest"),
+        ["-q", "-p", "no:cacheprovider"],
+    );
+    pytest
+        .arg(format!("--basetemp={}", h.work.join("pytest").display()))
+        .arg(".")
+        .current_dir(h.repo.join("tests/interop"))
+        .env_remove("NCFILTERS_CODEC_DIALECT")
+        .env("NETCDF_LIB", build.join("liblib/libnetcdf.so"))
+        .env("HDF5_PLUGIN_PATH", build.join("plugins"))
+        .env("NCDUMP", build.join("ncdump/ncdump"))
+        .env("LD_LIBRARY_PATH", build.join("liblib"));
+    if !succeeds_into_log(&mut pytest, &log_file, false)? {
+        print_tail(&log_file, 60);
+        fail!("interoperability tests failed");
+    }
+    for line in last_lines(&read_to_string(&log_file)?, 1) {
+        println!("{line}");
+    }
+    Ok(())
+}

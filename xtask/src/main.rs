@@ -1,0 +1,199 @@
+//! ncfilters' build-and-test runner (`cargo xtask <step>`): builds netcdf-c 4.9.0 twice side by
+//! side -- "stock" (its C, as shipped) and "ncfilters" (cmake/ncfilters.cmake injected) -- and
+//! tests the result. Every failure ends the run with a non-zero exit and a `harness: ...` line.
+
+mod bench;
+mod c_tests;
+mod demo;
+mod harness;
+mod interop;
+mod leaks;
+mod netcdf;
+mod process;
+mod provenance;
+mod rust_checks;
+mod setup;
+mod text;
+mod valgrind;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+use harness::{Failure, Harness, Result, Stages};
+
+/// Build netcdf-c 4.9.0 stock and with ncfilters, and test the result.
+///
+/// Environment: NCFILTERS_WORK (default <repo>/target/harness), NCFILTERS_CACHE (download cache,
+/// default ~/.cache/ncfilters), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS
+/// (default 20), NCFILTERS_VALGRIND_FULL=1, NCFILTERS_BENCH_RUNS, NCFILTERS_BENCH_REPS,
+/// NCFILTERS_BENCH_SECONDS.
+#[derive(Parser)]
+#[command(name = "cargo xtask", bin_name = "cargo xtask")]
+struct Cli {
+    #[command(subcommand)]
+    step: Step,
+}
+
+#[derive(Subcommand)]
+enum Step {
+    /// Install the apt packages, fetch netcdf-c's source (apt-get source) and the Rust dependencies
+    Setup,
+    /// Set up, then build netcdf-c twice: stock and with ncfilters
+    Build,
+    /// Build netcdf-c with ncfilters and compress a real dataset with nccopy -F (bzip2, zstd)
+    Demo,
+    /// Every test: build, then all the steps below from `rust` to `fuzz`, with a table of times
+    Test,
+    /// NCZarr startup and copy timings, stock vs ncfilters (tools/bench_nczarr.py)
+    BenchNczarr,
+    /// The Rust standard filters against netcdf-c's C plugins on real data (tools/bench-filters)
+    BenchFilters,
+    /// cargo test of the workspace: unit, property and C-ABI tests (no netcdf-c build needed)
+    Rust,
+    /// include/ headers are what cbindgen generates now (no netcdf-c build needed)
+    Headers,
+    /// cargo clippy --workspace --all-targets -- -D warnings (no netcdf-c build needed)
+    Clippy,
+    /// ABI check against netcdf-c 4.9.0's headers, and a deliberately broken mirror that must fail
+    Abi,
+    /// Differential tests: the parser against stock libnetcdf.so, the filters against its C plugins
+    Differential,
+    /// netcdf-c's ctest suite (221 tests) on the ncfilters build, plus its unrun filter programs
+    NetcdfSuite,
+    /// Replaced symbols (from nm of libncfilters.a) come from libncfilters.a in libnetcdf.so
+    SymbolProvenance,
+    /// The C tests of c_tests/ against the stock and ncfilters builds, also under valgrind
+    C,
+    /// zarr-python and h5py interoperability, malformed metadata, bad plugins (pytest)
+    Interop,
+    /// netcdf-c's filter-reaching ctest tests under valgrind, stock and ncfilters builds
+    Valgrind,
+    /// Fuzz smoke run of every cargo-fuzz target (NCFILTERS_FUZZ_SECONDS each; no netcdf-c build)
+    Fuzz,
+    /// Print the definite-leak records of valgrind logs allocated by ncfilters; fail if any
+    #[command(name = "classify-leaks")]
+    ClassifyLeaks {
+        /// valgrind log files
+        #[arg(required = true)]
+        logs: Vec<std::path::PathBuf>,
+    },
+}
+
+/// The test steps of `test`, in the order they run after the build.
+const TEST_STEPS: [Step; 11] = [
+    Step::Rust,
+    Step::Headers,
+    Step::Clippy,
+    Step::Abi,
+    Step::Differential,
+    Step::SymbolProvenance,
+    Step::C,
+    Step::NetcdfSuite,
+    Step::Interop,
+    Step::Valgrind,
+    Step::Fuzz,
+];
+
+impl Step {
+    fn name(&self) -> &'static str {
+        match self {
+            Step::Setup => "setup",
+            Step::Build => "build",
+            Step::Demo => "demo",
+            Step::Test => "test",
+            Step::BenchNczarr => "bench-nczarr",
+            Step::BenchFilters => "bench-filters",
+            Step::Rust => "rust",
+            Step::Headers => "headers",
+            Step::Clippy => "clippy",
+            Step::Abi => "abi",
+            Step::Differential => "differential",
+            Step::NetcdfSuite => "netcdf-suite",
+            Step::SymbolProvenance => "symbol-provenance",
+            Step::C => "c",
+            Step::Interop => "interop",
+            Step::Valgrind => "valgrind",
+            Step::Fuzz => "fuzz",
+            Step::ClassifyLeaks { .. } => "classify-leaks",
+        }
+    }
+
+    /// Steps that read the two netcdf-c builds, so `build` runs before them.
+    fn needs_netcdf_builds(&self) -> bool {
+        matches!(
+            self,
+            Step::Abi
+                | Step::Differential
+                | Step::NetcdfSuite
+                | Step::SymbolProvenance
+                | Step::C
+                | Step::Interop
+                | Step::Valgrind
+        )
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.step) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("harness: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(step: Step) -> Result {
+    if let Step::ClassifyLeaks { logs } = &step {
+        return leaks::classify_command(logs);
+    }
+    let h = Harness::from_env()?;
+    let mut stages = Stages::default();
+    match step {
+        Step::Test => run_all_tests(&h, &mut stages),
+        _ => {
+            if step.needs_netcdf_builds() {
+                stages.run("build", || netcdf::build(&h))?;
+            }
+            stages.run(step.name(), || run_step(&h, &step))
+        }
+    }
+}
+
+fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
+    let result = (|| {
+        stages.run("build", || netcdf::build(h))?;
+        for step in &TEST_STEPS {
+            stages.run(step.name(), || run_step(h, step))?;
+        }
+        harness::log("all tests passed");
+        Ok(())
+    })();
+    // The table is printed on failure too: it shows where the time went and where it stopped.
+    stages.print_table();
+    result
+}
+
+fn run_step(h: &Harness, step: &Step) -> Result {
+    match step {
+        Step::Setup => setup::setup(h),
+        Step::Build => netcdf::build(h),
+        Step::Demo => demo::demo(h),
+        Step::BenchNczarr => bench::bench_nczarr(h),
+        Step::BenchFilters => bench::bench_filters(h),
+        Step::Rust => rust_checks::test_rust(h),
+        Step::Headers => rust_checks::test_headers(h),
+        Step::Clippy => rust_checks::test_clippy(h),
+        Step::Abi => rust_checks::test_abi(h),
+        Step::Differential => rust_checks::test_differential(h),
+        Step::NetcdfSuite => netcdf::test_netcdf_suite(h),
+        Step::SymbolProvenance => provenance::test_symbol_provenance(h),
+        Step::C => c_tests::test_c(h),
+        Step::Interop => interop::test_interop(h),
+        Step::Valgrind => valgrind::test_valgrind(h),
+        Step::Fuzz => rust_checks::test_fuzz(h),
+        Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
+    }
+}

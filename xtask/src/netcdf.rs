@@ -1,0 +1,220 @@
+//! The two netcdf-c builds (`build`) and netcdf-c's own test suite on them (`netcdf-suite`).
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::harness::{fail, log, Harness, Result, NETCDF_VERSION};
+use crate::process::{cmd, run, succeeds_into_log};
+use crate::setup;
+use crate::text::{print_file, print_matching, print_tail};
+
+/// netcdf-c's own configuration (reference §2), in Release.
+const NETCDF_FLAGS: [&str; 23] = [
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=ON",
+    "-DENABLE_NETCDF_4=ON",
+    "-DENABLE_HDF5=ON",
+    "-DENABLE_NCZARR=ON",
+    "-DENABLE_PLUGINS=ON",
+    "-DENABLE_FILTER_TESTING=ON",
+    "-DENABLE_NCZARR_FILTERS=ON",
+    "-DENABLE_NCZARR_FILTERS_TESTING=ON",
+    "-DPLUGIN_INSTALL_DIR=NO",
+    "-DENABLE_TESTS=ON",
+    "-DENABLE_UNIT_TESTS=ON",
+    "-DENABLE_EXAMPLES=ON",
+    "-DENABLE_DAP=OFF",
+    "-DENABLE_DAP_REMOTE_TESTS=OFF",
+    "-DENABLE_BYTERANGE=OFF",
+    "-DENABLE_NCZARR_S3=OFF",
+    "-DENABLE_NCZARR_S3_TESTS=OFF",
+    "-DENABLE_HDF4=OFF",
+    "-DENABLE_PNETCDF=OFF",
+    "-DENABLE_PARALLEL4=OFF",
+    "-DENABLE_DOXYGEN=OFF",
+    "-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE",
+];
+
+/// netcdf-c's ctest suite on either build must pass exactly this many tests.
+pub const CTEST_EXPECTED: usize = 221;
+
+/// tst_unknown and run_unknown both hide lib__nch5unknown.so by moving it out of the shared
+/// plugins directory; run in parallel they see each other's move. They run alone, after the rest.
+const PLUGIN_MOVING_TESTS: &str = "_unknown$";
+
+/// netcdf-c's NCZarr tests diff _Codecs against 4.9.0's literal text, so its suite runs with
+/// the legacy codec dialect (the build's default, numeric, is what zarr-python reads).
+pub const SUITE_DIALECT: (&str, &str) = ("NCFILTERS_CODEC_DIALECT", "legacy");
+
+/// Filter programs netcdf-c's CMake builds but never runs.
+const UNRUN_FILTER_PROGRAMS: [&str; 4] = [
+    "nc_test4/tst_filterparser",
+    "nc_test4/tst_filter_avail",
+    "nczarr_test/test_filter_avail",
+    "nc_test4/test_filter_vlen",
+];
+
+pub fn build(h: &Harness) -> Result {
+    setup::setup(h)?;
+    build_netcdf(h, "stock")?;
+    build_netcdf(h, "ncfilters")
+}
+
+/// A private, writable source copy (netcdf-c's configure deletes and rewrites files in its
+/// source tree) and a Release build next to it.
+pub fn build_netcdf(h: &Harness, flavour: &str) -> Result {
+    let src = h.work.join(format!("src-{flavour}"));
+    let build = h.build_dir(flavour);
+    if !src.is_dir() {
+        let mut copy = cmd("cp", ["-a"]);
+        copy.arg(h.work.join(format!("netcdf-c-{NETCDF_VERSION}")))
+            .arg(&src);
+        run(&mut copy)?;
+    }
+    if !build.join("CMakeCache.txt").is_file() {
+        configure(h, flavour, &src, &build)?;
+    }
+    log(format!("build netcdf-c ({flavour})"));
+    let start = Instant::now();
+    let log_file = h.work_file(&format!("build-{flavour}.log"));
+    let mut make = cmd("cmake", ["--build"]);
+    make.arg(&build).arg(format!("-j{}", h.jobs));
+    if !succeeds_into_log(&mut make, &log_file, false)? {
+        print_matching(&log_file, &["error", "undefined"], 40);
+        fail!("build ({flavour}) failed");
+    }
+    println!("built {flavour} in {} s", start.elapsed().as_secs());
+    Ok(())
+}
+
+fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
+    log(format!("configure netcdf-c ({flavour})"));
+    let mut configure = cmd("cmake", ["-S"]);
+    configure.arg(src).arg("-B").arg(build);
+    configure.args(NETCDF_FLAGS);
+    if flavour == "ncfilters" {
+        configure.arg(format!(
+            "-DCMAKE_PROJECT_INCLUDE={}",
+            h.repo.join("cmake/ncfilters.cmake").display()
+        ));
+        configure.arg(format!(
+            "-DNCFILTERS_CARGO_TARGET_DIR={}",
+            h.repo.join("target").display()
+        ));
+    }
+    let log_file = h.work_file(&format!("configure-{flavour}.log"));
+    if !succeeds_into_log(&mut configure, &log_file, false)? {
+        print_tail(&log_file, 40);
+        fail!("configure ({flavour}) failed");
+    }
+    Ok(())
+}
+
+/// netcdf-c's whole suite in `build`, the plugin-moving tests serially, output in `log_file`.
+pub fn run_netcdf_ctest(h: &Harness, build: &Path, log_file: &Path) -> Result {
+    let mut parallel = ctest(build);
+    parallel
+        .arg(format!("-j{}", h.jobs))
+        .args(["-E", PLUGIN_MOVING_TESTS, "--output-on-failure"]);
+    let mut serial = ctest(build);
+    serial.args(["-R", PLUGIN_MOVING_TESTS, "--output-on-failure"]);
+    let passed_all = succeeds_into_log(&mut parallel, log_file, false)?
+        && succeeds_into_log(&mut serial, log_file, true)?;
+    if !passed_all {
+        print_matching(log_file, &["Failed", "***"], 40);
+        fail!("ctest failed in {}", build.display());
+    }
+    let passed = count_passed_tests(&crate::harness::read_to_string(log_file)?);
+    println!("{}: {passed} tests passed, 0 failed", build.display());
+    if passed != CTEST_EXPECTED {
+        fail!(
+            "expected {CTEST_EXPECTED} ctest tests to pass in {}, counted {passed}",
+            build.display()
+        );
+    }
+    Ok(())
+}
+
+/// ctest in `build`, with the suite's codec dialect.
+pub fn ctest(build: &Path) -> Command {
+    let mut ctest = Command::new("ctest");
+    ctest
+        .current_dir(build)
+        .env(SUITE_DIALECT.0, SUITE_DIALECT.1);
+    ctest
+}
+
+/// The sum over ctest's summary lines ("100% tests passed, 0 tests failed out of 219").
+fn count_passed_tests(log: &str) -> usize {
+    log.lines()
+        .filter(|line| line.contains("tests passed, 0 tests failed out of"))
+        .filter_map(|line| line.split_whitespace().last()?.parse::<usize>().ok())
+        .sum()
+}
+
+pub fn test_netcdf_suite(h: &Harness) -> Result {
+    let build = h.ncfilters_build();
+    log("netcdf-c's ctest suite on the ncfilters build");
+    run_netcdf_ctest(h, &build, &h.work_file("ctest-ncfilters.log"))?;
+
+    let plugins = build.join("plugins");
+    log(format!(
+        "filter programs CMake builds but never runs (HDF5_PLUGIN_PATH={})",
+        plugins.display()
+    ));
+    for program in UNRUN_FILTER_PROGRAMS {
+        run_filter_program(h, &build, program)?;
+        println!("PASS {program}");
+    }
+
+    log(
+        "tst_specific_filters.sh with HDF5_PLUGIN_PATH (bzip2, zstd and blosc must not be skipped)",
+    );
+    let log_file = h.work_file("specific-filters.log");
+    let mut specific = ctest(&build);
+    specific.env("HDF5_PLUGIN_PATH", &plugins).args([
+        "-V",
+        "-R",
+        "^nc_test4_tst_specific_filters$",
+    ]);
+    if !succeeds_into_log(&mut specific, &log_file, false)? {
+        print_tail(&log_file, 40);
+        fail!("tst_specific_filters failed");
+    }
+    let text = crate::harness::read_to_string(&log_file)?;
+    if text.contains("not available") {
+        print_matching(&log_file, &["not available"], usize::MAX);
+        fail!("tst_specific_filters skipped filters");
+    }
+    println!("PASS tst_specific_filters.sh (deflate, szip, bzip2, blosc, zstd)");
+    Ok(())
+}
+
+fn run_filter_program(h: &Harness, build: &Path, program: &str) -> Result {
+    let path = build.join(program);
+    let name = program.rsplit('/').next().unwrap_or(program);
+    let log_file = h.work_file(&format!("{name}.log"));
+    let mut command = Command::new(format!("./{name}"));
+    command
+        .current_dir(path.parent().expect("program path has a directory"))
+        .env(SUITE_DIALECT.0, SUITE_DIALECT.1)
+        .env("HDF5_PLUGIN_PATH", build.join("plugins"));
+    if !succeeds_into_log(&mut command, &log_file, false)? {
+        print_file(&log_file);
+        fail!("{program} failed");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passed_tests_are_summed_over_both_ctest_runs() {
+        let log = "100% tests passed, 0 tests failed out of 219\nnoise\n\
+                   100% tests passed, 0 tests failed out of 2\n";
+        assert_eq!(count_passed_tests(log), 221);
+    }
+}

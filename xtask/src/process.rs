@@ -1,0 +1,120 @@
+//! Running programs: in the foreground, into a log file, or capturing their output.
+
+use std::ffi::OsStr;
+use std::fs::OpenOptions;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use crate::harness::{fail, Failure, Result};
+
+/// A command with its arguments, ready for the `run*` functions.
+pub fn cmd<I, S>(program: impl AsRef<OsStr>, args: I) -> Command
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    let mut command = Command::new(program);
+    command.args(args);
+    command
+}
+
+/// The command line as a message shows it.
+pub fn describe(command: &Command) -> String {
+    let mut words = vec![command.get_program().to_string_lossy().into_owned()];
+    words.extend(command.get_args().map(|a| a.to_string_lossy().into_owned()));
+    words.join(" ")
+}
+
+fn spawn_failure(command: &Command, error: std::io::Error) -> Failure {
+    Failure(format!("cannot run `{}`: {error}", describe(command)))
+}
+
+/// Runs with the terminal's stdout and stderr; fails naming the command if it fails.
+pub fn run(command: &mut Command) -> Result {
+    let status = command.status().map_err(|e| spawn_failure(command, e))?;
+    if !status.success() {
+        fail!("`{}` failed ({status})", describe(command));
+    }
+    Ok(())
+}
+
+/// Whether the command succeeds, its stdout and stderr going to `log` (created or appended
+/// to). Callers show the relevant part of the log on failure.
+pub fn succeeds_into_log(command: &mut Command, log: &Path, append: bool) -> Result<bool> {
+    let file = OpenOptions::new()
+        .create(true)
+        .write(true)
+        .append(append)
+        .truncate(!append)
+        .open(log)
+        .map_err(|e| Failure(format!("cannot open {}: {e}", log.display())))?;
+    let stderr = file
+        .try_clone()
+        .map_err(|e| Failure(format!("cannot duplicate {}: {e}", log.display())))?;
+    let status = command
+        .stdout(file)
+        .stderr(stderr)
+        .status()
+        .map_err(|e| spawn_failure(command, e))?;
+    Ok(status.success())
+}
+
+/// Whether the command succeeds, its output discarded (a probe like `dpkg -s`).
+pub fn succeeds_quietly(command: &mut Command) -> Result<bool> {
+    let status = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .map_err(|e| spawn_failure(command, e))?;
+    Ok(status.success())
+}
+
+/// The stdout of a command that must succeed (stderr is shown).
+pub fn output(command: &mut Command) -> Result<String> {
+    let out = command
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| spawn_failure(command, e))?;
+    if !out.status.success() {
+        fail!("`{}` failed ({})", describe(command), out.status);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// The stdout of a command, whatever its exit status and with stderr discarded (nm on an
+/// archive warns about members without symbols).
+pub fn output_ignoring_errors(command: &mut Command) -> Result<String> {
+    let out = command
+        .stderr(Stdio::null())
+        .output()
+        .map_err(|e| spawn_failure(command, e))?;
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Whether `program` is found on PATH, as `command -v` answers.
+pub fn on_path(program: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|paths| {
+        std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(program)))
+    })
+}
+
+pub fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    path.metadata()
+        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Runs as root: directly when we are root, through sudo otherwise.
+pub fn as_root<I, S>(program: &str, args: I) -> Result<Command>
+where
+    I: IntoIterator<Item = S>,
+    S: AsRef<OsStr>,
+{
+    if output(&mut cmd("id", ["-u"]))?.trim() == "0" {
+        Ok(cmd(program, args))
+    } else {
+        let mut command = cmd("sudo", [program]);
+        command.args(args);
+        Ok(command)
+    }
+}

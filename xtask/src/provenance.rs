@@ -1,0 +1,401 @@
+//! `symbol-provenance`: every function ncfilters exports is exported by the ncfilters build's
+//! libnetcdf.so from libncfilters.a's code (per the link map), none of the replaced C is linked,
+//! netcdf-c compiled against our headers, its standard plugins are ours, and libnetcdf.so needs
+//! no more shared libraries than stock.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use crate::harness::{fail, log, read_to_string, Harness, Result};
+use crate::process::{cmd, output, output_ignoring_errors};
+use crate::text::files_with_suffix;
+
+/// Names that must be among the derived exports: if the rule below ever misses ncfilters' own
+/// objects, the list would shrink silently.
+const KNOWN_REPLACED: [&str; 5] = [
+    "nc_def_var_filter",
+    "NCZ_applyfilterchain",
+    "ncaux_h5filterspec_parse",
+    "NC4_hdf5_def_var_filter",
+    "nc_inq_var_zstandard",
+];
+
+/// Prefixes of global functions that are not netcdf-c API: the C shim's own functions, the
+/// Rust runtime's and compiler-generated ones, and mangled Rust (legacy and v0 schemes).
+const NOT_NETCDF_API: [&str; 5] = ["ncfilters_", "rust_", "_ZN", "_R", "__"];
+
+const STANDARD_PLUGINS: [&str; 7] = [
+    "deflate",
+    "shuffle",
+    "fletcher32",
+    "szip",
+    "bzip2",
+    "zstd",
+    "blosc",
+];
+const CODEC_DEFAULTS_LIBRARIES: [&str; 2] = ["zhdf5filters", "zstdfilters"];
+const HEADERS: [&str; 3] = [
+    "netcdf_filter.h",
+    "netcdf_filter_build.h",
+    "netcdf_filter_hdf5_build.h",
+];
+/// Shared libraries ncfilters may add: Rust's unwinder (libgcc_s, for the panic boundary) and
+/// the dynamic loader itself, which every process has mapped.
+const ALLOWED_EXTRA_NEEDED: [&str; 2] = ["libgcc_s.so.1", "ld-linux-x86-64.so.2"];
+
+/// The netcdf-c functions libncfilters.a exports: global text symbols of the ncfilters crate's
+/// own code (archive members `ncfilters.*.rcgu.o`; the bundled zstd, zlib-rs and bzip2 objects
+/// export their own C APIs) that are not Rust or shim internals.
+pub fn replaced_symbols(archive_listing: &str) -> BTreeSet<String> {
+    archive_listing
+        .lines()
+        .filter_map(parse_archive_symbol)
+        .filter(|s| s.kind == "T" && is_ncfilters_rust_object(s.member))
+        .map(|s| s.name)
+        .filter(|name| !NOT_NETCDF_API.iter().any(|p| name.starts_with(p)))
+        .map(String::from)
+        .collect()
+}
+
+struct ArchiveSymbol<'a> {
+    member: &'a str,
+    kind: &'a str,
+    name: &'a str,
+}
+
+/// A line of `nm -A`: `<archive>:<member>:<address> <kind> <name>`.
+fn parse_archive_symbol(line: &str) -> Option<ArchiveSymbol<'_>> {
+    let mut words = line.split_whitespace();
+    let (location, kind, name) = (words.next()?, words.next()?, words.next()?);
+    let mut parts = location.rsplitn(3, ':');
+    let (_address, member) = (parts.next()?, parts.next()?);
+    Some(ArchiveSymbol { member, kind, name })
+}
+
+/// rustc names the codegen units of the crate it builds `<crate>.<crate>.<hash>-cgu.<n>.rcgu.o`
+/// (dependencies' members start `<crate>-<hash>.`).
+fn is_ncfilters_rust_object(member: &str) -> bool {
+    member.starts_with("ncfilters.") && member.ends_with(".rcgu.o")
+}
+
+/// "start size" of every .text input section the link map attributes to libncfilters.a.
+/// Symbols are located by address, since LLVM may merge identical functions under one section.
+pub fn ncfilters_text_ranges(link_map: &str) -> Vec<(u64, u64)> {
+    let mut section = "";
+    let mut ranges = Vec::new();
+    for line in link_map.lines() {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if let Some(first) = words.first().filter(|w| w.starts_with('.')) {
+            section = first;
+        }
+        let n = words.len();
+        if n < 3 || !line.contains("libncfilters.a(") || !section.starts_with(".text") {
+            continue;
+        }
+        let (start, size) = (words[n - 3], words[n - 2]);
+        if let (Some(start), Some(size)) = (hex(start), hex(size)) {
+            if start != 0 {
+                ranges.push((start, size));
+            }
+        }
+    }
+    ranges
+}
+
+fn hex(word: &str) -> Option<u64> {
+    u64::from_str_radix(word.strip_prefix("0x")?, 16).ok()
+}
+
+fn in_ranges(address: u64, ranges: &[(u64, u64)]) -> bool {
+    ranges
+        .iter()
+        .any(|&(start, size)| address >= start && address < start + size)
+}
+
+/// The defined dynamic symbols of a shared library: name -> (kind, address).
+fn dynamic_symbols(library: &Path) -> Result<HashMap<String, (String, u64)>> {
+    let mut nm = cmd("nm", ["-D", "--defined-only"]);
+    nm.arg(library);
+    Ok(output(&mut nm)?
+        .lines()
+        .filter_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words[..] {
+                [address, kind, name] => Some((
+                    name.to_string(),
+                    (kind.to_string(), u64::from_str_radix(address, 16).ok()?),
+                )),
+                _ => None,
+            }
+        })
+        .collect())
+}
+
+fn exported_function(symbols: &HashMap<String, (String, u64)>, name: &str) -> Option<u64> {
+    symbols
+        .get(name)
+        .filter(|(kind, _)| kind == "T")
+        .map(|(_, address)| *address)
+}
+
+pub fn test_symbol_provenance(h: &Harness) -> Result {
+    let build = h.ncfilters_build();
+    let archive = h.repo.join("target/release/libncfilters.a");
+    let map = build.join("ncfilters-libnetcdf.map");
+    let lib = build.join("liblib/libnetcdf.so");
+    log(format!("symbol provenance in {}", lib.display()));
+    if !map.is_file() {
+        fail!("no link map at {}", map.display());
+    }
+    let replaced = derive_replaced_symbols(&archive)?;
+    let lib_syms = dynamic_symbols(&lib)?;
+    let ranges = ncfilters_text_ranges(&read_to_string(&map)?);
+    check_replaced_symbols_come_from_ncfilters(&replaced, &lib_syms, &ranges)?;
+    check_replaced_c_not_linked(&build, &map, &lib_syms)?;
+    for header in HEADERS {
+        let users = check_compiled_against_our_header(h, &build, header)?;
+        println!(
+            "PASS {users} netcdf-c objects (library, tests, plugins) compiled against include/{header}, none against netcdf-c's"
+        );
+    }
+    println!(
+        "PASS {} replaced symbols come from libncfilters.a; dfilter.c, hdf5filter.c, zfilter.c and the C filter-spec parser are not linked",
+        replaced.len()
+    );
+    check_plugins_are_ours(&build)?;
+    check_needed_libraries(h, &lib)
+}
+
+fn derive_replaced_symbols(archive: &Path) -> Result<BTreeSet<String>> {
+    let mut nm = cmd("nm", ["-A", "--defined-only", "-g"]);
+    nm.arg(archive);
+    let replaced = replaced_symbols(&output_ignoring_errors(&mut nm)?);
+    if let Some(missing) = KNOWN_REPLACED.iter().find(|k| !replaced.contains(**k)) {
+        fail!(
+            "{missing} is not among the {} functions derived from nm of {}",
+            replaced.len(),
+            archive.display()
+        );
+    }
+    println!(
+        "{} replaced symbols: the netcdf-c functions {} defines",
+        replaced.len(),
+        archive.display()
+    );
+    Ok(replaced)
+}
+
+fn check_replaced_symbols_come_from_ncfilters(
+    replaced: &BTreeSet<String>,
+    lib_syms: &HashMap<String, (String, u64)>,
+    ranges: &[(u64, u64)],
+) -> Result {
+    for symbol in replaced {
+        let Some(address) = exported_function(lib_syms, symbol) else {
+            fail!("{symbol} is not exported by libnetcdf.so");
+        };
+        if !in_ranges(address, ranges) {
+            fail!("{symbol} (0x{address:x}) in libnetcdf.so does not come from libncfilters.a (link map)");
+        }
+    }
+    // Negative control: a C function of netcdf-c must not be attributed to libncfilters.a.
+    let Some(nc_create) = exported_function(lib_syms, "nc_create") else {
+        fail!("nc_create is not exported by libnetcdf.so");
+    };
+    if in_ranges(nc_create, ranges) {
+        fail!("the provenance check attributes nc_create to ncfilters");
+    }
+    Ok(())
+}
+
+fn check_replaced_c_not_linked(
+    build: &Path,
+    map: &Path,
+    lib_syms: &HashMap<String, (String, u64)>,
+) -> Result {
+    let link_map = read_to_string(map)?;
+    let replaced_objects = ["dfilter.c.o", "/daux.c.o", "hdf5filter.c.o", "zfilter.c.o"];
+    if replaced_objects.iter().any(|o| link_map.contains(o)) {
+        fail!("a replaced C object is linked into libnetcdf.so");
+    }
+    let Some(trimmed) = files_with_suffix(&build.join("libdispatch"), "daux_nonfilter.c.o")
+        .into_iter()
+        .next()
+    else {
+        fail!("the trimmed daux object is missing");
+    };
+    let mut nm = cmd("nm", [&trimmed]);
+    let symbols = output(&mut nm)?.to_lowercase();
+    if symbols.contains("filterspec") || symbols.contains("gettype") {
+        fail!("filter-spec C code left in {}", trimmed.display());
+    }
+    if exported_function(lib_syms, "ncaux_class_alignment").is_none() {
+        fail!("non-filter ncaux_* functions lost");
+    }
+    Ok(())
+}
+
+/// The compiler's dependency files list headers in the order they were first opened. Ours and
+/// netcdf-c's copies share include guards, so the one opened first is the one in effect.
+/// Returns how many objects were compiled against ours.
+fn check_compiled_against_our_header(h: &Harness, build: &Path, header: &str) -> Result<usize> {
+    let ours = format!("{}/include/{header}", h.repo.display());
+    let ours_via_cmake = format!("{}/cmake/../include/{header}", h.repo.display());
+    let theirs = format!(
+        "{}/include/{header}",
+        h.work.join("src-ncfilters").display()
+    );
+    let mut users = 0;
+    let mut shadowed: Vec<PathBuf> = Vec::new();
+    for dep_file in files_with_suffix(build, ".o.d") {
+        let text = read_to_string(&dep_file)?;
+        if text.contains(&ours) || text.contains(&ours_via_cmake) {
+            users += 1;
+        }
+        if opens_theirs_first(&text, &ours, &theirs) {
+            shadowed.push(dep_file);
+        }
+    }
+    if users == 0 {
+        fail!("no netcdf-c object was compiled against include/{header}");
+    }
+    if !shadowed.is_empty() {
+        for file in shadowed.iter().take(5) {
+            println!("{}", file.display());
+        }
+        fail!("objects compiled with netcdf-c's own {header}");
+    }
+    Ok(users)
+}
+
+/// Whether a dependency file names netcdf-c's copy of a header before ours.
+fn opens_theirs_first(dep_file: &str, ours: &str, theirs: &str) -> bool {
+    for line in dep_file.lines() {
+        let line = line.replace("/cmake/../", "/");
+        if line.contains(ours) {
+            return false;
+        }
+        if line.contains(theirs) {
+            return true;
+        }
+    }
+    false
+}
+
+/// The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see
+/// ncfilters.cmake).
+fn check_plugins_are_ours(build: &Path) -> Result {
+    for name in STANDARD_PLUGINS {
+        let plugin = build.join(format!("plugins/lib__nch5{name}.so"));
+        if !file_contains(&plugin, format!("{name} (ncfilters)").as_bytes()) {
+            fail!("{} is not ncfilters' Rust plugin", plugin.display());
+        }
+        if !dynamic_symbols(&plugin)?.contains_key("NCZ_get_codec_info") {
+            fail!("{} exports no NCZ_get_codec_info", plugin.display());
+        }
+    }
+    for name in CODEC_DEFAULTS_LIBRARIES {
+        let plugin = build.join(format!("plugins/lib__nc{name}.so"));
+        if !file_contains(&plugin, b"rust_panic") {
+            fail!(
+                "{} is not ncfilters' Rust codec-defaults library",
+                plugin.display()
+            );
+        }
+    }
+    println!(
+        "PASS {}/plugins: deflate, shuffle, fletcher32, szip, bzip2, zstd, blosc and both codec-defaults libraries are ncfilters' Rust ones",
+        build.display()
+    );
+    Ok(())
+}
+
+fn file_contains(path: &Path, needle: &[u8]) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| bytes.windows(needle.len()).any(|w| w == needle))
+}
+
+/// Startup cost: ncfilters must not make every netCDF program load more shared libraries
+/// (libblosc, say, brings snappy and the C++ runtime).
+fn check_needed_libraries(h: &Harness, lib: &Path) -> Result {
+    let stock = needed_libraries(&h.stock_lib())?;
+    let ours: Vec<String> = needed_libraries(lib)?
+        .into_iter()
+        .filter(|l| !ALLOWED_EXTRA_NEEDED.contains(&l.as_str()))
+        .collect();
+    if ours != stock {
+        for only_stock in stock.iter().filter(|l| !ours.contains(l)) {
+            println!("< {only_stock}");
+        }
+        for only_ours in ours.iter().filter(|l| !stock.contains(l)) {
+            println!("> {only_ours}");
+        }
+        fail!("libnetcdf.so needs other shared libraries than stock");
+    }
+    println!(
+        "PASS libnetcdf.so needs stock's {} shared libraries (plus libgcc_s for unwinding)",
+        ours.len()
+    );
+    Ok(())
+}
+
+/// The NEEDED entries of a library's dynamic section, sorted.
+fn needed_libraries(lib: &Path) -> Result<Vec<String>> {
+    let mut readelf = cmd("readelf", ["-d"]);
+    readelf.arg(lib);
+    let mut needed: Vec<String> = output(&mut readelf)?
+        .lines()
+        .filter(|line| line.contains("NEEDED"))
+        .filter_map(|line| line.split_whitespace().last())
+        .map(|word| word.trim_matches(|c| c == '[' || c == ']').to_string())
+        .collect();
+    needed.sort();
+    Ok(needed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_ncfilters_own_exports_are_replaced_symbols() {
+        let listing = "\
+lib.a:ncfilters.ncfilters.abc-cgu.01.rcgu.o:0000000000000000 T nc_def_var_filter
+lib.a:ncfilters.ncfilters.abc-cgu.01.rcgu.o:0000000000000010 T _ZN9ncfilters3fooE
+lib.a:ncfilters.ncfilters.abc-cgu.01.rcgu.o:0000000000000020 T rust_eh_personality
+lib.a:ncfilters.ncfilters.abc-cgu.01.rcgu.o:0000000000000030 R NCZ_constant
+lib.a:ncfilters.ncfilters.abc-cgu.02.rcgu.o:0000000000000000 T NCZ_applyfilterchain
+lib.a:3a91-shim.o:0000000000000000 T ncfilters_NC_check_id
+lib.a:7c99-zstd_compress.o:0000000000000000 T ZSTD_compress
+lib.a:zlib_rs-123.zlib_rs.456-cgu.0.rcgu.o:0000000000000000 T deflate
+";
+        let names: Vec<String> = replaced_symbols(listing).into_iter().collect();
+        assert_eq!(names, ["NCZ_applyfilterchain", "nc_def_var_filter"]);
+    }
+
+    #[test]
+    fn link_map_ranges_follow_text_sections_of_the_archive() {
+        let map = "\
+ .text.nc_def_var_filter
+                0x0000000000051000       0x40 /repo/target/release/libncfilters.a(ncfilters.ncfilters.abc-cgu.01.rcgu.o)
+ .text          0x0000000000060000      0x100 CMakeFiles/netcdf.dir/dfile.c.o
+ .text.unused   0x0000000000000000       0x10 /repo/target/release/libncfilters.a(x.o)
+ .rodata.x      0x0000000000070000       0x10 /repo/target/release/libncfilters.a(x.o)
+";
+        let ranges = ncfilters_text_ranges(map);
+        assert_eq!(ranges, [(0x51000, 0x40)]);
+        assert!(in_ranges(0x51020, &ranges));
+        assert!(!in_ranges(0x51040, &ranges));
+    }
+
+    #[test]
+    fn netcdf_copy_of_a_header_first_is_shadowing() {
+        let ours = "/repo/include/netcdf_filter.h";
+        let theirs = "/w/src-ncfilters/include/netcdf_filter.h";
+        assert!(!opens_theirs_first("x.o: \\\n /repo/cmake/../include/netcdf_filter.h \\\n /w/src-ncfilters/include/netcdf_filter.h", ours, theirs));
+        assert!(opens_theirs_first(
+            "x.o: \\\n /w/src-ncfilters/include/netcdf_filter.h",
+            ours,
+            theirs
+        ));
+    }
+}

@@ -1,0 +1,234 @@
+//! The steps that are cargo commands: `rust`, `headers`, `clippy`, `abi`, `differential`, `fuzz`.
+
+use std::process::Command;
+
+use crate::harness::{create_dir_all, fail, log, Harness, Result};
+use crate::process::{cmd, on_path, output, run, succeeds_into_log};
+use crate::setup::hdf5_cflags;
+use crate::text::print_tail;
+
+/// cargo in the repository's root.
+fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
+    let mut cargo = cmd("cargo", args);
+    cargo.current_dir(&h.repo);
+    cargo
+}
+
+pub fn test_rust(h: &Harness) -> Result {
+    log("cargo test (unit, property and C-ABI tests)");
+    run(&mut cargo(
+        h,
+        ["test", "--workspace", "--release", "--locked"],
+    ))
+}
+
+pub fn test_headers(h: &Harness) -> Result {
+    log("include/ headers are what cbindgen generates now");
+    run(&mut cargo(
+        h,
+        [
+            "run",
+            "-q",
+            "--release",
+            "--locked",
+            "-p",
+            "gen-headers",
+            "--",
+            "--check",
+        ],
+    ))
+}
+
+pub fn test_clippy(h: &Harness) -> Result {
+    log("cargo clippy --workspace --all-targets -- -D warnings");
+    run(&mut cargo(
+        h,
+        [
+            "clippy",
+            "-q",
+            "--workspace",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    ))
+}
+
+pub fn test_abi(h: &Harness) -> Result {
+    let netcdf_src = h.work.join("src-stock");
+    let netcdf_build = h.build_dir("stock");
+    let cflags = hdf5_cflags()?;
+
+    log("ABI check against netcdf-c 4.9.0's headers");
+    run(&mut cargo(
+        h,
+        ["build", "-q", "--release", "--locked", "-p", "ncfilters"],
+    ))?;
+    let mut check = cargo(
+        h,
+        [
+            "run",
+            "-q",
+            "--release",
+            "--locked",
+            "-p",
+            "gen-headers",
+            "--",
+            "abi-check",
+        ],
+    );
+    check
+        .arg("--netcdf-src")
+        .arg(&netcdf_src)
+        .arg("--netcdf-build")
+        .arg(&netcdf_build)
+        .arg("--lib")
+        .arg(h.repo.join("target/release/libncfilters.so"))
+        .arg("--")
+        .args(&cflags);
+    run(&mut check)?;
+
+    log("ABI check on a deliberately broken mirror must fail");
+    // Its own target directory: the broken build must never replace the real libncfilters.
+    let mut broken = cargo(
+        h,
+        [
+            "run",
+            "-q",
+            "--release",
+            "--locked",
+            "-p",
+            "gen-headers",
+            "--features",
+            "ncfilters/abi-broken-mirror",
+            "--",
+            "abi-check",
+        ],
+    );
+    broken
+        .env("CARGO_TARGET_DIR", h.repo.join("target/abi-broken-mirror"))
+        .arg("--netcdf-src")
+        .arg(&netcdf_src)
+        .arg("--netcdf-build")
+        .arg(&netcdf_build)
+        .arg("--expect-failure")
+        .arg("--")
+        .args(&cflags);
+    run(&mut broken)
+}
+
+pub fn test_differential(h: &Harness) -> Result {
+    log("differential parser test against the stock libnetcdf.so");
+    let mut parser = differential_test(h, "differential_parser");
+    parser.env("NCFILTERS_STOCK_LIBNETCDF", h.stock_lib());
+    run(&mut parser)?;
+
+    log("differential filter test against netcdf-c's C plugins (stock build)");
+    let mut filters = differential_test(h, "differential_filters");
+    filters.env(
+        "NCFILTERS_STOCK_PLUGINS",
+        h.build_dir("stock").join("plugins"),
+    );
+    run(&mut filters)
+}
+
+/// One of the `#[ignore]`d integration tests that need the stock build.
+fn differential_test(h: &Harness, test: &str) -> Command {
+    cargo(
+        h,
+        [
+            "test",
+            "-q",
+            "--release",
+            "--locked",
+            "--test",
+            test,
+            "--",
+            "--ignored",
+            "--nocapture",
+        ],
+    )
+}
+
+/// cargo fuzz in fuzz/. RUSTC_BOOTSTRAP: cargo-fuzz needs -Zsanitizer; the machine has only
+/// the stable toolchain.
+fn cargo_fuzz<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
+    let mut fuzz = cmd("cargo", ["fuzz"]);
+    fuzz.args(args)
+        .current_dir(h.repo.join("fuzz"))
+        .env("RUSTC_BOOTSTRAP", "1");
+    fuzz
+}
+
+pub fn test_fuzz(h: &Harness) -> Result {
+    log(format!("fuzz smoke run ({}s per target)", h.fuzz_seconds));
+    h.ensure_work_dir()?;
+    if !on_path("cargo-fuzz") {
+        run(&mut cmd(
+            "cargo",
+            ["install", "-q", "--locked", "cargo-fuzz"],
+        ))?;
+    }
+    let targets = output(&mut cargo_fuzz(h, ["list"]))?;
+    for target in targets.split_whitespace() {
+        fuzz_target(h, target)?;
+    }
+    Ok(())
+}
+
+fn fuzz_target(h: &Harness, target: &str) -> Result {
+    // The corpus libFuzzer grows (fuzz/corpus/<target>) is git-ignored; the committed seeds
+    // (fuzz/seeds/<target>, small valid chunks) are read as a second corpus and never written to.
+    let fuzz_dir = h.repo.join("fuzz");
+    let corpus = format!("corpus/{target}");
+    create_dir_all(&fuzz_dir.join(&corpus))?;
+    let mut command = cargo_fuzz(h, ["run", target, &corpus]);
+    let seeds = format!("seeds/{target}");
+    if fuzz_dir.join(&seeds).is_dir() {
+        command.arg(&seeds);
+    }
+    command
+        .arg("--")
+        .arg(format!("-max_total_time={}", h.fuzz_seconds))
+        .env("NCFILTERS_QUIET", "1");
+    let log_file = h.work_file(&format!("fuzz-{target}.log"));
+    if !succeeds_into_log(&mut command, &log_file, false)? {
+        print_tail(&log_file, 30);
+        fail!("fuzz target {target} failed");
+    }
+    let summary = last_done_line(&crate::harness::read_to_string(&log_file)?).unwrap_or_default();
+    println!("PASS fuzz {target}: {summary}s, no crash");
+    Ok(())
+}
+
+/// libFuzzer's last "Done <n> runs in <s> second" (the words up to "second").
+fn last_done_line(log: &str) -> Option<String> {
+    log.lines().rev().find_map(|line| {
+        let start = line.find("Done ")?;
+        let words: Vec<&str> = line[start..].split_whitespace().take(6).collect();
+        let is_done = words.len() == 6
+            && words[1].bytes().all(|b| b.is_ascii_digit())
+            && words[2] == "runs"
+            && words[3] == "in"
+            && words[4].bytes().all(|b| b.is_ascii_digit())
+            && words[5].starts_with("second");
+        is_done.then(|| words[..5].join(" ") + " second")
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn done_line_is_the_last_one() {
+        let log = "#1 INITED\nDone 10 runs in 1 second(s)\nstat\nDone 1234 runs in 2 second(s)\n";
+        assert_eq!(
+            last_done_line(log).as_deref(),
+            Some("Done 1234 runs in 2 second")
+        );
+        assert_eq!(last_done_line("nothing"), None);
+    }
+}

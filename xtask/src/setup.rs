@@ -1,0 +1,303 @@
+//! `setup`: the apt packages, netcdf-c's source (Debian's orig tarball, fetched with
+//! `apt-get source`) and the Rust dependencies.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::Stdio;
+
+use crate::harness::{self, fail, log, Failure, Harness, Result, NETCDF_VERSION};
+use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
+use crate::text::last_lines;
+
+const APT_PACKAGES: [&str; 17] = [
+    "cmake",
+    "libhdf5-dev",
+    "libzstd-dev",
+    "libbz2-dev",
+    "libblosc-dev",
+    "libaec-dev",
+    "zlib1g-dev",
+    "libxml2-dev",
+    "libcurl4-openssl-dev",
+    "m4",
+    "pkg-config",
+    "make",
+    "gcc",
+    "g++",
+    "file",
+    "dpkg-dev",
+    "valgrind",
+];
+
+const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources";
+
+pub fn orig_tarball() -> String {
+    format!("netcdf_{NETCDF_VERSION}.orig.tar.gz")
+}
+
+pub fn setup(h: &Harness) -> Result {
+    install_packages()?;
+    fetch_netcdf_source(h)?;
+    fetch_rust_dependencies(h)
+}
+
+fn install_packages() -> Result {
+    let mut missing = Vec::new();
+    for package in APT_PACKAGES {
+        if !succeeds_quietly(&mut cmd("dpkg", ["-s", package]))? {
+            missing.push(package);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(());
+    }
+    log(format!("apt-get install {}", missing.join(" ")));
+    run(&mut as_root("apt-get", ["update", "-q"])?)?;
+    let mut install = as_root(
+        "env",
+        [
+            "DEBIAN_FRONTEND=noninteractive",
+            "apt-get",
+            "install",
+            "-y",
+            "-q",
+        ],
+    )?;
+    install.args(&missing);
+    run(&mut install)
+}
+
+/// A deb-src entry for the same mirror and suite as the machine's first deb entry, so that
+/// `apt-get source` works on a stock Debian image (which has none).
+fn ensure_deb_src() -> Result {
+    if Path::new(DEB_SRC_TARGET).is_file() || has_deb_src_entry() {
+        return Ok(());
+    }
+    let Some((uri, suite)) = first_deb_entry() else {
+        fail!("no Debian deb entry found to derive a deb-src entry from");
+    };
+    log(format!("adding deb-src for {uri} {suite}"));
+    let entry = format!(
+        "Types: deb-src\nURIs: {uri}\nSuites: {suite}\nComponents: main\n\
+         Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
+    );
+    write_as_root(DEB_SRC_TARGET, &entry)?;
+    run(&mut as_root("apt-get", ["update", "-q"])?)
+}
+
+fn write_as_root(target: &str, contents: &str) -> Result {
+    let mut tee = as_root("tee", [target])?;
+    let mut child = tee
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| Failure(format!("cannot run tee {target}: {e}")))?;
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(contents.as_bytes())
+        .map_err(|e| Failure(format!("cannot write {target}: {e}")))?;
+    match child.wait() {
+        Ok(status) if status.success() => Ok(()),
+        _ => fail!("cannot write {target}"),
+    }
+}
+
+/// The apt source files: sources.list and everything under sources.list.d/.
+fn apt_source_texts() -> Vec<(std::path::PathBuf, String)> {
+    let mut files = vec![Path::new("/etc/apt/sources.list").to_path_buf()];
+    crate::text::collect_files(Path::new("/etc/apt/sources.list.d"), &mut |p| {
+        files.push(p.to_path_buf())
+    });
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|f| std::fs::read_to_string(&f).ok().map(|text| (f, text)))
+        .collect()
+}
+
+fn has_deb_src_entry() -> bool {
+    apt_source_texts().iter().any(|(_, text)| {
+        text.lines().any(|line| {
+            line.starts_with("deb-src") || (line.starts_with("Types:") && line.contains("deb-src"))
+        })
+    })
+}
+
+/// The URI and suite of the first binary entry: deb822 `.sources` files first, then the
+/// one-line format of sources.list.
+fn first_deb_entry() -> Option<(String, String)> {
+    let texts = apt_source_texts();
+    let deb822 = texts
+        .iter()
+        .filter(|(path, _)| {
+            path.parent() == Some(Path::new("/etc/apt/sources.list.d"))
+                && path.extension().is_some_and(|e| e == "sources")
+        })
+        .find_map(|(_, text)| first_deb822_entry(text));
+    deb822.or_else(|| {
+        texts
+            .iter()
+            .filter(|(path, _)| path == Path::new("/etc/apt/sources.list"))
+            .find_map(|(_, text)| first_one_line_entry(text))
+    })
+}
+
+/// In a deb822 file: the first URI and suite of the first stanza whose Types include `deb`.
+fn first_deb822_entry(text: &str) -> Option<(String, String)> {
+    let mut is_deb = false;
+    let mut uri = String::new();
+    for line in text.lines() {
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("Types:") => is_deb = words.any(|t| t == "deb"),
+            Some("URIs:") if is_deb => uri = words.next().unwrap_or_default().to_string(),
+            Some("Suites:") if is_deb => {
+                return Some((uri, words.next().unwrap_or_default().to_string()))
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// In sources.list: `deb [options] uri suite components`.
+fn first_one_line_entry(text: &str) -> Option<(String, String)> {
+    text.lines().find_map(|line| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"deb") {
+            return None;
+        }
+        let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) {
+            &words[2..]
+        } else {
+            &words[1..]
+        };
+        Some((
+            rest.first().unwrap_or(&"").to_string(),
+            rest.get(1).unwrap_or(&"").to_string(),
+        ))
+    })
+}
+
+pub fn fetch_netcdf_source(h: &Harness) -> Result {
+    harness::create_dir_all(&h.cache)?;
+    let tarball = h.cache.join(orig_tarball());
+    if !tarball.is_file() {
+        ensure_deb_src()?;
+        log(format!(
+            "apt-get source netcdf (cached in {})",
+            h.cache.display()
+        ));
+        let mut source = cmd("apt-get", ["source", "-q", "--download-only", "netcdf"]);
+        let out = source
+            .current_dir(&h.cache)
+            .stderr(Stdio::piped())
+            .output()
+            .map_err(|e| Failure(format!("cannot run apt-get source: {e}")))?;
+        let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+        for line in last_lines(&text, 3) {
+            println!("{line}");
+        }
+        if !out.status.success() {
+            fail!("apt-get source netcdf failed ({})", out.status);
+        }
+    }
+    if !tarball.is_file() {
+        fail!("apt-get source did not produce {}", orig_tarball());
+    }
+    if !h.work.join(format!("netcdf-c-{NETCDF_VERSION}")).is_dir() {
+        h.ensure_work_dir()?;
+        let mut untar = cmd("tar", ["-xzf"]);
+        untar.arg(&tarball).arg("-C").arg(&h.work);
+        run(&mut untar)?;
+    }
+    Ok(())
+}
+
+fn fetch_rust_dependencies(h: &Harness) -> Result {
+    if !on_path("cargo") {
+        fail!("cargo not found (the Rust toolchain is a prerequisite)");
+    }
+    run(cmd("cargo", ["fetch", "--locked", "-q"]).current_dir(&h.repo))?;
+    run(cmd(
+        "cargo",
+        [
+            "fetch",
+            "--locked",
+            "-q",
+            "--manifest-path",
+            "plugins/Cargo.toml",
+        ],
+    )
+    .current_dir(&h.repo))?;
+    Ok(())
+}
+
+/// The first Debian package file `<name>_*.deb` in the cache, downloaded if there is none.
+pub fn cached_deb(h: &Harness, name: &str) -> Result<std::path::PathBuf> {
+    let prefix = format!("{name}_");
+    if crate::text::glob(&h.cache, &prefix, ".deb").is_empty() {
+        harness::create_dir_all(&h.cache)?;
+        run(cmd("apt-get", ["download", "-q", name]).current_dir(&h.cache))?;
+    }
+    match crate::text::glob(&h.cache, &prefix, ".deb")
+        .into_iter()
+        .next()
+    {
+        Some(deb) => Ok(deb),
+        None => fail!("apt-get download {name} produced no {prefix}*.deb"),
+    }
+}
+
+/// Unpacks a Debian package file into `dir`.
+pub fn unpack_deb(deb: &Path, dir: &Path) -> Result {
+    let mut unpack = cmd("dpkg-deb", ["-x"]);
+    unpack.arg(deb).arg(dir);
+    run(&mut unpack)
+}
+
+/// Unpacks Debian's r-cran-stars (cached) and returns a real netCDF file of it.
+pub fn stars_input(h: &Harness) -> Result<std::path::PathBuf> {
+    let deb = cached_deb(h, "r-cran-stars")?;
+    let dir = h.work.join("r-cran-stars");
+    unpack_deb(&deb, &dir)?;
+    let input = dir.join("usr/lib/R/site-library/stars/nc/test_stageiv_xyt.nc");
+    if !input.is_file() {
+        fail!("{} not found in r-cran-stars", input.display());
+    }
+    Ok(input)
+}
+
+/// `pkg-config --cflags hdf5`, split into words as the shell did.
+pub fn hdf5_cflags() -> Result<Vec<String>> {
+    Ok(output(&mut cmd("pkg-config", ["--cflags", "hdf5"]))?
+        .split_whitespace()
+        .map(String::from)
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deb822_entry_skips_deb_src_stanzas() {
+        let text = "Types: deb-src\nURIs: http://src.example/debian\nSuites: x\n\n\
+                    Types: deb\nURIs: http://mirror.example/debian http://other\nSuites: bookworm bookworm-updates\n";
+        assert_eq!(
+            first_deb822_entry(text),
+            Some(("http://mirror.example/debian".into(), "bookworm".into()))
+        );
+    }
+
+    #[test]
+    fn one_line_entry_skips_options() {
+        let text = "# comment\ndeb [arch=amd64] http://mirror.example/debian bookworm main\n";
+        assert_eq!(
+            first_one_line_entry(text),
+            Some(("http://mirror.example/debian".into(), "bookworm".into()))
+        );
+    }
+}

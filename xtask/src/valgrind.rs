@@ -1,0 +1,258 @@
+//! `valgrind`: the ctest tests that reach filter code (reference §4.4) under memcheck, every
+//! netcdf-c program their scripts start traced, on the stock and the ncfilters builds.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::harness::{fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
+use crate::leaks::{leaks_allocated_by_ncfilters, DEFINITE_LEAK};
+use crate::netcdf::{ctest, run_netcdf_ctest};
+use crate::process::{output, succeeds_into_log};
+use crate::text::{concatenate, count_matching_lines, glob, print_tail};
+
+/// ncdump_tst_ncgen4 runs ncgen and ncdump on every reference CDL file: over 15 minutes per
+/// build under memcheck with child tracing, so it joins only with NCFILTERS_VALGRIND_FULL=1.
+const VALGRIND_TESTS: [&str; 27] = [
+    "tst_create_files",
+    "tst_special_atts",
+    "ncdump_tst_netcdf4",
+    "ncdump_tst_nccopy5",
+    "ncdump_tst_fileinfo",
+    "ncdump_tst_netcdf4_4",
+    "ncdump_tst_nccopy4",
+    "ncdump_test_unicode_path",
+    "ncdump_test_scope",
+    "nc_test_tst_formats",
+    "nc_test4_tst_filter",
+    "nc_test4_tst_unknown",
+    "nc_test4_tst_specific_filters",
+    "nc_test4_tst_szip",
+    "nc_test4_tst_vars",
+    "nc_test4_tst_vars2",
+    "nc_test4_tst_vars3",
+    "nc_test4_tst_vars4",
+    "nc_test4_tst_chunks",
+    "nc_test4_tst_interops5",
+    "nczarr_test_run_interop",
+    "nczarr_test_run_nczarr_fill",
+    "nczarr_test_run_quantize",
+    "nczarr_test_run_nczfilter",
+    "nczarr_test_run_filter",
+    "nczarr_test_run_unknown",
+    "nczarr_test_run_specific_filters",
+];
+const VALGRIND_FULL_ONLY: &str = "ncdump_tst_ncgen4";
+
+/// Shell utilities the test scripts call; not worth tracing.
+const VALGRIND_SKIP: &str = "*/diff,*/sed,*/cat,*/grep,*/rm,*/cmp,*/mv,*/cp,*/ls,*/mkdir,*/tr,\
+*/sort,*/head,*/tail,*/awk,*/mawk,*/find,*/touch,*/dirname,*/basename,*/wc,*/cut,*/uname,*/od,\
+*/tee,*/xargs,*/env,*/expr,*/rmdir,*/chmod,*/pwd,*/cmake,*/uniq";
+
+const INVALID_ACCESS: [&str; 4] = [
+    "Invalid read",
+    "Invalid write",
+    "Invalid free",
+    "Mismatched free",
+];
+
+fn valgrind_tests() -> Vec<&'static str> {
+    let mut tests = VALGRIND_TESTS.to_vec();
+    if std::env::var("NCFILTERS_VALGRIND_FULL").as_deref() == Ok("1") {
+        tests.push(VALGRIND_FULL_ONLY);
+    }
+    tests
+}
+
+/// A ctest regular expression matching exactly these test names.
+fn exact_names_regex(tests: &[&str]) -> String {
+    format!("^({})$", tests.join("|"))
+}
+
+/// The ncdump tests share one working directory and read each other's files (tst_nccopy4
+/// copies every *.nc there while tst_netcdf4 rewrites them), and the *_unknown tests move a
+/// shared plugin; slowed by memcheck they race, so they run one at a time, the rest in parallel.
+fn must_run_serially(test: &str) -> bool {
+    test.starts_with("ncdump_")
+        || test == "tst_create_files"
+        || test == "tst_special_atts"
+        || test.ends_with("_unknown")
+}
+
+pub fn test_valgrind(h: &Harness) -> Result {
+    let tests = valgrind_tests();
+    log(format!(
+        "valgrind: the {} filter-reaching ctest tests, stock and ncfilters builds",
+        tests.len()
+    ));
+    let start = Instant::now();
+    for flavour in ["stock", "ncfilters"] {
+        valgrind_suite(h, flavour, &tests)?;
+    }
+    let ncf_logs = glob(&h.work.join("valgrind-ncfilters"), "vg.", ".log");
+    let stock_logs = glob(&h.work.join("valgrind-stock"), "vg.", ".log");
+    let ncf = concatenate(&ncf_logs)?;
+    let stock = concatenate(&stock_logs)?;
+
+    let invalid = count_matching_lines(&ncf, &INVALID_ACCESS);
+    if invalid > 0 {
+        for log in files_with_invalid_access(&ncf_logs).iter().take(3) {
+            println!("{}", log.display());
+        }
+        fail!("valgrind: {invalid} invalid accesses (ncfilters build)");
+    }
+    let ours = leaks_allocated_by_ncfilters(&ncf).join("\n");
+    if !ours.is_empty() {
+        for line in ours.lines().take(40) {
+            println!("{line}");
+        }
+        fail!("valgrind: definite leaks allocated by ncfilters");
+    }
+    let n_ncf = count_matching_lines(&ncf, &[DEFINITE_LEAK]);
+    let n_stock = count_matching_lines(&stock, &[DEFINITE_LEAK]);
+    if n_ncf > n_stock {
+        fail!("valgrind: more definite leaks with ncfilters ({n_ncf}) than stock ({n_stock})");
+    }
+    let traced = std::fs::read_dir(h.work.join("valgrind-ncfilters")).map_or(0, |d| d.count());
+    println!(
+        "PASS valgrind: {traced} netcdf-c processes traced; 0 invalid accesses; definite leak records: \
+         ncfilters {n_ncf}, stock {n_stock} ({} invalid accesses in stock), none from ncfilters code; {} s",
+        count_matching_lines(&stock, &INVALID_ACCESS[..3]),
+        start.elapsed().as_secs()
+    );
+    Ok(())
+}
+
+fn files_with_invalid_access(logs: &[PathBuf]) -> Vec<PathBuf> {
+    logs.iter()
+        .filter(|log| {
+            read_to_string(log)
+                .is_ok_and(|text| count_matching_lines(&text, &INVALID_ACCESS[..3]) > 0)
+        })
+        .cloned()
+        .collect()
+}
+
+/// The tests under memcheck in one build, one log per process in <work>/valgrind-<flavour>/.
+fn valgrind_suite(h: &Harness, flavour: &str, tests: &[&str]) -> Result {
+    let build = h.build_dir(flavour);
+    let logs = h.work.join(format!("valgrind-{flavour}"));
+    check_tests_exist(&build, tests)?;
+    let (serial, parallel): (Vec<&str>, Vec<&str>) =
+        tests.iter().partition(|t| must_run_serially(t));
+    // Some tests read files other tests write (tst_nccopy4 needs tst_fillbug.nc): run the plain
+    // suite first.
+    run_netcdf_ctest(h, &build, &h.work_file(&format!("ctest-{flavour}.log")))?;
+    remove_dir_all_if_exists(&logs)?;
+    crate::harness::create_dir_all(&logs)?;
+    let ctest_log = h.work_file(&format!("valgrind-{flavour}.ctest.log"));
+    crate::harness::write_file(&ctest_log, "")?;
+    memcheck_group(&build, &logs, &ctest_log, 1, flavour, &serial)?;
+    memcheck_group(&build, &logs, &ctest_log, h.jobs, flavour, &parallel)?;
+    keep_only_netcdf_program_logs(&build, &logs)
+}
+
+fn check_tests_exist(build: &Path, tests: &[&str]) -> Result {
+    let mut list = ctest(build);
+    list.args(["-N", "-R", &exact_names_regex(tests)]);
+    let listed = output(&mut list)?;
+    let total = listed
+        .lines()
+        .find_map(|line| line.strip_prefix("Total Tests: "))
+        .and_then(|n| n.trim().parse::<usize>().ok());
+    if total != Some(tests.len()) {
+        fail!(
+            "not all {} valgrind tests exist in {}",
+            tests.len(),
+            build.display()
+        );
+    }
+    Ok(())
+}
+
+/// ctest memcheck on exactly these tests.
+fn memcheck_group(
+    build: &Path,
+    logs: &Path,
+    ctest_log: &Path,
+    jobs: usize,
+    flavour: &str,
+    tests: &[&str],
+) -> Result {
+    let options = format!(
+        "MemoryCheckCommandOptions=--trace-children=yes --trace-children-skip={VALGRIND_SKIP} \
+         --leak-check=full --num-callers=30 --log-file={}/vg.%p.log",
+        logs.display()
+    );
+    let mut memcheck = ctest(build);
+    memcheck
+        .args(["-T", "memcheck"])
+        .arg(format!("-j{jobs}"))
+        .args(["-R", &exact_names_regex(tests), "--overwrite", &options]);
+    if !succeeds_into_log(&mut memcheck, ctest_log, true)? {
+        print_tail(ctest_log, 30);
+        fail!("tests failed under valgrind ({flavour})");
+    }
+    Ok(())
+}
+
+/// Keeps only the logs of netcdf-c's own programs (the test scripts' bash processes are traced
+/// too).
+fn keep_only_netcdf_program_logs(build: &Path, logs: &Path) -> Result {
+    for log in glob(logs, "vg.", ".log") {
+        if !is_netcdf_program_log(&read_to_string(&log)?, build) {
+            std::fs::remove_file(&log).map_err(|e| {
+                crate::harness::Failure(format!("cannot remove {}: {e}", log.display()))
+            })?;
+        }
+    }
+    Ok(())
+}
+
+/// Whether a valgrind log's command is a program of the build, and not one of its scripts.
+fn is_netcdf_program_log(log: &str, build: &Path) -> bool {
+    let command_prefix = format!("Command: {}/", build.display());
+    let commands: Vec<&str> = log
+        .lines()
+        .filter_map(|line| {
+            let at = line.find(&command_prefix)?;
+            Some(&line[at + command_prefix.len()..])
+        })
+        .collect();
+    !commands.is_empty() && !commands.iter().any(|rest| rest.contains(".sh"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_tests_are_the_racing_ones() {
+        let (serial, _): (Vec<&str>, Vec<&str>) =
+            VALGRIND_TESTS.iter().partition(|t| must_run_serially(t));
+        assert_eq!(serial.len(), 11);
+        assert!(serial.contains(&"nczarr_test_run_unknown"));
+    }
+
+    #[test]
+    fn only_logs_of_the_build_s_programs_are_kept() {
+        let build = Path::new("/w/build-ncfilters");
+        let log = |command: &str| format!("==5== Memcheck\n==5== Command: {command}\n==5== \n");
+        assert!(is_netcdf_program_log(
+            &log("/w/build-ncfilters/ncdump/ncdump -hs x.nc"),
+            build
+        ));
+        assert!(!is_netcdf_program_log(
+            &log("/bin/bash ./run_filter.sh"),
+            build
+        ));
+        assert!(!is_netcdf_program_log(
+            &log("/w/build-ncfilters/nczarr_test/run_filter.sh"),
+            build
+        ));
+    }
+
+    #[test]
+    fn regex_anchors_every_name() {
+        assert_eq!(exact_names_regex(&["a", "b"]), "^(a|b)$");
+    }
+}
