@@ -11,7 +11,7 @@ use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Stage, Za
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
-use crate::netcdf_sys::nczarr::{ncjson_parse, ncjson_text, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO};
+use crate::netcdf_sys::nczarr::{ncjson_parse, ncjson_text, FilterHandle, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO};
 use crate::plugin_registry::{self, MAX_FILTER_ID};
 use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
 
@@ -213,7 +213,7 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let (ncid, varid) = (var.ncid()?, var.varid());
-        for ptr in var.filter_ptrs(FilterList::Chain) {
+        for ptr in var.filter_handles(FilterList::Chain) {
             if var.with_filter(FilterList::Chain, ptr, |f| f.is_complete())? {
                 var.ensure_working(ptr, ncid, varid)?;
             }
@@ -334,7 +334,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
 /// The stages of a variable's chain, each filter checked usable and its working parameters
 /// computed, copied out so that no reference to the filters lives while the filters run.
 fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) -> NcResult<Vec<Stage>> {
-    let ptrs = var.filter_ptrs(FilterList::Chain);
+    let ptrs = var.filter_handles(FilterList::Chain);
     // Every filter's problem is reported before any plugin runs.
     for &ptr in &ptrs {
         var.with_filter(FilterList::Chain, ptr, |f| {
@@ -367,7 +367,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     status_of("NCZ_filter_jsonize", || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
-        let filter = filter.cast::<ZarrFilter>();
+        let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
         var.ensure_working(filter, ncid, varid)?;
         // The plugin's NCZ_hdf5_to_codec runs on a copy, the filter updated afterwards.

@@ -206,6 +206,18 @@ pub enum FilterList {
     Incomplete,
 }
 
+/// Names one filter of a variable's list, possibly stale: it is dereferenced only by
+/// [`ZarrVar::with_filter`], after it is found among the list's elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FilterHandle(*mut ZarrFilter);
+
+impl FilterHandle {
+    /// A handle for a filter pointer netcdf-c passed in (checked on use).
+    pub fn from_ptr(ptr: *mut ZarrFilter) -> Self {
+        FilterHandle(ptr)
+    }
+}
+
 /// An NCZarr variable and its two filter lists.
 pub struct ZarrVar {
     var: VarPtr,
@@ -307,14 +319,15 @@ impl ZarrVar {
         usize::try_from(zvar.chunksize).ok().filter(|&size| size > 0)
     }
 
-    /// The pointers of a list's filters, in list order: handles for [`ZarrVar::with_filter`].
-    pub fn filter_ptrs(&self, which: FilterList) -> Vec<*mut ZarrFilter> {
-        self.elements(which)
+    /// Handles for [`ZarrVar::with_filter`] to a list's filters, in list order.
+    pub fn filter_handles(&self, which: FilterList) -> Vec<FilterHandle> {
+        self.elements(which).into_iter().map(FilterHandle).collect()
     }
 
-    /// Runs `f` on the filter `ptr` if it is (still) in the list: a fresh, short access, as a
-    /// plugin called since the pointer was taken may have changed the list.
-    pub fn with_filter<R>(&mut self, which: FilterList, ptr: *mut ZarrFilter, f: impl FnOnce(&mut ZarrFilter) -> R) -> NcResult<R> {
+    /// Runs `f` on the filter `handle` names if it is (still) in the list: a fresh, short
+    /// access, as a plugin called since the handle was taken may have changed the list.
+    pub fn with_filter<R>(&mut self, which: FilterList, handle: FilterHandle, f: impl FnOnce(&mut ZarrFilter) -> R) -> NcResult<R> {
+        let FilterHandle(ptr) = handle;
         if ptr.is_null() || !self.elements(which).contains(&ptr) {
             return Err(NC_EFILTER);
         }
@@ -326,7 +339,7 @@ impl ZarrVar {
     /// Computes the working parameters of chain filter `ptr` if not done yet. The plugin's
     /// `NCZ_modify_parameters` runs on owned copies with no reference to the filter alive (it
     /// may re-enter netcdf-c on this variable); the results are stored through a fresh access.
-    pub fn ensure_working(&mut self, ptr: *mut ZarrFilter, ncid: c_int, varid: c_int) -> NcResult<()> {
+    pub fn ensure_working(&mut self, ptr: FilterHandle, ncid: c_int, varid: c_int) -> NcResult<()> {
         let Some(job) = self.with_filter(FilterList::Chain, ptr, |f| f.working_job())?? else {
             return Ok(());
         };
