@@ -19,7 +19,7 @@
  *
  * FILTER_ID and CODEC_ID are set per variant by the test.
  *
- * The structs are declared here as netcdf-c's headers define them, so each variant can break them.
+ * The structs (plugin_structs.h) are netcdf-c's, so each variant can break them.
  */
 #include <stddef.h>
 #include <stdlib.h>
@@ -32,19 +32,7 @@
 #define CODEC_ID "good"
 #endif
 
-typedef struct {
-    int version; int id; unsigned encoder_present; unsigned decoder_present; const char *name;
-    void *can_apply; void *set_local;
-    size_t (*filter)(unsigned, size_t, const unsigned[], size_t, size_t *, void **);
-} H5Z_class2_t;
-
-typedef struct {
-    int version; int sort; const char *codecid; unsigned hdf5id;
-    void (*initialize)(void); void (*finalize)(void);
-    int (*to_hdf5)(const char *, size_t *, unsigned **);
-    int (*to_codec)(size_t, const unsigned *, char **);
-    void *modify_parameters;
-} NCZ_codec_t;
+#include "plugin_structs.h"
 
 static size_t identity(unsigned flags, size_t n, const unsigned v[], size_t nbytes, size_t *buf_size, void **buf)
 {

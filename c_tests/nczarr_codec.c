@@ -7,25 +7,13 @@
  *   2 REENTRANT    identity filter whose NCZ_modify_parameters calls nc_inq_var_filter_info on
  *                  the variable being set up; working = visible + [nparams seen] (41501, "reenter")
  *
- * Linked against libnetcdf (variant 2 calls it). Structs as netcdf-c's headers define them.
+ * Linked against libnetcdf (variant 2 calls it). Structs: plugin_structs.h.
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct {
-    int version; int id; unsigned encoder_present; unsigned decoder_present; const char *name;
-    void *can_apply; void *set_local;
-    size_t (*filter)(unsigned, size_t, const unsigned[], size_t, size_t *, void **);
-} H5Z_class2_t;
-
-typedef struct {
-    int version; int sort; const char *codecid; unsigned hdf5id;
-    void (*initialize)(void); void (*finalize)(void);
-    int (*to_hdf5)(const char *, size_t *, unsigned **);
-    int (*to_codec)(size_t, const unsigned *, char **);
-    int (*modify_parameters)(int, int, size_t *, unsigned **, size_t *, unsigned **);
-} NCZ_codec_t;
+#include "plugin_structs.h"
 
 #define H5Z_FLAG_REVERSE 0x100
 
