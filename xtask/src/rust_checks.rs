@@ -24,19 +24,21 @@ pub fn test_rust(h: &Harness) -> Result {
 
 pub fn test_headers(h: &Harness) -> Result {
     log("include/ headers are what cbindgen generates now");
-    run(&mut cargo(
+    run(&mut gen_headers(h, &[], &["--check"]))
+}
+
+/// `cargo run` of the header generator and ABI checker (tools/gen-headers), with `features` of
+/// the crates it builds and `args` for it.
+fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
+    let mut command = cargo(
         h,
-        [
-            "run",
-            "-q",
-            "--release",
-            "--locked",
-            "-p",
-            "gen-headers",
-            "--",
-            "--check",
-        ],
-    ))
+        ["run", "-q", "--release", "--locked", "-p", "gen-headers"],
+    );
+    for feature in features {
+        command.args(["--features", feature]);
+    }
+    command.arg("--").args(args);
+    command
 }
 
 pub fn test_clippy(h: &Harness) -> Result {
@@ -66,19 +68,7 @@ pub fn test_abi(h: &Harness) -> Result {
         h,
         ["build", "-q", "--release", "--locked", "-p", "ncfilters"],
     ))?;
-    let mut check = cargo(
-        h,
-        [
-            "run",
-            "-q",
-            "--release",
-            "--locked",
-            "-p",
-            "gen-headers",
-            "--",
-            "abi-check",
-        ],
-    );
+    let mut check = gen_headers(h, &[], &["abi-check"]);
     check
         .arg("--netcdf-src")
         .arg(&netcdf_src)
@@ -92,21 +82,7 @@ pub fn test_abi(h: &Harness) -> Result {
 
     log("ABI check on a deliberately broken mirror must fail");
     // Its own target directory: the broken build must never replace the real libncfilters.
-    let mut broken = cargo(
-        h,
-        [
-            "run",
-            "-q",
-            "--release",
-            "--locked",
-            "-p",
-            "gen-headers",
-            "--features",
-            "ncfilters/abi-broken-mirror",
-            "--",
-            "abi-check",
-        ],
-    );
+    let mut broken = gen_headers(h, &["ncfilters/abi-broken-mirror"], &["abi-check"]);
     broken
         .env("CARGO_TARGET_DIR", h.repo.join("target/abi-broken-mirror"))
         .arg("--netcdf-src")
