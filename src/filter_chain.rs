@@ -90,15 +90,8 @@ impl ZarrFilter {
     /// plugin rejects, a broken filter (reported now, `NC_EFILTER` on use), so that one
     /// variable's bad metadata does not fail the whole dataset's open.
     pub fn from_codec(registry: &Registry, text: &str, chain_index: usize, type_size: usize, origin: &str) -> Self {
-        let mut filter = Self::new(0, CParams::empty(), None);
-        filter.codec_text = Some(text.to_string());
-        filter.chain_index = chain_index;
-        let broken = |mut filter: Self, problem: String| {
-            let why = format!("{origin} in .zarray: {problem}; its data cannot be read (NC_EFILTER)");
-            report(format_args!("{why}"));
-            filter.broken = Some(why);
-            filter
-        };
+        let mut filter = Self::read(text, chain_index);
+        let broken = |filter: Self, problem: String| filter.into_broken(origin, &problem);
         let codec_id = match codec_json::parse_codec(text) {
             Ok((codec_id, _)) => codec_id,
             Err(e) => return broken(filter, e.0),
@@ -129,13 +122,23 @@ impl ZarrFilter {
     /// A broken filter for a `.zarray` value that is not a codec at all (e.g. `"filters"` that is
     /// not a list), reported now.
     pub fn malformed(text: &str, chain_index: usize, origin: &str, problem: &str) -> Self {
+        Self::read(text, chain_index).into_broken(origin, &format!("{text} {problem}"))
+    }
+
+    /// A filter for codec value `text` at `chain_index` of `.zarray`, not resolved yet.
+    fn read(text: &str, chain_index: usize) -> Self {
         let mut filter = Self::new(0, CParams::empty(), None);
         filter.codec_text = Some(text.to_string());
         filter.chain_index = chain_index;
-        let why = format!("{origin} in .zarray: {text} {problem}; its data cannot be read (NC_EFILTER)");
-        report(format_args!("{why}"));
-        filter.broken = Some(why);
         filter
+    }
+
+    /// This filter marked broken, `problem` reported now with where it came from (`origin`).
+    fn into_broken(mut self, origin: &str, problem: &str) -> Self {
+        let why = format!("{origin} in .zarray: {problem}; its data cannot be read (NC_EFILTER)");
+        report(format_args!("{why}"));
+        self.broken = Some(why);
+        self
     }
 
     /// The broken filter's diagnostic, reported again, as `NC_EFILTER`.

@@ -95,11 +95,6 @@ impl Plugin {
             _ => None,
         }
     }
-
-    /// Complete, and its filter will run (see [`Plugin::unavailable_reason`]).
-    pub fn is_usable(&self) -> bool {
-        self.is_complete() && self.unavailable_reason().is_none()
-    }
 }
 
 /// The plugins found, by HDF5 id.
@@ -198,7 +193,7 @@ fn valid_id(id: u32) -> bool {
 impl RegistryBuilder {
     /// A library skipped: reported at once when the id it was for is unknown, else by
     /// [`RegistryBuilder::finish`], which can say what serves the id instead.
-    pub fn skip(&mut self, path: &Path, id: Option<u32>, why: impl std::fmt::Display) {
+    pub fn skip_library(&mut self, path: &Path, id: Option<u32>, why: impl std::fmt::Display) {
         match id {
             Some(id) => self.skipped.push(SkippedForId { path: path.to_path_buf(), id, why: why.to_string() }),
             None => skip(path, why),
@@ -215,7 +210,7 @@ impl RegistryBuilder {
                             debug(format_args!("{}: default codec \"{}\" for id {}", path.display(), codec.codec_id, codec.hdf5_id));
                             self.defaults.push((codec, path.clone(), keep_alive.clone()));
                         }
-                        Err(why) => self.skip(&path, why.id, format_args!("defaults entry {index}: {why}")),
+                        Err(why) => self.skip_library(&path, why.id, format_args!("defaults entry {index}: {why}")),
                     }
                 }
             }
@@ -223,8 +218,8 @@ impl RegistryBuilder {
                 let id = match (&filter, &codec) {
                     (Some(f), Some(c)) if f.id != c.hdf5_id => {
                         let why = format!("its HDF5 filter id {} and codec id {} differ", f.id, c.hdf5_id);
-                        self.skip(&path, Some(c.hdf5_id), &why);
-                        return self.skip(&path, Some(f.id), why);
+                        self.skip_library(&path, Some(c.hdf5_id), &why);
+                        return self.skip_library(&path, Some(f.id), why);
                     }
                     (Some(f), _) => f.id,
                     (None, Some(c)) => c.hdf5_id,
@@ -345,7 +340,7 @@ fn discover() -> Registry {
             match plugin_loader::load(&path) {
                 Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
                 Ok(None) => debug(format_args!("{}: no plugin entry points, ignored", path.display())),
-                Err(why) => builder.skip(&path, why.id, why),
+                Err(why) => builder.skip_library(&path, why.id, why),
             }
         }
     }
@@ -587,7 +582,7 @@ mod tests {
         b.add_builtins(vec![(filter(307), codec("bz2", 307)), (filter(32015), codec("zstd", 32015))]);
         // A complete path codec whose initialiser would kill the process: never run at discovery.
         b.add(library("/p/crashy_bz2.so", plugin(Some(filter(307)), Some(codec_with_lifecycle("bz2", 307, abort_initialise, nothing)))));
-        b.skip(Path::new("/p/bad_zstd.so"), Some(32015), "NCZ_codec_t sort 2");
+        b.skip_library(Path::new("/p/bad_zstd.so"), Some(32015), "NCZ_codec_t sort 2");
         let r = b.finish();
         assert_eq!(r.get(307).unwrap().filter_source.as_deref(), Some(Path::new("/p/crashy_bz2.so")));
         let zstd = r.get(32015).unwrap();
@@ -603,9 +598,9 @@ mod tests {
         b.add_builtins(vec![(filter(32001), codec("blosc", 32001)), (filter(32015), codec("zstd", 32015))]);
         b.add(library("/p/blosc.so", plugin(Some(filter(4)), Some(codec("szip", 4)))));
         let r = b.finish();
-        assert!(r.get(32015).unwrap().is_usable(), "zstd needs no C library");
-        assert!(r.get(4).unwrap().is_usable(), "a path plugin is trusted to run");
+        assert_eq!(r.get(32015).unwrap().unavailable_reason(), None, "zstd needs no C library");
+        assert_eq!(r.get(4).unwrap().unavailable_reason(), None, "a path plugin is trusted to run");
         let blosc = r.get(32001).unwrap();
-        assert_eq!(blosc.is_usable(), crate::filters::native_library_error(32001).is_none());
+        assert_eq!(blosc.unavailable_reason(), crate::filters::native_library_error(32001));
     }
 }

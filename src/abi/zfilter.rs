@@ -176,11 +176,13 @@ pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
             return Err(NC_EINVAL);
         }
         match plugin_registry::registry().get(id) {
-            Some(plugin) if plugin.is_usable() => Ok(()),
-            Some(plugin) if plugin.is_complete() => {
-                crate::error::report(format_args!("filter {id} is not available: {}", plugin.unavailable_reason().unwrap_or_default()));
-                Err(NC_ENOFILTER)
-            }
+            Some(plugin) if plugin.is_complete() => match plugin.unavailable_reason() {
+                None => Ok(()),
+                Some(why) => {
+                    crate::error::report(format_args!("filter {id} is not available: {why}"));
+                    Err(NC_ENOFILTER)
+                }
+            },
             _ => Err(NC_ENOFILTER),
         }
     })
