@@ -51,19 +51,19 @@ pub fn succeeds_into_log(command: &mut Command, log: &Path, append: bool) -> Res
     let stderr = file
         .try_clone()
         .map_err(|e| Failure(format!("cannot duplicate {}: {e}", log.display())))?;
-    let status = command
-        .stdout(file)
-        .stderr(stderr)
-        .status()
-        .map_err(|e| spawn_failure(command, e))?;
-    Ok(status.success())
+    succeeds_with(command, file.into(), stderr.into())
 }
 
 /// Whether the command succeeds, its output discarded (a probe like `dpkg -s`).
 pub fn succeeds_quietly(command: &mut Command) -> Result<bool> {
+    succeeds_with(command, Stdio::null(), Stdio::null())
+}
+
+/// Whether the command succeeds with these stdout and stderr.
+fn succeeds_with(command: &mut Command, stdout: Stdio, stderr: Stdio) -> Result<bool> {
     let status = command
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
         .status()
         .map_err(|e| spawn_failure(command, e))?;
     Ok(status.success())
