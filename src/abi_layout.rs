@@ -4,8 +4,10 @@
 #![forbid(unsafe_code)]
 
 use crate::c_types::{H5Z_class2_t, NCZ_codec_t, NC_H5_Filterspec};
-use crate::netcdf_sys::nc4::{ChunkCache, NClist, NC_DIM_INFO, NC_FILE_INFO, NC_HDF5_Filter, NC_HDF5_VAR_INFO, NC_OBJ, NC_VAR_INFO};
-use crate::netcdf_sys::nczarr::{NC_GRP_INFO, NC_TYPE_INFO, NCZ_VAR_INFO};
+use crate::netcdf_sys::nc4::{
+    ChunkCache, NC_HDF5_Filter, NClist, NC_DIM_INFO, NC_FILE_INFO, NC_HDF5_VAR_INFO, NC_OBJ, NC_VAR_INFO,
+};
+use crate::netcdf_sys::nczarr::{NCZ_VAR_INFO, NC_GRP_INFO, NC_TYPE_INFO};
 use crate::netcdf_sys::{NC_Dispatch, NC};
 use std::mem::{align_of, offset_of, size_of};
 
@@ -55,37 +57,172 @@ macro_rules! layout_of {
 pub fn mirrored_structs() -> Vec<StructLayout> {
     vec![
         layout_of!("NC_H5_Filterspec", NC_H5_Filterspec { filterid, nparams, params }),
-        layout_of!("NCZ_codec_t", NCZ_codec_t {
-            version, sort, codecid, hdf5id, NCZ_codec_initialize, NCZ_codec_finalize,
-            NCZ_codec_to_hdf5, NCZ_hdf5_to_codec, NCZ_modify_parameters
-        }),
-        layout_of!("H5Z_class2_t", H5Z_class2_t {
-            version, id, encoder_present, decoder_present, name, can_apply, set_local, filter
-        }),
+        layout_of!(
+            "NCZ_codec_t",
+            NCZ_codec_t {
+                version,
+                sort,
+                codecid,
+                hdf5id,
+                NCZ_codec_initialize,
+                NCZ_codec_finalize,
+                NCZ_codec_to_hdf5,
+                NCZ_hdf5_to_codec,
+                NCZ_modify_parameters
+            }
+        ),
+        layout_of!(
+            "H5Z_class2_t",
+            H5Z_class2_t { version, id, encoder_present, decoder_present, name, can_apply, set_local, filter }
+        ),
         layout_of!("NC", NC { ext_ncid, int_ncid, dispatch, dispatchdata, path, mode }),
         layout_of!("NC_OBJ", NC_OBJ { sort, name, id }),
         layout_of!("NClist", NClist { alloc, length, content }),
-        layout_of!("NC_DIM_INFO_T", NC_DIM_INFO {
-            hdr, container, len, unlimited, extended, too_long, format_dim_info, coord_var
-        }),
+        layout_of!(
+            "NC_DIM_INFO_T",
+            NC_DIM_INFO { hdr, container, len, unlimited, extended, too_long, format_dim_info, coord_var }
+        ),
         layout_of!("struct ChunkCache", ChunkCache { size, nelems, preemption }),
-        layout_of!("NC_VAR_INFO_T", NC_VAR_INFO {
-            hdr, alt_name, container, ndims, dimids, dim, is_new_var, was_coord_var, became_coord_var,
-            fill_val_changed, attr_dirty, created, written_to, type_info, atts_read, meta_read, coords_read,
-            att, no_fill, fill_value, chunksizes, storage, endianness, parallel_access, chunkcache,
-            quantize_mode, nsd, format_var_info, filters
-        }),
+        layout_of!(
+            "NC_VAR_INFO_T",
+            NC_VAR_INFO {
+                hdr,
+                alt_name,
+                container,
+                ndims,
+                dimids,
+                dim,
+                is_new_var,
+                was_coord_var,
+                became_coord_var,
+                fill_val_changed,
+                attr_dirty,
+                created,
+                written_to,
+                type_info,
+                atts_read,
+                meta_read,
+                coords_read,
+                att,
+                no_fill,
+                fill_value,
+                chunksizes,
+                storage,
+                endianness,
+                parallel_access,
+                chunkcache,
+                quantize_mode,
+                nsd,
+                format_var_info,
+                filters
+            }
+        ),
         layout_of!(prefix "NC_FILE_INFO_T", NC_FILE_INFO { hdr, controller, cmode, flags, parallel }),
         layout_of!(prefix "NC_GRP_INFO_T", NC_GRP_INFO { hdr, format_grp_info, nc4_info }),
         layout_of!(prefix "NC_TYPE_INFO_T", NC_TYPE_INFO { hdr, container, rc, endianness, size, committed }),
-        layout_of!("NCZ_VAR_INFO_T", NCZ_VAR_INFO {
-            common, chunkproduct, chunksize, order, scalar, cache, xarray, dimension_separator, incompletefilters
-        }),
-        layout_of!("NC_HDF5_VAR_INFO_T", NC_HDF5_VAR_INFO {
-            hdf_datasetid, dimscale_hdf5_objids, dimscale, dimscale_attached, flags
-        }),
+        layout_of!(
+            "NCZ_VAR_INFO_T",
+            NCZ_VAR_INFO {
+                common,
+                chunkproduct,
+                chunksize,
+                order,
+                scalar,
+                cache,
+                xarray,
+                dimension_separator,
+                incompletefilters
+            }
+        ),
+        layout_of!(
+            "NC_HDF5_VAR_INFO_T",
+            NC_HDF5_VAR_INFO { hdf_datasetid, dimscale_hdf5_objids, dimscale, dimscale_attached, flags }
+        ),
         layout_of!("struct NC_HDF5_Filter", NC_HDF5_Filter { flags, filterid, nparams, params }),
-        layout_of!("struct NC_Dispatch", NC_Dispatch { model, dispatch_version, create, open, redef, _enddef, sync, abort, close, set_fill, inq_format, inq_format_extended, inq, inq_type, def_dim, inq_dimid, inq_dim, inq_unlimdim, rename_dim, inq_att, inq_attid, inq_attname, rename_att, del_att, get_att, put_att, def_var, inq_varid, rename_var, get_vara, put_vara, get_vars, put_vars, get_varm, put_varm, inq_var_all, var_par_access, def_var_fill, show_metadata, inq_unlimdims, inq_ncid, inq_grps, inq_grpname, inq_grpname_full, inq_grp_parent, inq_grp_full_ncid, inq_varids, inq_dimids, inq_typeids, inq_type_equal, def_grp, rename_grp, inq_user_type, inq_typeid, def_compound, insert_compound, insert_array_compound, inq_compound_field, inq_compound_fieldindex, def_vlen, put_vlen_element, get_vlen_element, def_enum, insert_enum, inq_enum_member, inq_enum_ident, def_opaque, def_var_deflate, def_var_fletcher32, def_var_chunking, def_var_endian, def_var_filter, set_var_chunk_cache, get_var_chunk_cache, inq_var_filter_ids, inq_var_filter_info, def_var_quantize, inq_var_quantize, inq_filter_avail }),
+        layout_of!(
+            "struct NC_Dispatch",
+            NC_Dispatch {
+                model,
+                dispatch_version,
+                create,
+                open,
+                redef,
+                _enddef,
+                sync,
+                abort,
+                close,
+                set_fill,
+                inq_format,
+                inq_format_extended,
+                inq,
+                inq_type,
+                def_dim,
+                inq_dimid,
+                inq_dim,
+                inq_unlimdim,
+                rename_dim,
+                inq_att,
+                inq_attid,
+                inq_attname,
+                rename_att,
+                del_att,
+                get_att,
+                put_att,
+                def_var,
+                inq_varid,
+                rename_var,
+                get_vara,
+                put_vara,
+                get_vars,
+                put_vars,
+                get_varm,
+                put_varm,
+                inq_var_all,
+                var_par_access,
+                def_var_fill,
+                show_metadata,
+                inq_unlimdims,
+                inq_ncid,
+                inq_grps,
+                inq_grpname,
+                inq_grpname_full,
+                inq_grp_parent,
+                inq_grp_full_ncid,
+                inq_varids,
+                inq_dimids,
+                inq_typeids,
+                inq_type_equal,
+                def_grp,
+                rename_grp,
+                inq_user_type,
+                inq_typeid,
+                def_compound,
+                insert_compound,
+                insert_array_compound,
+                inq_compound_field,
+                inq_compound_fieldindex,
+                def_vlen,
+                put_vlen_element,
+                get_vlen_element,
+                def_enum,
+                insert_enum,
+                inq_enum_member,
+                inq_enum_ident,
+                def_opaque,
+                def_var_deflate,
+                def_var_fletcher32,
+                def_var_chunking,
+                def_var_endian,
+                def_var_filter,
+                set_var_chunk_cache,
+                get_var_chunk_cache,
+                inq_var_filter_ids,
+                inq_var_filter_info,
+                def_var_quantize,
+                inq_var_quantize,
+                inq_filter_avail
+            }
+        ),
     ]
 }
 

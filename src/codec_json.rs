@@ -138,7 +138,8 @@ pub fn readable_codec(text: &str, type_size: usize) -> Result<String, CodecError
         }
         "zstd" => {
             let level = required_integer(&id, &codec, "level")?;
-            let level = i32::try_from(level).map_err(|_| bad(format!("codec \"zstd\": level {level} is out of range")))?;
+            let level =
+                i32::try_from(level).map_err(|_| bad(format!("codec \"zstd\": level {level} is out of range")))?;
             set_integer(&mut codec, "level", i64::from(level as u32));
         }
         "shuffle" => {
@@ -261,8 +262,14 @@ mod tests {
 
     #[test]
     fn numeric_turns_integer_strings_into_numbers() {
-        assert_eq!(written_codec(r#"{"id": "zlib", "level": "5"}"#, Dialect::Numeric, 4).unwrap(), r#"{"id": "zlib", "level": 5}"#);
-        assert_eq!(written_codec(r#"{"id": "bz2", "level": "9"}"#, Dialect::Numeric, 8).unwrap(), r#"{"id": "bz2", "level": 9}"#);
+        assert_eq!(
+            written_codec(r#"{"id": "zlib", "level": "5"}"#, Dialect::Numeric, 4).unwrap(),
+            r#"{"id": "zlib", "level": 5}"#
+        );
+        assert_eq!(
+            written_codec(r#"{"id": "bz2", "level": "9"}"#, Dialect::Numeric, 8).unwrap(),
+            r#"{"id": "bz2", "level": 9}"#
+        );
         let blosc = r#"{"id": "blosc","clevel": 5,"blocksize": 256,"cname": "lz4","shuffle": 1}"#;
         assert_eq!(
             written_codec(blosc, Dialect::Numeric, 4).unwrap(),
@@ -272,8 +279,14 @@ mod tests {
 
     #[test]
     fn numeric_writes_signed_zstd_levels_and_real_shuffle_sizes() {
-        assert_eq!(written_codec(r#"{"id": "zstd", "level": "4294967295"}"#, Dialect::Numeric, 4).unwrap(), r#"{"id": "zstd", "level": -1}"#);
-        assert_eq!(written_codec(r#"{"id": "shuffle", "elementsize": "0"}"#, Dialect::Numeric, 8).unwrap(), r#"{"id": "shuffle", "elementsize": 8}"#);
+        assert_eq!(
+            written_codec(r#"{"id": "zstd", "level": "4294967295"}"#, Dialect::Numeric, 4).unwrap(),
+            r#"{"id": "zstd", "level": -1}"#
+        );
+        assert_eq!(
+            written_codec(r#"{"id": "shuffle", "elementsize": "0"}"#, Dialect::Numeric, 8).unwrap(),
+            r#"{"id": "shuffle", "elementsize": 8}"#
+        );
     }
 
     #[test]
@@ -286,7 +299,10 @@ mod tests {
     fn reading_accepts_both_dialects_and_numcodecs() {
         assert_eq!(readable_codec(r#"{"id": "zlib", "level": "5"}"#, 4).unwrap(), r#"{"id": "zlib", "level": 5}"#);
         assert_eq!(readable_codec(r#"{"id":"zlib","level":5}"#, 4).unwrap(), r#"{"id": "zlib", "level": 5}"#);
-        assert_eq!(readable_codec(r#"{"id":"zstd","level":-3,"checksum":false}"#, 4).unwrap(), r#"{"id": "zstd", "level": 4294967293, "checksum": false}"#);
+        assert_eq!(
+            readable_codec(r#"{"id":"zstd","level":-3,"checksum":false}"#, 4).unwrap(),
+            r#"{"id": "zstd", "level": 4294967293, "checksum": false}"#
+        );
         assert_eq!(
             readable_codec(r#"{"id":"blosc","cname":"zstd","clevel":3,"shuffle":-1,"blocksize":0}"#, 4).unwrap(),
             r#"{"id": "blosc", "cname": "zstd", "clevel": 3, "shuffle": 1, "blocksize": 0}"#

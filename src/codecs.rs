@@ -74,7 +74,9 @@ impl Codec {
                 let level = params.first().ok_or(NC_EFILTER)?;
                 Ok(format!("{{\"id\": \"{id}\", \"level\": \"{level}\"}}"))
             }
-            Codec::Shuffle => Ok(format!("{{\"id\": \"{id}\", \"elementsize\": \"{}\"}}", params.first().copied().unwrap_or(0))),
+            Codec::Shuffle => {
+                Ok(format!("{{\"id\": \"{id}\", \"elementsize\": \"{}\"}}", params.first().copied().unwrap_or(0)))
+            }
             Codec::Fletcher32 => Ok(format!("{{\"id\": \"{id}\"}}")),
             Codec::Blosc => {
                 let [_, _, _, blocksize, level, shuffle, compressor, ..] = *params else { return Err(NC_EINVAL) };
@@ -157,7 +159,13 @@ impl Codec {
                 let [mask, pixels_per_block, ..] = *visible else { return Err(NC_EFILTER) };
                 let bits = szip_bits_per_pixel(8 * var.type_size()? as u64);
                 let npoints = chunks.iter().product();
-                let params = szip_local_params(&[szip_user_mask(mask), pixels_per_block], bits, scanline, npoints, var.little_endian()?)?;
+                let params = szip_local_params(
+                    &[szip_user_mask(mask), pixels_per_block],
+                    bits,
+                    scanline,
+                    npoints,
+                    var.little_endian()?,
+                )?;
                 Ok(params.to_vec())
             }
             _ => Ok(visible.to_vec()),

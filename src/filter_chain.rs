@@ -107,7 +107,10 @@ impl ZarrFilter {
                 match codec.to_hdf5(&readable) {
                     Ok(visible) => filter.visible = visible,
                     Err(status) => {
-                        return broken(filter, format!("codec {text} rejected by its plugin's NCZ_codec_to_hdf5 ({status})"))
+                        return broken(
+                            filter,
+                            format!("codec {text} rejected by its plugin's NCZ_codec_to_hdf5 ({status})"),
+                        )
                     }
                 }
                 filter.hdf5_id = codec.hdf5_id;
@@ -165,7 +168,10 @@ impl ZarrFilter {
         // Its first use: the filter may rely on what NCZ_codec_initialize sets up.
         codec.ensure_initialized();
         if self.computing {
-            report(format_args!("codec \"{}\": NCZ_modify_parameters re-entered itself through netcdf-c", codec.codec_id));
+            report(format_args!(
+                "codec \"{}\": NCZ_modify_parameters re-entered itself through netcdf-c",
+                codec.codec_id
+            ));
             return Err(NC_EFILTER);
         }
         self.computing = codec.modifies_parameters();
@@ -238,7 +244,12 @@ impl WorkingJob {
 }
 
 /// The codec JSON of a filter's visible parameters, in `dialect`: `(codec id, text)`.
-pub fn encode_codec(plugin: &Plugin, visible: &CParams, dialect: Dialect, type_size: usize) -> NcResult<(String, String)> {
+pub fn encode_codec(
+    plugin: &Plugin,
+    visible: &CParams,
+    dialect: Dialect,
+    type_size: usize,
+) -> NcResult<(String, String)> {
     let codec = plugin.codec.as_ref().ok_or(NC_EFILTER)?;
     let plugin_text = codec.to_codec(visible)?;
     let text = codec_json::written_codec(&plugin_text, dialect, type_size)?;
@@ -275,7 +286,13 @@ pub fn decode_limit_for(chunk_bytes: usize) -> usize {
 /// failure). On decode, when the chunk's byte size is known, the built-in decoders are bounded
 /// by [`decode_limit_for`] it and the result must be at least that size (else the stored chunk
 /// cannot come from the declared chain). `varname` names the variable in diagnostics.
-pub fn apply_chain(stages: &[Stage], varname: &str, chunk: ChunkBuffer, encode: bool, chunk_bytes: Option<usize>) -> NcResult<ChunkBuffer> {
+pub fn apply_chain(
+    stages: &[Stage],
+    varname: &str,
+    chunk: ChunkBuffer,
+    encode: bool,
+    chunk_bytes: Option<usize>,
+) -> NcResult<ChunkBuffer> {
     let mut chunk = chunk;
     let _limit = chunk_bytes.filter(|_| !encode).map(|size| DecodeLimit::set(decode_limit_for(size)));
     let run = |stage: &Stage, chunk: &mut ChunkBuffer| {
@@ -305,10 +322,10 @@ pub fn apply_chain(stages: &[Stage], varname: &str, chunk: ChunkBuffer, encode: 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filters::test_filters::{record_decode_limit as record_limit, SEEN_LIMIT};
     use crate::plugin_loader::test_parts::*;
     use crate::plugin_loader::{FilterFn, LibraryContents};
     use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
-    use crate::filters::test_filters::{record_decode_limit as record_limit, SEEN_LIMIT};
 
     fn registry(parts: &[(u32, FilterFn)]) -> Registry {
         let mut builder = RegistryBuilder::default();
@@ -316,7 +333,10 @@ mod tests {
             builder.add(LoadedLibrary {
                 path: format!("/test/{id}.so").into(),
                 keep_alive: keep_alive(),
-                contents: LibraryContents::Plugin { filter: Some(filter_with(id, function)), codec: Some(codec(&format!("c{id}"), id)) },
+                contents: LibraryContents::Plugin {
+                    filter: Some(filter_with(id, function)),
+                    codec: Some(codec(&format!("c{id}"), id)),
+                },
             });
         }
         builder.finish()
@@ -330,7 +350,9 @@ mod tests {
     }
 
     fn stages(registry: &Registry, ids: &[u32]) -> Vec<Stage> {
-        ids.iter().map(|&id| ready(ZarrFilter::defined(registry.get(id).unwrap().clone(), &[]).unwrap()).stage("v").unwrap()).collect()
+        ids.iter()
+            .map(|&id| ready(ZarrFilter::defined(registry.get(id).unwrap().clone(), &[]).unwrap()).stage("v").unwrap())
+            .collect()
     }
 
     fn chunk(bytes: &[u8]) -> ChunkBuffer {
@@ -363,8 +385,16 @@ mod tests {
         let registry = registry(&[(1, add_one)]);
         let chain = stages(&registry, &[1]);
         assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(4)).unwrap_err(), NC_EFILTER);
-        assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, None).unwrap().bytes(), [0, 1, 2], "size unknown");
-        assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(2)).unwrap().bytes(), [0, 1, 2], "longer: as netcdf-c");
+        assert_eq!(
+            apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, None).unwrap().bytes(),
+            [0, 1, 2],
+            "size unknown"
+        );
+        assert_eq!(
+            apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(2)).unwrap().bytes(),
+            [0, 1, 2],
+            "longer: as netcdf-c"
+        );
     }
 
     #[test]
@@ -382,7 +412,11 @@ mod tests {
     #[test]
     fn malformed_codecs_make_broken_filters_not_errors() {
         let registry = registry(&[(1, add_one)]);
-        for (text, problem) in [(r#"{"level": 1}"#, "has no \"id\""), (r#""zlib""#, "not a JSON object"), (r#"{"id": 3}"#, "non-empty string")] {
+        for (text, problem) in [
+            (r#"{"level": 1}"#, "has no \"id\""),
+            (r#""zlib""#, "not a JSON object"),
+            (r#"{"id": 3}"#, "non-empty string"),
+        ] {
             let mut filter = ZarrFilter::from_codec(&registry, text, 0, 4, "variable \"v\", key \"compressor\"");
             let why = filter.broken.clone().expect("broken");
             assert!(why.contains("variable \"v\", key \"compressor\"") && why.contains(problem), "{why}");
@@ -392,6 +426,9 @@ mod tests {
             assert_eq!(filter.codec_text.as_deref(), Some(text), "_Codecs still shows it");
         }
         let unknown = ZarrFilter::from_codec(&registry, r#"{"id": "nosuch"}"#, 0, 4, "v");
-        assert!(unknown.broken.is_none() && unknown.stage("v").err() == Some(NC_ENOFILTER), "a missing plugin stays ENOFILTER");
+        assert!(
+            unknown.broken.is_none() && unknown.stage("v").err() == Some(NC_ENOFILTER),
+            "a missing plugin stays ENOFILTER"
+        );
     }
 }

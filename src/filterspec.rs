@@ -122,10 +122,8 @@ pub fn parse_spec(text: &[u8]) -> Result<FilterSpec, SpecError> {
 pub fn parse_spec_list(text: &[u8]) -> Result<FilterSpecList, SpecError> {
     let (format, body) = match text.strip_prefix(b"[") {
         Some(rest) => {
-            let close = rest
-                .iter()
-                .position(|&b| b == b']')
-                .ok_or_else(|| SpecError::BadFormatPrefix { text: lossy(text) })?;
+            let close =
+                rest.iter().position(|&b| b == b']').ok_or_else(|| SpecError::BadFormatPrefix { text: lossy(text) })?;
             let number = trim_blanks(&rest[..close]);
             let format = parse_signed(number)
                 .and_then(|v| i32::try_from(v).ok())
@@ -144,13 +142,15 @@ pub fn parse_spec_list(text: &[u8]) -> Result<FilterSpecList, SpecError> {
     let specs = body
         .split(|&b| b == b'|')
         .enumerate()
-        .map(|(index, piece)| {
-            if piece.is_empty() {
-                Err(SpecError::EmptySpecInList { index })
-            } else {
-                parse_spec(piece)
-            }
-        })
+        .map(
+            |(index, piece)| {
+                if piece.is_empty() {
+                    Err(SpecError::EmptySpecInList { index })
+                } else {
+                    parse_spec(piece)
+                }
+            },
+        )
         .collect::<Result<Vec<_>, _>>()?;
     Ok(FilterSpecList { format, specs })
 }
@@ -184,8 +184,7 @@ enum Kind {
 fn split_tag(text: &[u8]) -> Result<(&[u8], Kind), &'static str> {
     let last = text[text.len() - 1].to_ascii_lowercase();
     // daux.c only looks at a second-to-last 'u' when the constant is longer than 2 chars.
-    let unsigned_marker =
-        text.len() > 2 && text[text.len() - 2].eq_ignore_ascii_case(&b'u');
+    let unsigned_marker = text.len() > 2 && text[text.len() - 2].eq_ignore_ascii_case(&b'u');
     let (tag_len, kind) = match last {
         b'0'..=b'9' => (0, Kind::Int32 { mask: u32::MAX }),
         b'.' => (0, Kind::Float),
@@ -221,11 +220,13 @@ fn encode_constant(text: &[u8]) -> Result<EncodedParam, SpecError> {
             Ok(EncodedParam::one(word & mask))
         }
         Kind::Int64 { unsigned: true } => {
-            let value = parse_unsigned(body).ok_or_else(|| bad("not an unsigned decimal integer, or beyond 64 bits"))?;
+            let value =
+                parse_unsigned(body).ok_or_else(|| bad("not an unsigned decimal integer, or beyond 64 bits"))?;
             Ok(EncodedParam::eight_bytes(value))
         }
         Kind::Int64 { unsigned: false } => {
-            let value = parse_signed(body).ok_or_else(|| bad("not a decimal integer, or beyond the signed 64-bit range"))?;
+            let value =
+                parse_signed(body).ok_or_else(|| bad("not a decimal integer, or beyond the signed 64-bit range"))?;
             Ok(EncodedParam::eight_bytes(value as u64))
         }
         Kind::Float => {
@@ -336,8 +337,10 @@ mod tests {
         assert_eq!(parsed.id, 32768);
         assert_eq!(
             parsed.params,
-            vec![239, 23, 65511, 27, 77, 93, 2147483647, 2147483648, 4294967295, 1145389056, 1, 2147483648,
-                 4294967295, 4294967295, 3287505826, 1097305129]
+            vec![
+                239, 23, 65511, 27, 77, 93, 2147483647, 2147483648, 4294967295, 1145389056, 1, 2147483648, 4294967295,
+                4294967295, 3287505826, 1097305129
+            ]
         );
     }
 
@@ -367,10 +370,33 @@ mod tests {
     #[test]
     fn bad_inputs_are_rejected() {
         for bad in [
-            "", "307,9,", "307,,9", "307, ", "307,9 ", "307 ,9", "307,4294967296", "307,-2147483649",
-            "307,1.5", "307,9x", "307,9q", "307,18446744073709551616UL", "307,9223372036854775808L",
-            "307,-1UL", ",9", "x,9", "-1,9", "4294967296", "307,1e39f", "307,1e309d", "307,1.5uf",
-            "307,ub", "307,b", "307,.", "307,1..f", "307,1e+f", "307,--1",
+            "",
+            "307,9,",
+            "307,,9",
+            "307, ",
+            "307,9 ",
+            "307 ,9",
+            "307,4294967296",
+            "307,-2147483649",
+            "307,1.5",
+            "307,9x",
+            "307,9q",
+            "307,18446744073709551616UL",
+            "307,9223372036854775808L",
+            "307,-1UL",
+            ",9",
+            "x,9",
+            "-1,9",
+            "4294967296",
+            "307,1e39f",
+            "307,1e309d",
+            "307,1.5uf",
+            "307,ub",
+            "307,b",
+            "307,.",
+            "307,1..f",
+            "307,1e+f",
+            "307,--1",
         ] {
             assert!(parse_spec(bad.as_bytes()).is_err(), "{bad:?} was accepted");
         }

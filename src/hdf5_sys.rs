@@ -94,7 +94,16 @@ pub fn filter_params(dcpl: Hid, id: u32) -> Hdf5Result<(c_uint, Vec<u32>)> {
     let (mut flags, mut nelmts) = (0, values.len());
     // SAFETY: room for nelmts values; no name or config asked for.
     let status = unsafe {
-        ncfilters_H5Pget_filter_by_id2(dcpl, id as c_int, &mut flags, &mut nelmts, values.as_mut_ptr(), 0, std::ptr::null_mut(), std::ptr::null_mut())
+        ncfilters_H5Pget_filter_by_id2(
+            dcpl,
+            id as c_int,
+            &mut flags,
+            &mut nelmts,
+            values.as_mut_ptr(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+        )
     };
     checked(status, "H5Pget_filter_by_id2")?;
     Ok((flags, values[..nelmts.min(values.len())].to_vec()))
@@ -103,7 +112,10 @@ pub fn filter_params(dcpl: Hid, id: u32) -> Hdf5Result<(c_uint, Vec<u32>)> {
 /// `H5Pmodify_filter`.
 pub fn modify_filter(dcpl: Hid, id: u32, flags: c_uint, params: &[u32]) -> Hdf5Result<()> {
     // SAFETY: params holds params.len() values.
-    checked(unsafe { ncfilters_H5Pmodify_filter(dcpl, id as c_int, flags, params.len(), params.as_ptr()) }, "H5Pmodify_filter")?;
+    checked(
+        unsafe { ncfilters_H5Pmodify_filter(dcpl, id as c_int, flags, params.len(), params.as_ptr()) },
+        "H5Pmodify_filter",
+    )?;
     Ok(())
 }
 
@@ -171,12 +183,16 @@ pub fn type_little_endian(type_id: Hid) -> Hdf5Result<Option<bool>> {
 pub fn space_dims(space: Hid) -> Hdf5Result<Vec<u64>> {
     let mut dims = [0u64; MAX_RANK];
     // SAFETY: room for MAX_RANK lengths; max dims not asked for.
-    let ndims = checked(unsafe { ncfilters_H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut()) }, "H5Sget_simple_extent_dims")?;
+    let ndims = checked(
+        unsafe { ncfilters_H5Sget_simple_extent_dims(space, dims.as_mut_ptr(), std::ptr::null_mut()) },
+        "H5Sget_simple_extent_dims",
+    )?;
     Ok(dims[..(ndims as usize).min(MAX_RANK)].to_vec())
 }
 
 /// `H5Sget_simple_extent_npoints`.
 pub fn space_points(space: Hid) -> Hdf5Result<u64> {
     // SAFETY: no pointer arguments.
-    u64::try_from(unsafe { ncfilters_H5Sget_simple_extent_npoints(space) }).map_err(|_| Hdf5Error("H5Sget_simple_extent_npoints"))
+    u64::try_from(unsafe { ncfilters_H5Sget_simple_extent_npoints(space) })
+        .map_err(|_| Hdf5Error("H5Sget_simple_extent_npoints"))
 }

@@ -6,8 +6,8 @@
 //! dereferenced. Libraries are opened `RTLD_LAZY | RTLD_GLOBAL` like netcdf-c 4.9.0's loader,
 //! because netcdf-c's C plugins resolve `strlcat`, `nc_inq_*` and `NCJ*` from the global scope.
 
-use crate::c_heap::{CParams, ChunkBuffer};
 use crate::abi::plugin::{StaticClass, StaticCodec};
+use crate::c_heap::{CParams, ChunkBuffer};
 use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::error::{NcResult, NC_EFILTER};
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
@@ -21,7 +21,8 @@ use std::sync::Arc;
 pub use crate::abi::h5z::{H5zFilterFn as FilterFn, H5Z_FLAG_REVERSE};
 type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
 type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int;
-type ModifyParametersFn = unsafe extern "C" fn(c_int, c_int, *mut usize, *mut *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
+type ModifyParametersFn =
+    unsafe extern "C" fn(c_int, c_int, *mut usize, *mut *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
 
 const H5Z_CLASS_T_VERS: c_int = 1;
 const H5PL_TYPE_FILTER: c_int = 0;
@@ -121,7 +122,8 @@ pub enum LibraryContents {
 pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
     // SAFETY: loading a library runs its initialisers; libraries on the plugin path are
     // trusted code by HDF5's and netcdf-c's own rules. The flags are netcdf-c's.
-    let library = unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_GLOBAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+    let library =
+        unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_GLOBAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
     let symbol = |name: &[u8]| -> Option<*const c_void> {
         // SAFETY: only the symbol's address is read; it is called later with the type the
         // plugin interface defines for that name.
@@ -207,7 +209,9 @@ unsafe fn read_filter(get_type: *const c_void, get_info: *const c_void) -> Resul
 /// The filter part of a version-1 `H5Z_class2_t`.
 fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, LoadError> {
     let id = u32::try_from(class.id).map_err(|_| format!("negative filter id {}", class.id))?;
-    let function = class.filter.ok_or_else(|| LoadError { reason: format!("filter {id} has a NULL filter function"), id: Some(id) })?;
+    let function = class
+        .filter
+        .ok_or_else(|| LoadError { reason: format!("filter {id} has a NULL filter function"), id: Some(id) })?;
     // SAFETY: the class name is NULL or a NUL-terminated string.
     let name = unsafe { name_of(class.name) }.unwrap_or_default();
     Ok(FilterPart { id, name, function, can_apply: class.can_apply, set_local: class.set_local })
@@ -289,7 +293,12 @@ impl FilterPart {
         buffer.ptr = ptr;
         buffer.buf_size = buf_size;
         if used == 0 || used == usize::MAX || ptr.is_null() {
-            return Err(format!("filter {} ({}) failed to {}", self.id, self.name, if reverse { "decode" } else { "encode" }));
+            return Err(format!(
+                "filter {} ({}) failed to {}",
+                self.id,
+                self.name,
+                if reverse { "decode" } else { "encode" }
+            ));
         }
         buffer.used = used;
         Ok(())
@@ -388,13 +397,20 @@ impl CodecPart {
 
     /// `NCZ_modify_parameters`: visible → working parameters for variable `(ncid, varid)`.
     /// The plugin may re-enter netcdf-c (`nc_inq_var`, …) and may replace either vector.
-    pub fn modify_parameters(&self, ncid: c_int, varid: c_int, visible: &mut CParams, working: &mut CParams) -> NcResult<()> {
+    pub fn modify_parameters(
+        &self,
+        ncid: c_int,
+        varid: c_int,
+        visible: &mut CParams,
+        working: &mut CParams,
+    ) -> NcResult<()> {
         self.ensure_initialized();
         let Some(modify) = self.modify_parameters else {
             return Ok(());
         };
         // SAFETY: both pairs are C-heap vectors the plugin may free and replace, as the protocol allows.
-        let code = unsafe { modify(ncid, varid, &mut visible.len, &mut visible.ptr, &mut working.len, &mut working.ptr) };
+        let code =
+            unsafe { modify(ncid, varid, &mut visible.len, &mut visible.ptr, &mut working.len, &mut working.ptr) };
         check(code, "NCZ_modify_parameters", &self.codec_id)
     }
 }
@@ -404,7 +420,14 @@ impl CodecPart {
 pub mod test_parts {
     use super::*;
 
-    unsafe extern "C" fn identity(_: c_uint, _: usize, _: *const c_uint, nbytes: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+    unsafe extern "C" fn identity(
+        _: c_uint,
+        _: usize,
+        _: *const c_uint,
+        nbytes: usize,
+        _: *mut usize,
+        _: *mut *mut c_void,
+    ) -> usize {
         nbytes
     }
 
@@ -426,7 +449,12 @@ pub mod test_parts {
     }
 
     /// A codec with an initialiser and a finaliser.
-    pub fn codec_with_lifecycle(codec_id: &str, hdf5_id: u32, initialize: extern "C" fn(), finalize: extern "C" fn()) -> CodecPart {
+    pub fn codec_with_lifecycle(
+        codec_id: &str,
+        hdf5_id: u32,
+        initialize: extern "C" fn(),
+        finalize: extern "C" fn(),
+    ) -> CodecPart {
         CodecPart { initialize: Some(initialize), finalize: Some(finalize), ..codec(codec_id, hdf5_id) }
     }
 
@@ -465,7 +493,14 @@ pub mod test_parts {
     ///
     /// # Safety
     /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn fail(_: c_uint, _: usize, _: *const c_uint, _: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+    pub unsafe extern "C" fn fail(
+        _: c_uint,
+        _: usize,
+        _: *const c_uint,
+        _: usize,
+        _: *mut usize,
+        _: *mut *mut c_void,
+    ) -> usize {
         0
     }
 
@@ -473,7 +508,14 @@ pub mod test_parts {
     ///
     /// # Safety
     /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn fail_minus_one(_: c_uint, _: usize, _: *const c_uint, _: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+    pub unsafe extern "C" fn fail_minus_one(
+        _: c_uint,
+        _: usize,
+        _: *const c_uint,
+        _: usize,
+        _: *mut usize,
+        _: *mut *mut c_void,
+    ) -> usize {
         usize::MAX
     }
 

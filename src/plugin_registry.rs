@@ -207,7 +207,12 @@ impl RegistryBuilder {
                 for (index, entry) in entries.into_iter().enumerate() {
                     match entry {
                         Ok(codec) => {
-                            debug(format_args!("{}: default codec \"{}\" for id {}", path.display(), codec.codec_id, codec.hdf5_id));
+                            debug(format_args!(
+                                "{}: default codec \"{}\" for id {}",
+                                path.display(),
+                                codec.codec_id,
+                                codec.hdf5_id
+                            ));
                             self.defaults.push((codec, path.clone(), keep_alive.clone()));
                         }
                         Err(why) => self.skip_library(&path, why.id, format_args!("defaults entry {index}: {why}")),
@@ -241,7 +246,10 @@ impl RegistryBuilder {
                             draft.filter = Some((filter, path.clone()));
                             used = true;
                         }
-                        Some((_, first)) => skip(&path, format_args!("duplicate HDF5 filter {id}, already provided by {}", first.display())),
+                        Some((_, first)) => skip(
+                            &path,
+                            format_args!("duplicate HDF5 filter {id}, already provided by {}", first.display()),
+                        ),
                     }
                 }
                 if let Some(codec) = codec {
@@ -250,7 +258,10 @@ impl RegistryBuilder {
                             draft.codec = Some((codec, path.clone()));
                             used = true;
                         }
-                        Some((_, first)) => skip(&path, format_args!("duplicate codec for id {id}, already provided by {}", first.display())),
+                        Some((_, first)) => skip(
+                            &path,
+                            format_args!("duplicate codec for id {id}, already provided by {}", first.display()),
+                        ),
                     }
                 }
                 if used {
@@ -286,7 +297,12 @@ impl RegistryBuilder {
             }
         }
         for (filter, codec) in self.builtins {
-            let draft = self.drafts.entry(filter.id).or_insert(Draft { filter: None, codec: None, codec_defaulted: false, libraries: Vec::new() });
+            let draft = self.drafts.entry(filter.id).or_insert(Draft {
+                filter: None,
+                codec: None,
+                codec_defaulted: false,
+                libraries: Vec::new(),
+            });
             if draft.filter.is_none() {
                 draft.filter = Some((filter, PathBuf::from(BUILTIN_SOURCE)));
             }
@@ -300,7 +316,15 @@ impl RegistryBuilder {
             .map(|(id, d)| {
                 let (filter, filter_source) = d.filter.map_or((None, None), |(f, p)| (Some(f), Some(p)));
                 let (codec, codec_source) = d.codec.map_or((None, None), |(c, p)| (Some(c), Some(p)));
-                Plugin { id, filter, filter_source, codec, codec_source, codec_defaulted: d.codec_defaulted, _keep_loaded: d.libraries }
+                Plugin {
+                    id,
+                    filter,
+                    filter_source,
+                    codec,
+                    codec_source,
+                    codec_defaulted: d.codec_defaulted,
+                    _keep_loaded: d.libraries,
+                }
             })
             .map(|plugin| (plugin.id, Arc::new(plugin)))
             .collect();
@@ -329,7 +353,8 @@ fn discover() -> Registry {
                 continue;
             }
         };
-        let mut names: Vec<String> = entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> =
+            entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
         for name in names {
             let path = dir.join(&name);
@@ -479,7 +504,10 @@ mod tests {
         b.add(library("/p/h5misc.so", plugin(Some(filter(32768)), None)));
         b.add(library("/p/nczmisc.so", plugin(None, Some(codec("test", 32768)))));
         b.add(library("/p/h5noop.so", plugin(Some(filter(40000)), Some(codec("noop", 40000)))));
-        b.add(library("/p/defaults.so", LibraryContents::Defaults(vec![Ok(codec("bz2", 307)), Ok(codec("zstd", 32015)), Ok(codec("blosc", 32001))])));
+        b.add(library(
+            "/p/defaults.so",
+            LibraryContents::Defaults(vec![Ok(codec("bz2", 307)), Ok(codec("zstd", 32015)), Ok(codec("blosc", 32001))]),
+        ));
         let r = b.finish();
         for id in [307, 32015, 32768, 40000] {
             assert!(r.get(id).unwrap().is_complete(), "{id}");
@@ -493,8 +521,9 @@ mod tests {
 
     #[test]
     fn concurrent_first_uses_share_one_registry() {
-        let registries: Vec<Arc<Registry>> =
-            std::thread::scope(|s| (0..8).map(|_| s.spawn(registry)).collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).collect());
+        let registries: Vec<Arc<Registry>> = std::thread::scope(|s| {
+            (0..8).map(|_| s.spawn(registry)).collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).collect()
+        });
         assert!(registries.windows(2).all(|pair| Arc::ptr_eq(&pair[0], &pair[1])));
     }
 
@@ -518,7 +547,11 @@ mod tests {
         let r = b.finish();
         let bz = r.get(307).unwrap();
         assert_eq!(bz.filter_source.as_deref(), Some(Path::new("/p/a.so")), "first library wins the filter part");
-        assert_eq!(bz.codec_source.as_deref(), Some(Path::new("/p/b.so")), "the duplicate still adds its missing codec");
+        assert_eq!(
+            bz.codec_source.as_deref(),
+            Some(Path::new("/p/b.so")),
+            "the duplicate still adds its missing codec"
+        );
         assert!(r.get(40000).is_none() && r.get(40001).is_none(), "mismatched ids: library ignored");
         assert!(r.get(70000).is_none());
         assert!(r.get(1).unwrap().is_complete(), "one bad defaults entry disables nothing else");
@@ -561,8 +594,14 @@ mod tests {
     #[test]
     fn a_codec_is_initialised_on_first_use_only_and_finalised_only_if_initialised() {
         let mut b = RegistryBuilder::default();
-        b.add(library("/p/used.so", plugin(Some(filter(40500)), Some(codec_with_lifecycle("used", 40500, count_initialise, count_finalise)))));
-        b.add(library("/p/unused.so", plugin(Some(filter(40501)), Some(codec_with_lifecycle("unused", 40501, count_initialise, count_finalise)))));
+        b.add(library(
+            "/p/used.so",
+            plugin(Some(filter(40500)), Some(codec_with_lifecycle("used", 40500, count_initialise, count_finalise))),
+        ));
+        b.add(library(
+            "/p/unused.so",
+            plugin(Some(filter(40501)), Some(codec_with_lifecycle("unused", 40501, count_initialise, count_finalise))),
+        ));
         let r = b.finish();
         assert_eq!(INITIALISED.load(Ordering::SeqCst), 0, "discovery initialises nothing");
         let used = r.get(40500).unwrap().codec.clone().unwrap();
@@ -581,7 +620,10 @@ mod tests {
         let mut b = RegistryBuilder::default();
         b.add_builtins(vec![(filter(307), codec("bz2", 307)), (filter(32015), codec("zstd", 32015))]);
         // A complete path codec whose initialiser would kill the process: never run at discovery.
-        b.add(library("/p/crashy_bz2.so", plugin(Some(filter(307)), Some(codec_with_lifecycle("bz2", 307, abort_initialise, nothing)))));
+        b.add(library(
+            "/p/crashy_bz2.so",
+            plugin(Some(filter(307)), Some(codec_with_lifecycle("bz2", 307, abort_initialise, nothing))),
+        ));
         b.skip_library(Path::new("/p/bad_zstd.so"), Some(32015), "NCZ_codec_t sort 2");
         let r = b.finish();
         assert_eq!(r.get(307).unwrap().filter_source.as_deref(), Some(Path::new("/p/crashy_bz2.so")));

@@ -56,7 +56,12 @@ const BLOSC_MAX_TYPESIZE: usize = 255;
 /// blosc's local parameters (H5Zblosc.c's set_local, NCZstdfilters.c's modify_parameters):
 /// `{revision, format, base type size, chunk bytes, level, shuffle, compressor}` from the user's
 /// parameters, the type (and, for an array type, its element) size and the chunk's lengths.
-pub fn blosc_local_params(user: &[u32], type_size: usize, base_type_size: usize, chunk_lens: &[u64]) -> NcResult<Vec<u32>> {
+pub fn blosc_local_params(
+    user: &[u32],
+    type_size: usize,
+    base_type_size: usize,
+    chunk_lens: &[u64],
+) -> NcResult<Vec<u32>> {
     let mut params = user.to_vec();
     if params.len() < 4 {
         params.resize(4, 0);
@@ -101,7 +106,13 @@ pub fn szip_bits_per_pixel(bits: u64) -> u64 {
 /// szip's working parameters `{mask, pixels per block, bits per pixel, pixels per scanline}`
 /// (H5Zszip.c's set_local, NCZhdf5filters.c's modify_parameters): `scanline` is the fastest
 /// dimension's length, `npoints` the chunk's element count, `little_endian` the data's order.
-pub fn szip_local_params(user: &[u32], bits_per_pixel: u64, scanline: u64, npoints: u64, little_endian: bool) -> NcResult<[u32; 4]> {
+pub fn szip_local_params(
+    user: &[u32],
+    bits_per_pixel: u64,
+    scanline: u64,
+    npoints: u64,
+    little_endian: bool,
+) -> NcResult<[u32; 4]> {
     let (mask, pixels_per_block) = match *user {
         [mask, ppb, ..] => (mask, u64::from(ppb)),
         _ => return Err(NC_EFILTER),
@@ -109,7 +120,9 @@ pub fn szip_local_params(user: &[u32], bits_per_pixel: u64, scanline: u64, npoin
     let most = pixels_per_block * SZ_MAX_BLOCKS_PER_SCANLINE;
     let scanline = if scanline < pixels_per_block {
         if npoints < pixels_per_block {
-            crate::error::report(format_args!("szip: {pixels_per_block} pixels per block is more than the chunk's {npoints} elements"));
+            crate::error::report(format_args!(
+                "szip: {pixels_per_block} pixels per block is more than the chunk's {npoints} elements"
+            ));
             return Err(NC_EFILTER);
         }
         most.min(npoints)
@@ -169,7 +182,10 @@ mod tests {
         // A 100-element scanline: kept (under 128 blocks); little-endian.
         assert_eq!(szip_local_params(&user, 32, 100, 1000, true).unwrap(), [NN | ALLOW_K13 | RAW | LSB, 32, 32, 100]);
         // Long scanlines are cut to 128 blocks; big-endian replaces LSB.
-        assert_eq!(szip_local_params(&[user[0] | LSB, 32], 64, 10_000, 10_000, false).unwrap()[..], [NN | ALLOW_K13 | RAW | MSB, 32, 64, 4096]);
+        assert_eq!(
+            szip_local_params(&[user[0] | LSB, 32], 64, 10_000, 10_000, false).unwrap()[..],
+            [NN | ALLOW_K13 | RAW | MSB, 32, 64, 4096]
+        );
         // A short scanline uses the chunk's element count.
         assert_eq!(szip_local_params(&user, 16, 8, 1000, true).unwrap()[3], 1000);
         assert_eq!(szip_local_params(&user, 16, 8, 20, true), Err(NC_EFILTER), "fewer elements than a block");

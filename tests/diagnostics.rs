@@ -39,7 +39,11 @@ fn run_child(stderr: Stdio) -> std::process::Output {
 
 fn assert_survived(output: std::process::Output, what: &str) {
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success() && stdout.contains("child survived"), "{what}: child failed ({:?}):\n{stdout}", output.status);
+    assert!(
+        output.status.success() && stdout.contains("child survived"),
+        "{what}: child failed ({:?}):\n{stdout}",
+        output.status
+    );
 }
 
 #[test]

@@ -7,8 +7,8 @@
 //! are compared (ours at most 10% larger).
 
 use libloading::Library;
-use ncfilters::c_types::H5Z_class2_t;
 use ncfilters::abi::h5z;
+use ncfilters::c_types::H5Z_class2_t;
 use std::os::raw::{c_uint, c_void};
 
 type H5zFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
@@ -90,7 +90,11 @@ fn ours_and_netcdf_c_plugins_read_each_other() {
                 failures.push(format!("{case}: output differs from the C plugin's"));
             }
             if !identical && ours_encoded.len() * 10 > theirs_encoded.len() * 11 + 640 {
-                failures.push(format!("{case}: {} bytes, the C plugin {} (more than 10% larger)", ours_encoded.len(), theirs_encoded.len()));
+                failures.push(format!(
+                    "{case}: {} bytes, the C plugin {} (more than 10% larger)",
+                    ours_encoded.len(),
+                    theirs_encoded.len()
+                ));
             }
         }
     }

@@ -14,7 +14,8 @@ use std::os::raw::{c_char, c_int, c_uint};
 use std::ptr;
 
 type ParseFn = unsafe extern "C" fn(*const c_char, *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
-type ParseListFn = unsafe extern "C" fn(*const c_char, *mut c_int, *mut usize, *mut *mut *mut NC_H5_Filterspec) -> c_int;
+type ParseListFn =
+    unsafe extern "C" fn(*const c_char, *mut c_int, *mut usize, *mut *mut *mut NC_H5_Filterspec) -> c_int;
 type FreeFn = unsafe extern "C" fn(*mut NC_H5_Filterspec);
 
 /// xorshift64*: deterministic, so a failure is reproducible.
@@ -145,25 +146,50 @@ fn matches_netcdf_c_on_valid_specs_and_rejects_where_c_misbehaves() {
         let text = (0..count).map(|_| spec(&mut rng)).collect::<Vec<_>>().join("|");
         let c = run_parselist(*c_parselist, *c_free, &text);
         assert_eq!(c.0, 0, "the C parser rejected a valid list {text:?}");
-        assert_eq!(run_parselist(ours::ncaux_h5filterspec_parselist, ours::ncaux_h5filterspec_free, &text), c, "parselist({text:?})");
+        assert_eq!(
+            run_parselist(ours::ncaux_h5filterspec_parselist, ours::ncaux_h5filterspec_free, &text),
+            c,
+            "parselist({text:?})"
+        );
         // 4.9.0 frees an interior pointer when a "[N]" prefix is present (abort in glibc), so
         // the prefixed form is compared with C's result for the list alone.
         let format = rng.below(10) as c_int;
-        let prefixed = run_parselist(ours::ncaux_h5filterspec_parselist, ours::ncaux_h5filterspec_free, &format!("[{format}]{text}"));
+        let prefixed = run_parselist(
+            ours::ncaux_h5filterspec_parselist,
+            ours::ncaux_h5filterspec_free,
+            &format!("[{format}]{text}"),
+        );
         assert_eq!(prefixed, (c.0, format, c.2), "parselist([{format}]{text:?})");
         compared += 2;
     }
 
     // Where 4.9.0 reads out of bounds, wraps or guesses, only ncfilters is asked: NC_EINVAL.
     let misbehaving = [
-        "307,9,", "307,,9", "307, ", "307,9 ", "307,4294967296", "307,-2147483649", "307,1.5", "307,9q",
-        "307,18446744073709551616UL", "307,9223372036854775808L", ",9", "307,1e39f",
+        "307,9,",
+        "307,,9",
+        "307, ",
+        "307,9 ",
+        "307,4294967296",
+        "307,-2147483649",
+        "307,1.5",
+        "307,9q",
+        "307,18446744073709551616UL",
+        "307,9223372036854775808L",
+        ",9",
+        "307,1e39f",
     ];
     for text in misbehaving {
         assert_eq!(run_parse(ours::ncaux_h5filterspec_parse, text).0, -36, "{text:?} must be NC_EINVAL");
     }
     for text in ["[1]", "[x]307", "307||1", "307,9,|1"] {
-        assert_eq!(run_parselist(ours::ncaux_h5filterspec_parselist, ours::ncaux_h5filterspec_free, text).0, -36, "{text:?}");
+        assert_eq!(
+            run_parselist(ours::ncaux_h5filterspec_parselist, ours::ncaux_h5filterspec_free, text).0,
+            -36,
+            "{text:?}"
+        );
     }
-    println!("differential parser test: {compared} valid inputs identical to netcdf-c 4.9.0; {} misbehaving inputs rejected", misbehaving.len() + 4);
+    println!(
+        "differential parser test: {compared} valid inputs identical to netcdf-c 4.9.0; {} misbehaving inputs rejected",
+        misbehaving.len() + 4
+    );
 }

@@ -77,7 +77,10 @@ fn c_abi_rejects_null_and_bad_input() {
     // SAFETY (whole test): every pointer passed is NULL or valid for its use.
     unsafe {
         assert_eq!(ncaux_h5filterspec_parse(ptr::null(), ptr::null_mut(), ptr::null_mut(), ptr::null_mut()), NC_EINVAL);
-        assert_eq!(ncaux_h5filterspec_parselist(ptr::null(), ptr::null_mut(), ptr::null_mut(), ptr::null_mut()), NC_EINVAL);
+        assert_eq!(
+            ncaux_h5filterspec_parselist(ptr::null(), ptr::null_mut(), ptr::null_mut(), ptr::null_mut()),
+            NC_EINVAL
+        );
         let one = CString::new("9").unwrap();
         assert_eq!(ncaux_h5filterspec_parse_parameter(one.as_ptr(), ptr::null_mut(), ptr::null_mut()), NC_EINVAL);
         ncaux_h5filterspec_free(ptr::null_mut());
@@ -85,7 +88,11 @@ fn c_abi_rejects_null_and_bad_input() {
         for bad in ["", "307,9,", "307,,9", "307,1.5", "x"] {
             let text = CString::new(bad).unwrap();
             let mut params = ptr::null_mut();
-            assert_eq!(ncaux_h5filterspec_parse(text.as_ptr(), ptr::null_mut(), ptr::null_mut(), &mut params), NC_EINVAL, "{bad:?}");
+            assert_eq!(
+                ncaux_h5filterspec_parse(text.as_ptr(), ptr::null_mut(), ptr::null_mut(), &mut params),
+                NC_EINVAL,
+                "{bad:?}"
+            );
             assert!(params.is_null(), "{bad:?}: output written on error");
         }
         let text = CString::new("[3]307,9|1,2").unwrap();

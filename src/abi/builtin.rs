@@ -32,7 +32,12 @@ type Callback = unsafe extern "C" fn(hid_t, hid_t, hid_t) -> c_int;
 
 /// Runs the chosen implementation's `callback`, or returns `absent` when it has none (HDF5's
 /// "applies" / "nothing to set"); -1, HDF5's failure, when there is no implementation at all.
-fn delegate(id: u32, callback: fn(&FilterPart) -> Option<Callback>, absent: c_int, args: (hid_t, hid_t, hid_t)) -> c_int {
+fn delegate(
+    id: u32,
+    callback: fn(&FilterPart) -> Option<Callback>,
+    absent: c_int,
+    args: (hid_t, hid_t, hid_t),
+) -> c_int {
     with_preferred(id, |part| match callback(part) {
         // SAFETY: HDF5's arguments, passed on to the chosen class's callback, whose library is
         // held loaded for the call.
@@ -68,11 +73,13 @@ macro_rules! stand_in {
             ) -> usize {
                 // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the function
                 // lives in is held loaded for the call.
-                let used = with_preferred($id, |part| unsafe { (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
-                    .unwrap_or_else(|| {
-                        report(format_args!("filter {}: no implementation found", $id));
-                        0
-                    });
+                let used = with_preferred($id, |part| unsafe {
+                    (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf)
+                })
+                .unwrap_or_else(|| {
+                    report(format_args!("filter {}: no implementation found", $id));
+                    0
+                });
                 failure_as_zero(used)
             }
 

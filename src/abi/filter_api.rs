@@ -162,7 +162,14 @@ fn defined_params(ncid: c_int, varid: c_int, id: u32) -> NcResult<Option<Vec<u32
 ///
 /// # Safety
 /// `hasfilterp` and `levelp` are NULL or writable.
-unsafe fn inquire_level(name: &str, ncid: c_int, varid: c_int, id: u32, hasfilterp: *mut c_int, levelp: *mut c_int) -> c_int {
+unsafe fn inquire_level(
+    name: &str,
+    ncid: c_int,
+    varid: c_int,
+    id: u32,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
     let mut found = (0, 0);
     let code = status_of(name, || {
         if let Some(params) = defined_params(ncid, varid, id)? {
@@ -192,7 +199,12 @@ pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c
 /// # Safety
 /// `hasfilterp` and `levelp` are NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_bzip2(ncid: c_int, varid: c_int, hasfilterp: *mut c_int, levelp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_bzip2(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { inquire_level("nc_inq_var_bzip2", ncid, varid, H5Z_FILTER_BZIP2, hasfilterp, levelp) }
 }
@@ -211,7 +223,12 @@ pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) 
 /// # Safety
 /// `hasfilterp` and `levelp` are NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn nc_inq_var_zstandard(ncid: c_int, varid: c_int, hasfilterp: *mut c_int, levelp: *mut c_int) -> c_int {
+pub unsafe extern "C" fn nc_inq_var_zstandard(
+    ncid: c_int,
+    varid: c_int,
+    hasfilterp: *mut c_int,
+    levelp: *mut c_int,
+) -> c_int {
     // SAFETY: forwarded contract.
     unsafe { inquire_level("nc_inq_var_zstandard", ncid, varid, H5Z_FILTER_ZSTD, hasfilterp, levelp) }
 }

@@ -38,8 +38,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
     status_of("ncaux_h5filterspec_parse", || {
         // SAFETY: txt is NULL or NUL-terminated per the contract.
         let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
-        let spec = filterspec::parse_spec(text)
-            .map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
+        let spec = filterspec::parse_spec(text).map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
         let params = CArray::from_slice(&spec.params)?;
         // SAFETY: out-pointers are NULL or writable per the contract.
         unsafe {
@@ -68,8 +67,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
     status_of("ncaux_h5filterspec_parselist", || {
         // SAFETY: txt0 is NULL or NUL-terminated per the contract.
         let text = unsafe { c_str_bytes(txt0) }.ok_or(NC_EINVAL)?;
-        let list = filterspec::parse_spec_list(text)
-            .map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
+        let list = filterspec::parse_spec_list(text).map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
         let vector = if list.specs.is_empty() {
             ptr::null_mut()
         } else {
@@ -109,8 +107,8 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
         if uiparams.is_null() {
             return Err(NC_EINVAL);
         }
-        let encoded = filterspec::parse_parameter(text)
-            .map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
+        let encoded =
+            filterspec::parse_parameter(text).map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
         let words = encoded.words();
         // SAFETY: uiparams is non-NULL and has room for 2 words per the contract.
         unsafe {

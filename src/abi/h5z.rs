@@ -7,10 +7,10 @@
 use crate::c_heap::CVec;
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
 use crate::error::report;
+use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params};
 use std::os::raw::c_int;
-use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use std::os::raw::{c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -88,7 +88,13 @@ unsafe fn run_filter(
 ///
 /// # Safety
 /// `block` is `*buf`, a `malloc`'d block holding `nbytes` bytes; `buf`/`buf_size` are valid.
-unsafe fn commit(result: Filtered, block: *mut c_void, nbytes: usize, buf_size: *mut usize, buf: *mut *mut c_void) -> FilterResult<usize> {
+unsafe fn commit(
+    result: Filtered,
+    block: *mut c_void,
+    nbytes: usize,
+    buf_size: *mut usize,
+    buf: *mut *mut c_void,
+) -> FilterResult<usize> {
     match result {
         Filtered::Replaced(out) => {
             let (ptr, len, capacity) = out.into_raw();
@@ -276,7 +282,8 @@ pub extern "C" fn blosc_set_local(dcpl: Hid, type_id: Hid, _space: Hid) -> c_int
         let chunk = hdf5_sys::chunk_dims(dcpl).map_err(hdf5_error)?;
         let type_size = hdf5_sys::type_size(type_id).map_err(hdf5_error)?;
         let base_size = hdf5_sys::base_type_size(type_id).map_err(hdf5_error)?;
-        let params = blosc_local_params(&user, type_size, base_size, &chunk).map_err(|_| format!("a chunk of {chunk:?} x {type_size} bytes is over 4 GiB"))?;
+        let params = blosc_local_params(&user, type_size, base_size, &chunk)
+            .map_err(|_| format!("a chunk of {chunk:?} x {type_size} bytes is over 4 GiB"))?;
         hdf5_sys::modify_filter(dcpl, H5Z_FILTER_BLOSC, flags, &params).map_err(hdf5_error)?;
         Ok(1)
     })
@@ -302,8 +309,11 @@ pub extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
         let dims = hdf5_sys::space_dims(space).map_err(hdf5_error)?;
         let scanline = *dims.last().ok_or("a scalar dataspace")?;
         let npoints = hdf5_sys::space_points(space).map_err(hdf5_error)?;
-        let little_endian = hdf5_sys::type_little_endian(type_id).map_err(hdf5_error)?.ok_or("the type has no byte order szip knows")?;
-        let params = szip_local_params(&user, bits, scanline, npoints, little_endian).map_err(|_| "bad szip parameters for this chunk".to_string())?;
+        let little_endian = hdf5_sys::type_little_endian(type_id)
+            .map_err(hdf5_error)?
+            .ok_or("the type has no byte order szip knows")?;
+        let params = szip_local_params(&user, bits, scanline, npoints, little_endian)
+            .map_err(|_| "bad szip parameters for this chunk".to_string())?;
         hdf5_sys::modify_filter(dcpl, H5Z_FILTER_SZIP, flags, &params).map_err(hdf5_error)?;
         Ok(0)
     })
@@ -322,7 +332,8 @@ mod tests {
         // SAFETY: a malloc'd block of len bytes, valid out-pointers.
         let produced = unsafe { filter(flags, params.len(), params.as_ptr(), len, &mut buf_size, &mut buf) };
         // SAFETY: buf holds at least `produced` bytes (or the untouched input on failure).
-        let bytes = unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), if produced == 0 { len } else { produced }) }.to_vec();
+        let bytes = unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), if produced == 0 { len } else { produced }) }
+            .to_vec();
         // SAFETY: the block is ours again.
         unsafe { libc::free(buf) };
         (produced, bytes)
@@ -378,7 +389,9 @@ mod tests {
         let (n, encoded) = call(h5z_blosc, 0, &[2, 2, 4, 0, 5, 1, 1], &data);
         assert!(n > 0);
         // H5Zblosc.c ignores level and shuffle on read; the frame names its own compressor.
-        for params in [vec![2, 2, 4, 0, 10, 1, 1], vec![2, 2, 4, 0, 5, 7, 1], vec![2, 2, 4, 0, 5, 1, 99], vec![2, 2], vec![]] {
+        for params in
+            [vec![2, 2, 4, 0, 10, 1, 1], vec![2, 2, 4, 0, 5, 7, 1], vec![2, 2, 4, 0, 5, 1, 99], vec![2, 2], vec![]]
+        {
             let (m, decoded) = call(h5z_blosc, H5Z_FLAG_REVERSE, &params, &encoded);
             assert_eq!((m, decoded == data), (data.len(), true), "{params:?}");
         }

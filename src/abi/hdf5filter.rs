@@ -159,7 +159,11 @@ fn filter_will_run(id: c_uint) -> NcResult<()> {
 /// # Safety
 /// `var` is NULL or a live HDF5 variable; `specp` is NULL or writable.
 #[no_mangle]
-pub unsafe extern "C" fn NC4_hdf5_filter_lookup(var: *mut NC_VAR_INFO, id: c_uint, specp: *mut *mut NC_HDF5_Filter) -> c_int {
+pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
+    var: *mut NC_VAR_INFO,
+    id: c_uint,
+    specp: *mut *mut NC_HDF5_Filter,
+) -> c_int {
     status_of("NC4_hdf5_filter_lookup", || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };

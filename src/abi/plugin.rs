@@ -7,9 +7,9 @@
 use crate::c_heap::{CArray, CParams};
 use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::codecs::{Codec, VarFacts};
-use crate::netcdf_sys;
 use crate::error::{NcResult, NC_EINVAL};
 use crate::ffi_boundary::{c_str_bytes, status_of};
+use crate::netcdf_sys;
 use std::os::raw::{c_char, c_int, c_uint};
 
 /// An `H5Z_class2_t` in a static (its raw pointers are to static data).
@@ -60,11 +60,17 @@ const fn class_with_callbacks(
 pub static DEFLATE: StaticClass = class(1, c"deflate (ncfilters)", super::h5z::h5z_deflate);
 pub static SHUFFLE: StaticClass = class(2, c"shuffle (ncfilters)", super::h5z::h5z_shuffle);
 pub static FLETCHER32: StaticClass = class(3, c"fletcher32 (ncfilters)", super::h5z::h5z_fletcher32);
-pub static SZIP: StaticClass =
-    class_with_callbacks(4, c"szip (ncfilters)", super::h5z::h5z_szip, Some(super::h5z::szip_can_apply), Some(super::h5z::szip_set_local));
+pub static SZIP: StaticClass = class_with_callbacks(
+    4,
+    c"szip (ncfilters)",
+    super::h5z::h5z_szip,
+    Some(super::h5z::szip_can_apply),
+    Some(super::h5z::szip_set_local),
+);
 pub static BZIP2: StaticClass = class(307, c"bzip2 (ncfilters)", super::h5z::h5z_bzip2);
 pub static ZSTD: StaticClass = class(32015, c"zstd (ncfilters)", super::h5z::h5z_zstd);
-pub static BLOSC: StaticClass = class_with_callbacks(32001, c"blosc (ncfilters)", super::h5z::h5z_blosc, None, Some(super::h5z::blosc_set_local));
+pub static BLOSC: StaticClass =
+    class_with_callbacks(32001, c"blosc (ncfilters)", super::h5z::h5z_blosc, None, Some(super::h5z::blosc_set_local));
 
 /// The standard filters, each with its codec: what libnetcdf has built in.
 pub static STANDARD: [(&StaticClass, &StaticCodec); 7] = [
@@ -97,7 +103,11 @@ macro_rules! codec_functions {
         pub mod $module {
             use super::*;
 
-            unsafe extern "C" fn to_hdf5(codec: *const c_char, nparamsp: *mut usize, paramsp: *mut *mut c_uint) -> c_int {
+            unsafe extern "C" fn to_hdf5(
+                codec: *const c_char,
+                nparamsp: *mut usize,
+                paramsp: *mut *mut c_uint,
+            ) -> c_int {
                 status_of(concat!($id, " NCZ_codec_to_hdf5"), || {
                     // SAFETY: netcdf-c passes the codec's NUL-terminated JSON text and valid out-pointers.
                     unsafe { codec_to_hdf5($codec, codec, nparamsp, paramsp) }
@@ -150,7 +160,12 @@ codec_functions!(szip, Codec::Szip, "szip");
 
 /// # Safety
 /// `text` is NULL or NUL-terminated; the out-pointers are NULL or writable.
-unsafe fn codec_to_hdf5(codec: Codec, text: *const c_char, nparamsp: *mut usize, paramsp: *mut *mut c_uint) -> NcResult<()> {
+unsafe fn codec_to_hdf5(
+    codec: Codec,
+    text: *const c_char,
+    nparamsp: *mut usize,
+    paramsp: *mut *mut c_uint,
+) -> NcResult<()> {
     // SAFETY: forwarded contract.
     let text = unsafe { c_str_bytes(text) }.ok_or(NC_EINVAL)?;
     if nparamsp.is_null() || paramsp.is_null() {
@@ -223,7 +238,8 @@ impl VarFacts for NetcdfVar {
 
     fn chunk_lens(&self) -> NcResult<Option<Vec<u64>>> {
         let ndims = netcdf_sys::var_dim_ids(self.ncid, self.varid)?.len();
-        Ok(netcdf_sys::var_chunks(self.ncid, self.varid, ndims)?.map(|lens| lens.into_iter().map(|l| l as u64).collect()))
+        Ok(netcdf_sys::var_chunks(self.ncid, self.varid, ndims)?
+            .map(|lens| lens.into_iter().map(|l| l as u64).collect()))
     }
 
     fn last_dim_len(&self) -> NcResult<Option<u64>> {

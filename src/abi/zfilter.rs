@@ -11,7 +11,9 @@ use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Stage, Za
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
-use crate::netcdf_sys::nczarr::{ncjson_parse, ncjson_text, FilterHandle, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO};
+use crate::netcdf_sys::nczarr::{
+    ncjson_parse, ncjson_text, FilterHandle, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO,
+};
 use crate::plugin_registry::{self, MAX_FILTER_ID};
 use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
 
@@ -123,7 +125,12 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
 /// # Safety
 /// `nfiltersp` is NULL or writable; `ids` is NULL or has room for every filter id.
 #[no_mangle]
-pub unsafe extern "C" fn NCZ_inq_var_filter_ids(ncid: c_int, varid: c_int, nfiltersp: *mut usize, ids: *mut c_uint) -> c_int {
+pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
+    ncid: c_int,
+    varid: c_int,
+    nfiltersp: *mut usize,
+    ids: *mut c_uint,
+) -> c_int {
     status_of("NCZ_inq_var_filter_ids", || {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;

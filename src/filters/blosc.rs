@@ -90,7 +90,9 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let blosc = super::native::blosc().map_err(super::FilterError)?;
     let mut size = 0usize;
     // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
-    if input.len() < MAX_OVERHEAD || unsafe { (blosc.cbuffer_validate)(input.as_ptr().cast(), input.len(), &mut size) } != 0 {
+    if input.len() < MAX_OVERHEAD
+        || unsafe { (blosc.cbuffer_validate)(input.as_ptr().cast(), input.len(), &mut size) } != 0
+    {
         return fail("blosc: not a valid frame");
     }
     if size > limit {
@@ -98,7 +100,8 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     }
     let mut out = output(size)?;
     // SAFETY: the frame was validated; dest has `size` writable bytes.
-    let written = unsafe { (blosc.decompress_ctx)(input.as_ptr().cast(), out.whole_mut().as_mut_ptr().cast(), size.max(1), 1) };
+    let written =
+        unsafe { (blosc.decompress_ctx)(input.as_ptr().cast(), out.whole_mut().as_mut_ptr().cast(), size.max(1), 1) };
     if written < 0 || written as usize != size {
         return fail(format!("blosc: corrupt frame ({written})"));
     }

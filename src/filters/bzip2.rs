@@ -2,7 +2,7 @@
 //! block size `params[0]` (1..=9, default 9), through the `bzip2` crate on libbz2-rs-sys.
 #![forbid(unsafe_code)]
 
-use super::{fail, output, out_of_memory, FilterError, FilterResult};
+use super::{fail, out_of_memory, output, FilterError, FilterResult};
 use crate::c_heap::CVec;
 use bzip2::{Action, Compress, Compression, Decompress, Status};
 

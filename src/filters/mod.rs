@@ -136,7 +136,14 @@ pub mod test_filters {
     ///
     /// # Safety
     /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn record_decode_limit(_: c_uint, _: usize, _: *const c_uint, nbytes: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+    pub unsafe extern "C" fn record_decode_limit(
+        _: c_uint,
+        _: usize,
+        _: *const c_uint,
+        nbytes: usize,
+        _: *mut usize,
+        _: *mut *mut c_void,
+    ) -> usize {
         SEEN_LIMIT.with(|seen| seen.set(super::decode_limit()));
         nbytes
     }

@@ -24,7 +24,12 @@ pub struct Blosc {
         blocksize: usize,
         numinternalthreads: c_int,
     ) -> c_int,
-    pub decompress_ctx: unsafe extern "C" fn(src: *const c_void, dest: *mut c_void, destsize: usize, numinternalthreads: c_int) -> c_int,
+    pub decompress_ctx: unsafe extern "C" fn(
+        src: *const c_void,
+        dest: *mut c_void,
+        destsize: usize,
+        numinternalthreads: c_int,
+    ) -> c_int,
     pub cbuffer_validate: unsafe extern "C" fn(cbuffer: *const c_void, cbytes: usize, nbytes: *mut usize) -> c_int,
 }
 
@@ -37,7 +42,13 @@ pub struct SzParams {
     pub pixels_per_scanline: c_int,
 }
 
-type SzBufferFn = unsafe extern "C" fn(dest: *mut c_void, dest_len: *mut usize, source: *const c_void, source_len: usize, param: *mut SzParams) -> c_int;
+type SzBufferFn = unsafe extern "C" fn(
+    dest: *mut c_void,
+    dest_len: *mut usize,
+    source: *const c_void,
+    source_len: usize,
+    param: *mut SzParams,
+) -> c_int;
 
 /// libaec's szip-compatible buffer API.
 pub struct Szip {

@@ -100,7 +100,12 @@ unsafe fn shuffle4_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, bl
         let base = block * 64;
         // SAFETY: base + 64 <= blocks * 64 <= input.len().
         let v = unsafe { [load(input, base), load(input, base + 16), load(input, base + 32), load(input, base + 48)] };
-        let g = [_mm_shuffle_epi8(v[0], group), _mm_shuffle_epi8(v[1], group), _mm_shuffle_epi8(v[2], group), _mm_shuffle_epi8(v[3], group)];
+        let g = [
+            _mm_shuffle_epi8(v[0], group),
+            _mm_shuffle_epi8(v[1], group),
+            _mm_shuffle_epi8(v[2], group),
+            _mm_shuffle_epi8(v[3], group),
+        ];
         let planes = transpose32(g[0], g[1], g[2], g[3]);
         for (j, plane) in planes.into_iter().enumerate() {
             // SAFETY: j*n + block*16 + 16 <= j*n + n <= 4n <= out.len().
@@ -115,7 +120,14 @@ unsafe fn unshuffle4_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, 
     let group = group4();
     for block in 0..blocks {
         // SAFETY: j*n + block*16 + 16 <= 4n <= input.len().
-        let p = unsafe { [load(input, block * 16), load(input, n + block * 16), load(input, 2 * n + block * 16), load(input, 3 * n + block * 16)] };
+        let p = unsafe {
+            [
+                load(input, block * 16),
+                load(input, n + block * 16),
+                load(input, 2 * n + block * 16),
+                load(input, 3 * n + block * 16),
+            ]
+        };
         let rows = transpose32(p[0], p[1], p[2], p[3]);
         for (k, row) in rows.into_iter().enumerate() {
             // SAFETY: block*64 + k*16 + 16 <= blocks*64 <= out.len().
@@ -131,7 +143,9 @@ unsafe fn shuffle2_ssse3(input: &[u8], out: &mut [MaybeUninit<u8>], n: usize, bl
     let group = _mm_setr_epi8(0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15);
     for block in 0..blocks {
         // SAFETY: block*32 + 32 <= input.len().
-        let (a, b) = unsafe { (_mm_shuffle_epi8(load(input, block * 32), group), _mm_shuffle_epi8(load(input, block * 32 + 16), group)) };
+        let (a, b) = unsafe {
+            (_mm_shuffle_epi8(load(input, block * 32), group), _mm_shuffle_epi8(load(input, block * 32 + 16), group))
+        };
         // SAFETY: plane j's 16 bytes at j*n + block*16 lie within out.
         unsafe {
             store(out, block * 16, _mm_unpacklo_epi64(a, b));

@@ -66,12 +66,17 @@ pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> 
     let length = u32::from_le_bytes(*length) as usize;
     let limit = limit.min(input.len().saturating_mul(MAX_RATIO).max(1 << 20));
     if length > limit {
-        return fail(format!("szip: a chunk of {} bytes claims {length} bytes decoded, over {limit}: corrupt", input.len()));
+        return fail(format!(
+            "szip: a chunk of {} bytes claims {length} bytes decoded, over {limit}: corrupt",
+            input.len()
+        ));
     }
     let mut out = output(length)?;
     let mut size = length;
     // SAFETY: dest has `length` writable bytes; libaec writes at most *dest_len.
-    let status = unsafe { (lib.decompress)(out.whole_mut().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz) };
+    let status = unsafe {
+        (lib.decompress)(out.whole_mut().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz)
+    };
     if status != SZ_OK || size != length {
         return fail(format!("szip: corrupt chunk ({status}, {size} of {length} bytes)"));
     }
@@ -96,7 +101,10 @@ mod tests {
         assert!(decode(&params, packed.as_slice(), 1000).is_err(), "capped");
         let mut bomb = packed.as_slice()[..64].to_vec();
         bomb[..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(decode(&params, &bomb, usize::MAX).unwrap_err().0.contains("corrupt"), "length header beyond the ratio cap");
+        assert!(
+            decode(&params, &bomb, usize::MAX).unwrap_err().0.contains("corrupt"),
+            "length header beyond the ratio cap"
+        );
         assert!(decode(&params, &packed.as_slice()[..100], usize::MAX).is_err(), "truncated");
         assert!(decode(&params, &[1, 2], usize::MAX).is_err());
         assert!(encode(&[MASK, 32, 32], &data).is_err(), "3 parameters");

@@ -75,7 +75,8 @@ fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
             let written = out.len();
             let (remaining, pos) = {
                 let mut sink = OutBuffer::around_pos(out.whole_mut(), written);
-                let remaining = dctx.decompress_stream(&mut sink, &mut source).map_err(|code| error("corrupt frame", code))?;
+                let remaining =
+                    dctx.decompress_stream(&mut sink, &mut source).map_err(|code| error("corrupt frame", code))?;
                 (remaining, sink.pos())
             };
             out.set_len(pos);

@@ -1,7 +1,7 @@
 //! Access to an HDF5 variable and its filter list (`var->filters`, an `NClist*` of C-heap
 //! `struct NC_HDF5_Filter*`), through netcdf-c's own list functions so C and Rust agree on it.
 
-use super::nc4::{NClist, VarPtr, NC_FILE_INFO, NC_HDF5_Filter, NC_VAR_INFO, NC_CHUNKED};
+use super::nc4::{NC_HDF5_Filter, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_VAR_INFO};
 use crate::c_heap::CArray;
 use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM};
 use std::os::raw::{c_int, c_uint, c_void};

@@ -128,7 +128,8 @@ extern "C" {
     fn ncfilters_nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int;
     fn ncfilters_nc_inq_vardimid(ncid: c_int, varid: c_int, dimidsp: *mut c_int) -> c_int;
     fn ncfilters_nc_inq_dimlen(ncid: c_int, dimid: c_int, lenp: *mut usize) -> c_int;
-    fn ncfilters_nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize) -> c_int;
+    fn ncfilters_nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, chunksizesp: *mut usize)
+        -> c_int;
     fn ncfilters_nc_inq_var_endian(ncid: c_int, varid: c_int, endianp: *mut c_int) -> c_int;
 }
 

@@ -140,7 +140,9 @@ pub unsafe fn list_elements<'a>(list: *const NClist) -> &'a [*mut c_void] {
     // SAFETY: a live list has `length` element pointers at `content`.
     unsafe {
         match list.as_ref() {
-            Some(list) if list.length > 0 && !list.content.is_null() => std::slice::from_raw_parts(list.content, list.length),
+            Some(list) if list.length > 0 && !list.content.is_null() => {
+                std::slice::from_raw_parts(list.content, list.length)
+            }
             _ => &[],
         }
     }

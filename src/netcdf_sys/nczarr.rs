@@ -6,7 +6,7 @@
 //! [`ZarrFilter`]s in C-heap blocks ([`CBox`]), which C code only counts and passes back.
 #![allow(non_camel_case_types)]
 
-use super::nc4::{nc_bool_t, NClist, VarPtr, NC_FILE_INFO, NC_OBJ, NC_VAR_INFO, NC_CHUNKED, NC_INDEF};
+use super::nc4::{nc_bool_t, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_INDEF, NC_OBJ, NC_VAR_INFO};
 use crate::c_heap::CBox;
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
 use crate::filter_chain::ZarrFilter;
@@ -326,7 +326,12 @@ impl ZarrVar {
 
     /// Runs `f` on the filter `handle` names if it is (still) in the list: a fresh, short
     /// access, as a plugin called since the handle was taken may have changed the list.
-    pub fn with_filter<R>(&mut self, which: FilterList, handle: FilterHandle, f: impl FnOnce(&mut ZarrFilter) -> R) -> NcResult<R> {
+    pub fn with_filter<R>(
+        &mut self,
+        which: FilterList,
+        handle: FilterHandle,
+        f: impl FnOnce(&mut ZarrFilter) -> R,
+    ) -> NcResult<R> {
         let FilterHandle(ptr) = handle;
         if ptr.is_null() || !self.elements(which).contains(&ptr) {
             return Err(NC_EFILTER);

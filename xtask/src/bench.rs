@@ -41,23 +41,14 @@ pub fn bench_filters(h: &Harness) -> Result {
     log(format!("benchmark corpus from {} files", files.len()));
     let corpus = h.work.join("bench-corpus");
     remove_dir_all_if_exists(&corpus)?;
-    let mut make_corpus = cmd(
-        h.venv().join("bin/python"),
-        [h.repo.join("tools/make_corpus.py")],
-    );
-    make_corpus
-        .arg(&corpus)
-        .args(&files)
-        .env("NETCDF_LIB", h.stock_lib());
+    let mut make_corpus = cmd(h.venv().join("bin/python"), [h.repo.join("tools/make_corpus.py")]);
+    make_corpus.arg(&corpus).args(&files).env("NETCDF_LIB", h.stock_lib());
     run(&mut make_corpus)?;
 
     log("netcdf-c's real-filter plugins rebuilt at -O2");
     let plugins_o2 = h.work.join("plugins-O2");
     let mut rebuild = cmd("bash", [h.repo.join("tools/build_c_plugins_O2.sh")]);
-    rebuild
-        .arg(h.build_dir("stock"))
-        .arg(h.work.join("src-stock"))
-        .arg(&plugins_o2);
+    rebuild.arg(h.build_dir("stock")).arg(h.work.join("src-stock")).arg(&plugins_o2);
     run(&mut rebuild)?;
 
     log("Rust filters vs C plugins (tools/bench-filters)");

@@ -10,9 +10,6 @@ pub fn test_c(h: &Harness) -> Result {
         fail!("cannot find the xtask executable for c_tests/run.sh");
     };
     let mut run_sh = cmd("bash", [h.repo.join("c_tests/run.sh")]);
-    run_sh
-        .arg(&h.work)
-        .arg(&h.repo)
-        .env("NCFILTERS_XTASK", xtask);
+    run_sh.arg(&h.work).arg(&h.repo).env("NCFILTERS_XTASK", xtask);
     run(&mut run_sh)
 }

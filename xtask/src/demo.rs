@@ -20,9 +20,7 @@ struct Tools {
 impl Tools {
     fn command(&self, program: &Path) -> Command {
         let mut command = Command::new(program);
-        command
-            .env_remove("HDF5_PLUGIN_PATH")
-            .env("LD_LIBRARY_PATH", &self.liblib);
+        command.env_remove("HDF5_PLUGIN_PATH").env("LD_LIBRARY_PATH", &self.liblib);
         command
     }
 
@@ -39,11 +37,7 @@ impl Tools {
     /// The `data:` section of ncdump's output: every variable's values.
     fn data_section(&self, file: &str) -> Result<String> {
         let dump = self.ncdump([file])?;
-        Ok(dump
-            .lines()
-            .skip_while(|line| !line.starts_with("data:"))
-            .collect::<Vec<_>>()
-            .join("\n"))
+        Ok(dump.lines().skip_while(|line| !line.starts_with("data:")).collect::<Vec<_>>().join("\n"))
     }
 
     fn check_same_values(&self, input: &str, copy: &str, name: &str) -> Result {
@@ -85,11 +79,8 @@ pub fn demo(h: &Harness) -> Result {
         let file = out(&format!("{name}.nc"));
         log(format!("ncdump -hs {name}.nc"));
         let storage = tools.ncdump(["-hs", &file])?;
-        let filter_lines = storage.lines().filter(|l| {
-            ["_Filter", "_Storage", "_ChunkSizes"]
-                .iter()
-                .any(|a| l.contains(a))
-        });
+        let filter_lines =
+            storage.lines().filter(|l| ["_Filter", "_Storage", "_ChunkSizes"].iter().any(|a| l.contains(a)));
         for line in filter_lines.take(8) {
             println!("{line}");
         }
@@ -105,17 +96,8 @@ pub fn demo(h: &Harness) -> Result {
     tools.check_same_values(&input, &zarr_url, "zstd.zarr")?;
 
     log("file sizes (bytes)");
-    for file in [
-        input.clone(),
-        out("plain.nc"),
-        out("bzip2.nc"),
-        out("zstd.nc"),
-    ] {
-        let name = Path::new(&file)
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
+    for file in [input.clone(), out("plain.nc"), out("bzip2.nc"), out("zstd.nc")] {
+        let name = Path::new(&file).file_name().unwrap_or_default().to_string_lossy().into_owned();
         println!("{:>12}  {name}", file_size(Path::new(&file)));
     }
     let mut zarr_bytes = 0;
@@ -134,11 +116,7 @@ fn show_last_compressor(zarr: &Path) -> Result {
         fail!("no .zarray in {}", zarr.display());
     };
     let text = crate::harness::read_to_string(&zarray)?;
-    let array = zarray
-        .parent()
-        .and_then(Path::file_name)
-        .unwrap_or_default()
-        .to_string_lossy();
+    let array = zarray.parent().and_then(Path::file_name).unwrap_or_default().to_string_lossy();
     for compressor in compressor_objects(&text) {
         println!("{array}/.zarray: {compressor}");
     }
@@ -168,10 +146,7 @@ mod tests {
     #[test]
     fn compressor_object_is_found() {
         let json = r#"{"chunks": [1], "compressor": {"id": "zstd", "level": 3}, "dtype": "<f4"}"#;
-        assert_eq!(
-            compressor_objects(json),
-            [r#""compressor": {"id": "zstd", "level": 3}"#]
-        );
+        assert_eq!(compressor_objects(json), [r#""compressor": {"id": "zstd", "level": 3}"#]);
         assert!(compressor_objects(r#"{"compressor": null}"#).is_empty());
     }
 }

@@ -38,10 +38,7 @@ pub struct Harness {
 impl Harness {
     pub fn from_env() -> Result<Harness> {
         // xtask/ sits at the root of the repository.
-        let repo = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .parent()
-            .expect("xtask/ has a parent directory")
-            .to_path_buf();
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ has a parent directory").to_path_buf();
         let home = env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
         let work = env_path("NCFILTERS_WORK").unwrap_or_else(|| repo.join("target/harness"));
         let cache = env_path("NCFILTERS_CACHE").unwrap_or_else(|| home.join(".cache/ncfilters"));
@@ -54,13 +51,7 @@ impl Harness {
         };
         let fuzz_seconds = env_or("NCFILTERS_FUZZ_SECONDS", "20");
         prepend_cargo_bin_to_path(&home);
-        Ok(Harness {
-            repo,
-            work,
-            cache,
-            jobs,
-            fuzz_seconds,
-        })
+        Ok(Harness { repo, work, cache, jobs, fuzz_seconds })
     }
 
     pub fn build_dir(&self, flavour: &str) -> PathBuf {
@@ -90,17 +81,12 @@ impl Harness {
 }
 
 fn env_path(name: &str) -> Option<PathBuf> {
-    env::var_os(name)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
+    env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from)
 }
 
 /// An environment variable's value, or the default when it is unset or empty.
 pub fn env_or(name: &str, default: &str) -> String {
-    env::var(name)
-        .ok()
-        .filter(|v| !v.is_empty())
-        .unwrap_or_else(|| default.to_string())
+    env::var(name).ok().filter(|v| !v.is_empty()).unwrap_or_else(|| default.to_string())
 }
 
 /// cargo-fuzz and a rustup toolchain live in ~/.cargo/bin, which a login shell may not have put
@@ -115,8 +101,7 @@ fn prepend_cargo_bin_to_path(home: &Path) {
 }
 
 pub fn create_dir_all(dir: &Path) -> Result {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))
+    std::fs::create_dir_all(dir).map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))
 }
 
 pub fn remove_dir_all_if_exists(dir: &Path) -> Result {
@@ -135,8 +120,7 @@ pub fn read_to_string(path: &Path) -> Result<String> {
 }
 
 pub fn write_file(path: &Path, contents: &str) -> Result {
-    std::fs::write(path, contents)
-        .map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))
+    std::fs::write(path, contents).map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))
 }
 
 /// Wall time of each stage, printed as each ends and as a table for `test`.

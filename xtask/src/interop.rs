@@ -6,14 +6,8 @@ use crate::process::{cmd, is_executable, run, succeeds_into_log};
 use crate::text::{last_lines, print_tail};
 
 /// Python packages of the interoperability tests, pinned (zarr-python 2 writes Zarr v2 natively).
-const PYTHON_PACKAGES: [&str; 6] = [
-    "zarr==2.18.7",
-    "numcodecs==0.15.1",
-    "numpy==2.2.6",
-    "pytest==8.3.5",
-    "h5py==3.16.0",
-    "hdf5plugin==7.1.0",
-];
+const PYTHON_PACKAGES: [&str; 6] =
+    ["zarr==2.18.7", "numcodecs==0.15.1", "numpy==2.2.6", "pytest==8.3.5", "h5py==3.16.0", "hdf5plugin==7.1.0"];
 
 /// The virtualenv with PYTHON_PACKAGES. A stamp file records the pinned list installed, so a
 /// changed list is installed again.
@@ -25,19 +19,13 @@ pub fn python_env(h: &Harness) -> Result {
     if is_executable(&venv.join("bin/pytest")) && installed.trim_end_matches('\n') == wanted {
         return Ok(());
     }
-    log(format!(
-        "Python environment for the interoperability tests ({})",
-        venv.display()
-    ));
+    log(format!("Python environment for the interoperability tests ({})", venv.display()));
     if !is_executable(&venv.join("bin/pip")) {
         let mut create = cmd("python3", ["-m", "venv"]);
         create.arg(&venv);
         run(&mut create)?;
     }
-    let mut install = cmd(
-        venv.join("bin/pip"),
-        ["install", "-q", "--disable-pip-version-check"],
-    );
+    let mut install = cmd(venv.join("bin/pip"), ["install", "-q", "--disable-pip-version-check"]);
     install.args(PYTHON_PACKAGES);
     run(&mut install)?;
     write_file(&stamp, &format!("{wanted}\n"))
@@ -49,12 +37,11 @@ pub fn python_env(h: &Harness) -> Result {
 pub fn test_interop(h: &Harness) -> Result {
     let build = h.ncfilters_build();
     python_env(h)?;
-    log("interoperability (zarr-python, h5py + hdf5plugin), built-in filters, malformed metadata, bad plugins (pytest)");
-    let log_file = h.work_file("interop.log");
-    let mut pytest = cmd(
-        h.venv().join("bin/pytest"),
-        ["-q", "-p", "no:cacheprovider"],
+    log(
+        "interoperability (zarr-python, h5py + hdf5plugin), built-in filters, malformed metadata, bad plugins (pytest)",
     );
+    let log_file = h.work_file("interop.log");
+    let mut pytest = cmd(h.venv().join("bin/pytest"), ["-q", "-p", "no:cacheprovider"]);
     pytest
         .arg(format!("--basetemp={}", h.work.join("pytest").display()))
         .arg(".")

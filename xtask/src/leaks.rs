@@ -55,10 +55,7 @@ fn stack_frame(line: &str) -> Option<&str> {
     ["at 0x", "by 0x"].iter().find_map(|marker| {
         let start = line.find(marker)? + marker.len();
         let rest = &line[start..];
-        let hex_len = rest
-            .bytes()
-            .take_while(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(b))
-            .count();
+        let hex_len = rest.bytes().take_while(|b| b.is_ascii_digit() || (b'A'..=b'F').contains(b)).count();
         if hex_len == 0 {
             return None;
         }
@@ -71,9 +68,7 @@ fn stack_frame(line: &str) -> Option<&str> {
 fn is_allocator_frame(frame: &str) -> bool {
     frame.contains("vgpreload")
         || frame.contains("(library/")
-        || ["alloc::", "core::", "std::", "__rust"]
-            .iter()
-            .any(|prefix| frame.starts_with(prefix))
+        || ["alloc::", "core::", "std::", "__rust"].iter().any(|prefix| frame.starts_with(prefix))
 }
 
 /// An ncfilters function: named so (crate path or library file), or Rust source of ours
@@ -96,10 +91,7 @@ fn is_record_end(line: &str) -> bool {
         return false;
     };
     let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0
-        && rest[digits..]
-            .strip_prefix("==")
-            .is_some_and(|tail| tail.trim_end_matches(' ').is_empty())
+    digits > 0 && rest[digits..].strip_prefix("==").is_some_and(|tail| tail.trim_end_matches(' ').is_empty())
 }
 
 /// `cargo xtask classify-leaks <log>...`: prints the ncfilters leak records; fails if any.
@@ -185,15 +177,10 @@ mod tests {
     /// ncfilters leak.
     #[test]
     fn saved_c_test_logs_hold_no_ncfilters_leak() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/harness/c_tests");
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/harness/c_tests");
         for log in crate::text::glob(&dir, "valgrind-", ".log") {
             let text = read_to_string(&log).unwrap();
-            assert!(
-                leaks_allocated_by_ncfilters(&text).is_empty(),
-                "{}",
-                log.display()
-            );
+            assert!(leaks_allocated_by_ncfilters(&text).is_empty(), "{}", log.display());
         }
     }
 }

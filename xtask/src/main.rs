@@ -53,6 +53,8 @@ enum Step {
     Rust,
     /// include/ headers are what cbindgen generates now (no netcdf-c build needed)
     Headers,
+    /// cargo fmt --check of every workspace: the crate, plugins/, fuzz/, tools/bench-filters (no netcdf-c build needed)
+    Fmt,
     /// cargo clippy --workspace --all-targets -- -D warnings (no netcdf-c build needed)
     Clippy,
     /// ABI check against netcdf-c 4.9.0's headers, and a deliberately broken mirror that must fail
@@ -81,7 +83,8 @@ enum Step {
 }
 
 /// The test steps of `test`, in the order they run after the build.
-const TEST_STEPS: [Step; 11] = [
+const TEST_STEPS: [Step; 12] = [
+    Step::Fmt,
     Step::Rust,
     Step::Headers,
     Step::Clippy,
@@ -106,6 +109,7 @@ impl Step {
             Step::BenchFilters => "bench-filters",
             Step::Rust => "rust",
             Step::Headers => "headers",
+            Step::Fmt => "fmt",
             Step::Clippy => "clippy",
             Step::Abi => "abi",
             Step::Differential => "differential",
@@ -185,6 +189,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::BenchFilters => bench::bench_filters(h),
         Step::Rust => rust_checks::test_rust(h),
         Step::Headers => rust_checks::test_headers(h),
+        Step::Fmt => rust_checks::test_fmt(h),
         Step::Clippy => rust_checks::test_clippy(h),
         Step::Abi => rust_checks::test_abi(h),
         Step::Differential => rust_checks::test_differential(h),

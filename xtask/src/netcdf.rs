@@ -71,8 +71,7 @@ pub fn build_netcdf(h: &Harness, flavour: &str) -> Result {
     let build = h.build_dir(flavour);
     if !src.is_dir() {
         let mut copy = cmd("cp", ["-a"]);
-        copy.arg(h.work.join(format!("netcdf-c-{NETCDF_VERSION}")))
-            .arg(&src);
+        copy.arg(h.work.join(format!("netcdf-c-{NETCDF_VERSION}"))).arg(&src);
         run(&mut copy)?;
     }
     if !build.join("CMakeCache.txt").is_file() {
@@ -97,14 +96,8 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     configure.arg(src).arg("-B").arg(build);
     configure.args(NETCDF_FLAGS);
     if flavour == "ncfilters" {
-        configure.arg(format!(
-            "-DCMAKE_PROJECT_INCLUDE={}",
-            h.repo.join("cmake/ncfilters.cmake").display()
-        ));
-        configure.arg(format!(
-            "-DNCFILTERS_CARGO_TARGET_DIR={}",
-            h.repo.join("target").display()
-        ));
+        configure.arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()));
+        configure.arg(format!("-DNCFILTERS_CARGO_TARGET_DIR={}", h.repo.join("target").display()));
     }
     let log_file = h.work_file(&format!("configure-{flavour}.log"));
     if !succeeds_into_log(&mut configure, &log_file, false)? {
@@ -117,13 +110,11 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
 /// netcdf-c's whole suite in `build`, the plugin-moving tests serially, output in `log_file`.
 pub fn run_netcdf_ctest(h: &Harness, build: &Path, log_file: &Path) -> Result {
     let mut parallel = ctest(build);
-    parallel
-        .arg(format!("-j{}", h.jobs))
-        .args(["-E", SERIAL_TESTS, "--output-on-failure"]);
+    parallel.arg(format!("-j{}", h.jobs)).args(["-E", SERIAL_TESTS, "--output-on-failure"]);
     let mut serial = ctest(build);
     serial.args(["-R", SERIAL_TESTS, "--output-on-failure"]);
-    let passed_all = succeeds_into_log(&mut parallel, log_file, false)?
-        && succeeds_into_log(&mut serial, log_file, true)?;
+    let passed_all =
+        succeeds_into_log(&mut parallel, log_file, false)? && succeeds_into_log(&mut serial, log_file, true)?;
     if !passed_all {
         print_matching(log_file, &["Failed", "***"], 40);
         fail!("ctest failed in {}", build.display());
@@ -131,10 +122,7 @@ pub fn run_netcdf_ctest(h: &Harness, build: &Path, log_file: &Path) -> Result {
     let passed = count_passed_tests(&crate::harness::read_to_string(log_file)?);
     println!("{}: {passed} tests passed, 0 failed", build.display());
     if passed != CTEST_EXPECTED {
-        fail!(
-            "expected {CTEST_EXPECTED} ctest tests to pass in {}, counted {passed}",
-            build.display()
-        );
+        fail!("expected {CTEST_EXPECTED} ctest tests to pass in {}, counted {passed}", build.display());
     }
     Ok(())
 }
@@ -142,9 +130,7 @@ pub fn run_netcdf_ctest(h: &Harness, build: &Path, log_file: &Path) -> Result {
 /// ctest in `build`, with the suite's codec dialect.
 pub fn ctest(build: &Path) -> Command {
     let mut ctest = Command::new("ctest");
-    ctest
-        .current_dir(build)
-        .env(SUITE_DIALECT.0, SUITE_DIALECT.1);
+    ctest.current_dir(build).env(SUITE_DIALECT.0, SUITE_DIALECT.1);
     ctest
 }
 
@@ -162,25 +148,16 @@ pub fn test_netcdf_suite(h: &Harness) -> Result {
     run_netcdf_ctest(h, &build, &h.work_file("ctest-ncfilters.log"))?;
 
     let plugins = build.join("plugins");
-    log(format!(
-        "filter programs CMake builds but never runs (HDF5_PLUGIN_PATH={})",
-        plugins.display()
-    ));
+    log(format!("filter programs CMake builds but never runs (HDF5_PLUGIN_PATH={})", plugins.display()));
     for program in UNRUN_FILTER_PROGRAMS {
         run_filter_program(h, &build, program)?;
         println!("PASS {program}");
     }
 
-    log(
-        "tst_specific_filters.sh with HDF5_PLUGIN_PATH (bzip2, zstd and blosc must not be skipped)",
-    );
+    log("tst_specific_filters.sh with HDF5_PLUGIN_PATH (bzip2, zstd and blosc must not be skipped)");
     let log_file = h.work_file("specific-filters.log");
     let mut specific = ctest(&build);
-    specific.env("HDF5_PLUGIN_PATH", &plugins).args([
-        "-V",
-        "-R",
-        "^nc_test4_tst_specific_filters$",
-    ]);
+    specific.env("HDF5_PLUGIN_PATH", &plugins).args(["-V", "-R", "^nc_test4_tst_specific_filters$"]);
     if !succeeds_into_log(&mut specific, &log_file, false)? {
         print_tail(&log_file, 40);
         fail!("tst_specific_filters failed");

@@ -48,9 +48,7 @@ pub fn succeeds_into_log(command: &mut Command, log: &Path, append: bool) -> Res
         .truncate(!append)
         .open(log)
         .map_err(|e| Failure(format!("cannot open {}: {e}", log.display())))?;
-    let stderr = file
-        .try_clone()
-        .map_err(|e| Failure(format!("cannot duplicate {}: {e}", log.display())))?;
+    let stderr = file.try_clone().map_err(|e| Failure(format!("cannot duplicate {}: {e}", log.display())))?;
     succeeds_with(command, file.into(), stderr.into())
 }
 
@@ -61,20 +59,13 @@ pub fn succeeds_quietly(command: &mut Command) -> Result<bool> {
 
 /// Whether the command succeeds with these stdout and stderr.
 fn succeeds_with(command: &mut Command, stdout: Stdio, stderr: Stdio) -> Result<bool> {
-    let status = command
-        .stdout(stdout)
-        .stderr(stderr)
-        .status()
-        .map_err(|e| spawn_failure(command, e))?;
+    let status = command.stdout(stdout).stderr(stderr).status().map_err(|e| spawn_failure(command, e))?;
     Ok(status.success())
 }
 
 /// The stdout of a command that must succeed (stderr is shown).
 pub fn output(command: &mut Command) -> Result<String> {
-    let out = command
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| spawn_failure(command, e))?;
+    let out = command.stderr(Stdio::inherit()).output().map_err(|e| spawn_failure(command, e))?;
     if !out.status.success() {
         fail!("`{}` failed ({})", describe(command), out.status);
     }
@@ -84,24 +75,19 @@ pub fn output(command: &mut Command) -> Result<String> {
 /// The stdout of a command, whatever its exit status and with stderr discarded (nm on an
 /// archive warns about members without symbols).
 pub fn output_ignoring_errors(command: &mut Command) -> Result<String> {
-    let out = command
-        .stderr(Stdio::null())
-        .output()
-        .map_err(|e| spawn_failure(command, e))?;
+    let out = command.stderr(Stdio::null()).output().map_err(|e| spawn_failure(command, e))?;
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Whether `program` is found on PATH, as `command -v` answers.
 pub fn on_path(program: &str) -> bool {
-    std::env::var_os("PATH").is_some_and(|paths| {
-        std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(program)))
-    })
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| is_executable(&dir.join(program))))
 }
 
 pub fn is_executable(path: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
-    path.metadata()
-        .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    path.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// Runs as root: directly when we are root, through sudo otherwise.

@@ -24,21 +24,9 @@ const KNOWN_REPLACED: [&str; 5] = [
 /// Rust runtime's and compiler-generated ones, and mangled Rust (legacy and v0 schemes).
 const NOT_NETCDF_API: [&str; 5] = ["ncfilters_", "rust_", "_ZN", "_R", "__"];
 
-const STANDARD_PLUGINS: [&str; 7] = [
-    "deflate",
-    "shuffle",
-    "fletcher32",
-    "szip",
-    "bzip2",
-    "zstd",
-    "blosc",
-];
+const STANDARD_PLUGINS: [&str; 7] = ["deflate", "shuffle", "fletcher32", "szip", "bzip2", "zstd", "blosc"];
 const CODEC_DEFAULTS_LIBRARIES: [&str; 2] = ["zhdf5filters", "zstdfilters"];
-const HEADERS: [&str; 3] = [
-    "netcdf_filter.h",
-    "netcdf_filter_build.h",
-    "netcdf_filter_hdf5_build.h",
-];
+const HEADERS: [&str; 3] = ["netcdf_filter.h", "netcdf_filter_build.h", "netcdf_filter_hdf5_build.h"];
 /// Shared libraries ncfilters may add: Rust's unwinder (libgcc_s, for the panic boundary) and
 /// the dynamic loader itself, which every process has mapped.
 const ALLOWED_EXTRA_NEEDED: [&str; 2] = ["libgcc_s.so.1", "ld-linux-x86-64.so.2"];
@@ -107,9 +95,7 @@ fn hex(word: &str) -> Option<u64> {
 }
 
 fn in_ranges(address: u64, ranges: &[(u64, u64)]) -> bool {
-    ranges
-        .iter()
-        .any(|&(start, size)| address >= start && address < start + size)
+    ranges.iter().any(|&(start, size)| address >= start && address < start + size)
 }
 
 /// The defined dynamic symbols of a shared library: name -> (kind, address).
@@ -121,10 +107,9 @@ fn dynamic_symbols(library: &Path) -> Result<HashMap<String, (String, u64)>> {
         .filter_map(|line| {
             let words: Vec<&str> = line.split_whitespace().collect();
             match words[..] {
-                [address, kind, name] => Some((
-                    name.to_string(),
-                    (kind.to_string(), u64::from_str_radix(address, 16).ok()?),
-                )),
+                [address, kind, name] => {
+                    Some((name.to_string(), (kind.to_string(), u64::from_str_radix(address, 16).ok()?)))
+                }
                 _ => None,
             }
         })
@@ -132,10 +117,7 @@ fn dynamic_symbols(library: &Path) -> Result<HashMap<String, (String, u64)>> {
 }
 
 fn exported_function(symbols: &HashMap<String, (String, u64)>, name: &str) -> Option<u64> {
-    symbols
-        .get(name)
-        .filter(|(kind, _)| kind == "T")
-        .map(|(_, address)| *address)
+    symbols.get(name).filter(|(kind, _)| kind == "T").map(|(_, address)| *address)
 }
 
 pub fn test_symbol_provenance(h: &Harness) -> Result {
@@ -171,17 +153,9 @@ fn derive_replaced_symbols(archive: &Path) -> Result<BTreeSet<String>> {
     nm.arg(archive);
     let replaced = replaced_symbols(&output_ignoring_errors(&mut nm)?);
     if let Some(missing) = KNOWN_REPLACED.iter().find(|k| !replaced.contains(**k)) {
-        fail!(
-            "{missing} is not among the {} functions derived from nm of {}",
-            replaced.len(),
-            archive.display()
-        );
+        fail!("{missing} is not among the {} functions derived from nm of {}", replaced.len(), archive.display());
     }
-    println!(
-        "{} replaced symbols: the netcdf-c functions {} defines",
-        replaced.len(),
-        archive.display()
-    );
+    println!("{} replaced symbols: the netcdf-c functions {} defines", replaced.len(), archive.display());
     Ok(replaced)
 }
 
@@ -208,20 +182,13 @@ fn check_replaced_symbols_come_from_ncfilters(
     Ok(())
 }
 
-fn check_replaced_c_not_linked(
-    build: &Path,
-    map: &Path,
-    lib_syms: &HashMap<String, (String, u64)>,
-) -> Result {
+fn check_replaced_c_not_linked(build: &Path, map: &Path, lib_syms: &HashMap<String, (String, u64)>) -> Result {
     let link_map = read_to_string(map)?;
     let replaced_objects = ["dfilter.c.o", "/daux.c.o", "hdf5filter.c.o", "zfilter.c.o"];
     if replaced_objects.iter().any(|o| link_map.contains(o)) {
         fail!("a replaced C object is linked into libnetcdf.so");
     }
-    let Some(trimmed) = files_with_suffix(&build.join("libdispatch"), "daux_nonfilter.c.o")
-        .into_iter()
-        .next()
-    else {
+    let Some(trimmed) = files_with_suffix(&build.join("libdispatch"), "daux_nonfilter.c.o").into_iter().next() else {
         fail!("the trimmed daux object is missing");
     };
     let mut nm = cmd("nm", [&trimmed]);
@@ -241,10 +208,7 @@ fn check_replaced_c_not_linked(
 fn check_compiled_against_our_header(h: &Harness, build: &Path, header: &str) -> Result<usize> {
     let ours = format!("{}/include/{header}", h.repo.display());
     let ours_via_cmake = format!("{}/cmake/../include/{header}", h.repo.display());
-    let theirs = format!(
-        "{}/include/{header}",
-        h.work.join("src-ncfilters").display()
-    );
+    let theirs = format!("{}/include/{header}", h.work.join("src-ncfilters").display());
     let mut users = 0;
     let mut shadowed: Vec<PathBuf> = Vec::new();
     for dep_file in files_with_suffix(build, ".o.d") {
@@ -297,10 +261,7 @@ fn check_plugins_are_ours(build: &Path) -> Result {
     for name in CODEC_DEFAULTS_LIBRARIES {
         let plugin = build.join(format!("plugins/lib__nc{name}.so"));
         if !file_contains(&plugin, b"rust_panic") {
-            fail!(
-                "{} is not ncfilters' Rust codec-defaults library",
-                plugin.display()
-            );
+            fail!("{} is not ncfilters' Rust codec-defaults library", plugin.display());
         }
     }
     println!(
@@ -318,10 +279,8 @@ fn file_contains(path: &Path, needle: &[u8]) -> bool {
 /// (libblosc, say, brings snappy and the C++ runtime).
 fn check_needed_libraries(h: &Harness, lib: &Path) -> Result {
     let stock = needed_libraries(&h.stock_lib())?;
-    let ours: Vec<String> = needed_libraries(lib)?
-        .into_iter()
-        .filter(|l| !ALLOWED_EXTRA_NEEDED.contains(&l.as_str()))
-        .collect();
+    let ours: Vec<String> =
+        needed_libraries(lib)?.into_iter().filter(|l| !ALLOWED_EXTRA_NEEDED.contains(&l.as_str())).collect();
     if ours != stock {
         for only_stock in stock.iter().filter(|l| !ours.contains(l)) {
             println!("< {only_stock}");
@@ -331,10 +290,7 @@ fn check_needed_libraries(h: &Harness, lib: &Path) -> Result {
         }
         fail!("libnetcdf.so needs other shared libraries than stock");
     }
-    println!(
-        "PASS libnetcdf.so needs stock's {} shared libraries (plus libgcc_s for unwinding)",
-        ours.len()
-    );
+    println!("PASS libnetcdf.so needs stock's {} shared libraries (plus libgcc_s for unwinding)", ours.len());
     Ok(())
 }
 
@@ -391,11 +347,11 @@ lib.a:zlib_rs-123.zlib_rs.456-cgu.0.rcgu.o:0000000000000000 T deflate
     fn netcdf_copy_of_a_header_first_is_shadowing() {
         let ours = "/repo/include/netcdf_filter.h";
         let theirs = "/w/src-ncfilters/include/netcdf_filter.h";
-        assert!(!opens_theirs_first("x.o: \\\n /repo/cmake/../include/netcdf_filter.h \\\n /w/src-ncfilters/include/netcdf_filter.h", ours, theirs));
-        assert!(opens_theirs_first(
-            "x.o: \\\n /w/src-ncfilters/include/netcdf_filter.h",
+        assert!(!opens_theirs_first(
+            "x.o: \\\n /repo/cmake/../include/netcdf_filter.h \\\n /w/src-ncfilters/include/netcdf_filter.h",
             ours,
             theirs
         ));
+        assert!(opens_theirs_first("x.o: \\\n /w/src-ncfilters/include/netcdf_filter.h", ours, theirs));
     }
 }

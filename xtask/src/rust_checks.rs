@@ -1,4 +1,4 @@
-//! The steps that are cargo commands: `rust`, `headers`, `clippy`, `abi`, `differential`, `fuzz`.
+//! The steps that are cargo commands: `rust`, `headers`, `fmt`, `clippy`, `abi`, `differential`, `fuzz`.
 
 use std::process::Command;
 
@@ -16,10 +16,7 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 
 pub fn test_rust(h: &Harness) -> Result {
     log("cargo test (unit, property and C-ABI tests)");
-    run(&mut cargo(
-        h,
-        ["test", "--workspace", "--release", "--locked"],
-    ))
+    run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))
 }
 
 pub fn test_headers(h: &Harness) -> Result {
@@ -30,10 +27,7 @@ pub fn test_headers(h: &Harness) -> Result {
 /// `cargo run` of the header generator and ABI checker (tools/gen-headers), with `features` of
 /// the crates it builds and `args` for it.
 fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
-    let mut command = cargo(
-        h,
-        ["run", "-q", "--release", "--locked", "-p", "gen-headers"],
-    );
+    let mut command = cargo(h, ["run", "-q", "--release", "--locked", "-p", "gen-headers"]);
     for feature in features {
         command.args(["--features", feature]);
     }
@@ -41,21 +35,22 @@ fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
     command
 }
 
+/// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them).
+const WORKSPACES: [&str; 4] = [".", "plugins", "fuzz", "tools/bench-filters"];
+
+pub fn test_fmt(h: &Harness) -> Result {
+    for workspace in WORKSPACES {
+        log(format!("cargo fmt --check ({workspace})"));
+        let mut fmt = cmd("cargo", ["fmt", "--all", "--check"]);
+        fmt.current_dir(h.repo.join(workspace));
+        run(&mut fmt)?;
+    }
+    Ok(())
+}
+
 pub fn test_clippy(h: &Harness) -> Result {
     log("cargo clippy --workspace --all-targets -- -D warnings");
-    run(&mut cargo(
-        h,
-        [
-            "clippy",
-            "-q",
-            "--workspace",
-            "--all-targets",
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    ))
+    run(&mut cargo(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"]))
 }
 
 pub fn test_abi(h: &Harness) -> Result {
@@ -64,10 +59,7 @@ pub fn test_abi(h: &Harness) -> Result {
     let cflags = hdf5_cflags()?;
 
     log("ABI check against netcdf-c 4.9.0's headers");
-    run(&mut cargo(
-        h,
-        ["build", "-q", "--release", "--locked", "-p", "ncfilters"],
-    ))?;
+    run(&mut cargo(h, ["build", "-q", "--release", "--locked", "-p", "ncfilters"]))?;
     let mut check = gen_headers(h, &[], &["abi-check"]);
     check
         .arg("--netcdf-src")
@@ -103,38 +95,20 @@ pub fn test_differential(h: &Harness) -> Result {
 
     log("differential filter test against netcdf-c's C plugins (stock build)");
     let mut filters = differential_test(h, "differential_filters");
-    filters.env(
-        "NCFILTERS_STOCK_PLUGINS",
-        h.build_dir("stock").join("plugins"),
-    );
+    filters.env("NCFILTERS_STOCK_PLUGINS", h.build_dir("stock").join("plugins"));
     run(&mut filters)
 }
 
 /// One of the `#[ignore]`d integration tests that need the stock build.
 fn differential_test(h: &Harness, test: &str) -> Command {
-    cargo(
-        h,
-        [
-            "test",
-            "-q",
-            "--release",
-            "--locked",
-            "--test",
-            test,
-            "--",
-            "--ignored",
-            "--nocapture",
-        ],
-    )
+    cargo(h, ["test", "-q", "--release", "--locked", "--test", test, "--", "--ignored", "--nocapture"])
 }
 
 /// cargo fuzz in fuzz/. RUSTC_BOOTSTRAP: cargo-fuzz needs -Zsanitizer; the machine has only
 /// the stable toolchain.
 fn cargo_fuzz<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
     let mut fuzz = cmd("cargo", ["fuzz"]);
-    fuzz.args(args)
-        .current_dir(h.repo.join("fuzz"))
-        .env("RUSTC_BOOTSTRAP", "1");
+    fuzz.args(args).current_dir(h.repo.join("fuzz")).env("RUSTC_BOOTSTRAP", "1");
     fuzz
 }
 
@@ -142,10 +116,7 @@ pub fn test_fuzz(h: &Harness) -> Result {
     log(format!("fuzz smoke run ({}s per target)", h.fuzz_seconds));
     h.ensure_work_dir()?;
     if !on_path("cargo-fuzz") {
-        run(&mut cmd(
-            "cargo",
-            ["install", "-q", "--locked", "cargo-fuzz"],
-        ))?;
+        run(&mut cmd("cargo", ["install", "-q", "--locked", "cargo-fuzz"]))?;
     }
     let targets = output(&mut cargo_fuzz(h, ["list"]))?;
     for target in targets.split_whitespace() {
@@ -165,10 +136,7 @@ fn fuzz_target(h: &Harness, target: &str) -> Result {
     if fuzz_dir.join(&seeds).is_dir() {
         command.arg(&seeds);
     }
-    command
-        .arg("--")
-        .arg(format!("-max_total_time={}", h.fuzz_seconds))
-        .env("NCFILTERS_QUIET", "1");
+    command.arg("--").arg(format!("-max_total_time={}", h.fuzz_seconds)).env("NCFILTERS_QUIET", "1");
     let log_file = h.work_file(&format!("fuzz-{target}.log"));
     if !succeeds_into_log(&mut command, &log_file, false)? {
         print_tail(&log_file, 30);
@@ -201,10 +169,7 @@ mod tests {
     #[test]
     fn done_line_is_the_last_one() {
         let log = "#1 INITED\nDone 10 runs in 1 second(s)\nstat\nDone 1234 runs in 2 second(s)\n";
-        assert_eq!(
-            last_done_line(log).as_deref(),
-            Some("Done 1234 runs in 2 second")
-        );
+        assert_eq!(last_done_line(log).as_deref(), Some("Done 1234 runs in 2 second"));
         assert_eq!(last_done_line("nothing"), None);
     }
 }

@@ -53,16 +53,7 @@ fn install_packages() -> Result {
     }
     log(format!("apt-get install {}", missing.join(" ")));
     run(&mut as_root("apt-get", ["update", "-q"])?)?;
-    let mut install = as_root(
-        "env",
-        [
-            "DEBIAN_FRONTEND=noninteractive",
-            "apt-get",
-            "install",
-            "-y",
-            "-q",
-        ],
-    )?;
+    let mut install = as_root("env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q"])?;
     install.args(&missing);
     run(&mut install)
 }
@@ -107,21 +98,14 @@ fn write_as_root(target: &str, contents: &str) -> Result {
 /// The apt source files: sources.list and everything under sources.list.d/.
 fn apt_source_texts() -> Vec<(std::path::PathBuf, String)> {
     let mut files = vec![Path::new("/etc/apt/sources.list").to_path_buf()];
-    crate::text::collect_files(Path::new("/etc/apt/sources.list.d"), &mut |p| {
-        files.push(p.to_path_buf())
-    });
+    crate::text::collect_files(Path::new("/etc/apt/sources.list.d"), &mut |p| files.push(p.to_path_buf()));
     files.sort();
-    files
-        .into_iter()
-        .filter_map(|f| std::fs::read_to_string(&f).ok().map(|text| (f, text)))
-        .collect()
+    files.into_iter().filter_map(|f| std::fs::read_to_string(&f).ok().map(|text| (f, text))).collect()
 }
 
 fn has_deb_src_entry() -> bool {
     apt_source_texts().iter().any(|(_, text)| {
-        text.lines().any(|line| {
-            line.starts_with("deb-src") || (line.starts_with("Types:") && line.contains("deb-src"))
-        })
+        text.lines().any(|line| line.starts_with("deb-src") || (line.starts_with("Types:") && line.contains("deb-src")))
     })
 }
 
@@ -153,9 +137,7 @@ fn first_deb822_entry(text: &str) -> Option<(String, String)> {
         match words.next() {
             Some("Types:") => is_deb = words.any(|t| t == "deb"),
             Some("URIs:") if is_deb => uri = words.next().unwrap_or_default().to_string(),
-            Some("Suites:") if is_deb => {
-                return Some((uri, words.next().unwrap_or_default().to_string()))
-            }
+            Some("Suites:") if is_deb => return Some((uri, words.next().unwrap_or_default().to_string())),
             _ => {}
         }
     }
@@ -169,15 +151,8 @@ fn first_one_line_entry(text: &str) -> Option<(String, String)> {
         if words.first() != Some(&"deb") {
             return None;
         }
-        let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) {
-            &words[2..]
-        } else {
-            &words[1..]
-        };
-        Some((
-            rest.first().unwrap_or(&"").to_string(),
-            rest.get(1).unwrap_or(&"").to_string(),
-        ))
+        let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) { &words[2..] } else { &words[1..] };
+        Some((rest.first().unwrap_or(&"").to_string(), rest.get(1).unwrap_or(&"").to_string()))
     })
 }
 
@@ -186,10 +161,7 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
     let tarball = h.cache.join(orig_tarball());
     if !tarball.is_file() {
         ensure_deb_src()?;
-        log(format!(
-            "apt-get source netcdf (cached in {})",
-            h.cache.display()
-        ));
+        log(format!("apt-get source netcdf (cached in {})", h.cache.display()));
         let mut source = cmd("apt-get", ["source", "-q", "--download-only", "netcdf"]);
         let out = source
             .current_dir(&h.cache)
@@ -221,17 +193,7 @@ fn fetch_rust_dependencies(h: &Harness) -> Result {
         fail!("cargo not found (the Rust toolchain is a prerequisite)");
     }
     run(cmd("cargo", ["fetch", "--locked", "-q"]).current_dir(&h.repo))?;
-    run(cmd(
-        "cargo",
-        [
-            "fetch",
-            "--locked",
-            "-q",
-            "--manifest-path",
-            "plugins/Cargo.toml",
-        ],
-    )
-    .current_dir(&h.repo))?;
+    run(cmd("cargo", ["fetch", "--locked", "-q", "--manifest-path", "plugins/Cargo.toml"]).current_dir(&h.repo))?;
     Ok(())
 }
 
@@ -242,10 +204,7 @@ pub fn cached_deb(h: &Harness, name: &str) -> Result<std::path::PathBuf> {
         harness::create_dir_all(&h.cache)?;
         run(cmd("apt-get", ["download", "-q", name]).current_dir(&h.cache))?;
     }
-    match crate::text::glob(&h.cache, &prefix, ".deb")
-        .into_iter()
-        .next()
-    {
+    match crate::text::glob(&h.cache, &prefix, ".deb").into_iter().next() {
         Some(deb) => Ok(deb),
         None => fail!("apt-get download {name} produced no {prefix}*.deb"),
     }
@@ -272,10 +231,7 @@ pub fn stars_input(h: &Harness) -> Result<std::path::PathBuf> {
 
 /// `pkg-config --cflags hdf5`, split into words as the shell did.
 pub fn hdf5_cflags() -> Result<Vec<String>> {
-    Ok(output(&mut cmd("pkg-config", ["--cflags", "hdf5"]))?
-        .split_whitespace()
-        .map(String::from)
-        .collect())
+    Ok(output(&mut cmd("pkg-config", ["--cflags", "hdf5"]))?.split_whitespace().map(String::from).collect())
 }
 
 #[cfg(test)]
@@ -286,18 +242,12 @@ mod tests {
     fn deb822_entry_skips_deb_src_stanzas() {
         let text = "Types: deb-src\nURIs: http://src.example/debian\nSuites: x\n\n\
                     Types: deb\nURIs: http://mirror.example/debian http://other\nSuites: bookworm bookworm-updates\n";
-        assert_eq!(
-            first_deb822_entry(text),
-            Some(("http://mirror.example/debian".into(), "bookworm".into()))
-        );
+        assert_eq!(first_deb822_entry(text), Some(("http://mirror.example/debian".into(), "bookworm".into())));
     }
 
     #[test]
     fn one_line_entry_skips_options() {
         let text = "# comment\ndeb [arch=amd64] http://mirror.example/debian bookworm main\n";
-        assert_eq!(
-            first_one_line_entry(text),
-            Some(("http://mirror.example/debian".into(), "bookworm".into()))
-        );
+        assert_eq!(first_one_line_entry(text), Some(("http://mirror.example/debian".into(), "bookworm".into())));
     }
 }

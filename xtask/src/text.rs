@@ -33,12 +33,8 @@ pub fn print_matching(log: &Path, needles: &[&str], n: usize) {
     }
 }
 
-pub fn matching_lines<'a>(
-    text: &'a str,
-    needles: &'a [&'a str],
-) -> impl Iterator<Item = &'a str> + 'a {
-    text.lines()
-        .filter(move |line| needles.iter().any(|needle| line.contains(needle)))
+pub fn matching_lines<'a>(text: &'a str, needles: &'a [&'a str]) -> impl Iterator<Item = &'a str> + 'a {
+    text.lines().filter(move |line| needles.iter().any(|needle| line.contains(needle)))
 }
 
 /// How many lines contain any of `needles` (grep -c with alternatives).
@@ -50,10 +46,7 @@ pub fn count_matching_lines(text: &str, needles: &[&str]) -> usize {
 pub fn files_with_suffix(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut found = Vec::new();
     collect_files(dir, &mut |path| {
-        if path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().ends_with(suffix))
-        {
+        if path.file_name().is_some_and(|n| n.to_string_lossy().ends_with(suffix)) {
             found.push(path.to_path_buf());
         }
     });
@@ -89,9 +82,7 @@ pub fn glob(dir: &Path, prefix: &str, suffix: &str) -> Vec<PathBuf> {
                 .filter(|p| {
                     p.file_name().is_some_and(|n| {
                         let n = n.to_string_lossy();
-                        n.len() >= prefix.len() + suffix.len()
-                            && n.starts_with(prefix)
-                            && n.ends_with(suffix)
+                        n.len() >= prefix.len() + suffix.len() && n.starts_with(prefix) && n.ends_with(suffix)
                     })
                 })
                 .collect()

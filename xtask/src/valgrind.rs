@@ -48,12 +48,7 @@ const VALGRIND_SKIP: &str = "*/diff,*/sed,*/cat,*/grep,*/rm,*/cmp,*/mv,*/cp,*/ls
 */sort,*/head,*/tail,*/awk,*/mawk,*/find,*/touch,*/dirname,*/basename,*/wc,*/cut,*/uname,*/od,\
 */tee,*/xargs,*/env,*/expr,*/rmdir,*/chmod,*/pwd,*/cmake,*/uniq";
 
-const INVALID_ACCESS: [&str; 4] = [
-    "Invalid read",
-    "Invalid write",
-    "Invalid free",
-    "Mismatched free",
-];
+const INVALID_ACCESS: [&str; 4] = ["Invalid read", "Invalid write", "Invalid free", "Mismatched free"];
 
 fn valgrind_tests() -> Vec<&'static str> {
     let mut tests = VALGRIND_TESTS.to_vec();
@@ -80,10 +75,7 @@ fn must_run_serially(test: &str) -> bool {
 
 pub fn test_valgrind(h: &Harness) -> Result {
     let tests = valgrind_tests();
-    log(format!(
-        "valgrind: the {} filter-reaching ctest tests, stock and ncfilters builds",
-        tests.len()
-    ));
+    log(format!("valgrind: the {} filter-reaching ctest tests, stock and ncfilters builds", tests.len()));
     let start = Instant::now();
     for flavour in ["stock", "ncfilters"] {
         valgrind_suite(h, flavour, &tests)?;
@@ -124,10 +116,7 @@ pub fn test_valgrind(h: &Harness) -> Result {
 
 fn files_with_invalid_access(logs: &[PathBuf]) -> Vec<PathBuf> {
     logs.iter()
-        .filter(|log| {
-            read_to_string(log)
-                .is_ok_and(|text| count_matching_lines(&text, &INVALID_ACCESS[..3]) > 0)
-        })
+        .filter(|log| read_to_string(log).is_ok_and(|text| count_matching_lines(&text, &INVALID_ACCESS[..3]) > 0))
         .cloned()
         .collect()
 }
@@ -137,8 +126,7 @@ fn valgrind_suite(h: &Harness, flavour: &str, tests: &[&str]) -> Result {
     let build = h.build_dir(flavour);
     let logs = h.work.join(format!("valgrind-{flavour}"));
     check_tests_exist(&build, tests)?;
-    let (serial, parallel): (Vec<&str>, Vec<&str>) =
-        tests.iter().partition(|t| must_run_serially(t));
+    let (serial, parallel): (Vec<&str>, Vec<&str>) = tests.iter().partition(|t| must_run_serially(t));
     // Some tests read files other tests write (tst_nccopy4 needs tst_fillbug.nc): run the plain
     // suite first.
     run_netcdf_ctest(h, &build, &h.work_file(&format!("ctest-{flavour}.log")))?;
@@ -155,39 +143,28 @@ fn check_tests_exist(build: &Path, tests: &[&str]) -> Result {
     let mut list = ctest(build);
     list.args(["-N", "-R", &exact_names_regex(tests)]);
     let listed = output(&mut list)?;
-    let total = listed
-        .lines()
-        .find_map(|line| line.strip_prefix("Total Tests: "))
-        .and_then(|n| n.trim().parse::<usize>().ok());
+    let total =
+        listed.lines().find_map(|line| line.strip_prefix("Total Tests: ")).and_then(|n| n.trim().parse::<usize>().ok());
     if total != Some(tests.len()) {
-        fail!(
-            "not all {} valgrind tests exist in {}",
-            tests.len(),
-            build.display()
-        );
+        fail!("not all {} valgrind tests exist in {}", tests.len(), build.display());
     }
     Ok(())
 }
 
 /// ctest memcheck on exactly these tests.
-fn memcheck_group(
-    build: &Path,
-    logs: &Path,
-    ctest_log: &Path,
-    jobs: usize,
-    flavour: &str,
-    tests: &[&str],
-) -> Result {
+fn memcheck_group(build: &Path, logs: &Path, ctest_log: &Path, jobs: usize, flavour: &str, tests: &[&str]) -> Result {
     let options = format!(
         "MemoryCheckCommandOptions=--trace-children=yes --trace-children-skip={VALGRIND_SKIP} \
          --leak-check=full --num-callers=30 --log-file={}/vg.%p.log",
         logs.display()
     );
     let mut memcheck = ctest(build);
-    memcheck
-        .args(["-T", "memcheck"])
-        .arg(format!("-j{jobs}"))
-        .args(["-R", &exact_names_regex(tests), "--overwrite", &options]);
+    memcheck.args(["-T", "memcheck"]).arg(format!("-j{jobs}")).args([
+        "-R",
+        &exact_names_regex(tests),
+        "--overwrite",
+        &options,
+    ]);
     if !succeeds_into_log(&mut memcheck, ctest_log, true)? {
         print_tail(ctest_log, 30);
         fail!("tests failed under valgrind ({flavour})");
@@ -200,9 +177,8 @@ fn memcheck_group(
 fn keep_only_netcdf_program_logs(build: &Path, logs: &Path) -> Result {
     for log in glob(logs, "vg.", ".log") {
         if !is_netcdf_program_log(&read_to_string(&log)?, build) {
-            std::fs::remove_file(&log).map_err(|e| {
-                crate::harness::Failure(format!("cannot remove {}: {e}", log.display()))
-            })?;
+            std::fs::remove_file(&log)
+                .map_err(|e| crate::harness::Failure(format!("cannot remove {}: {e}", log.display())))?;
         }
     }
     Ok(())
@@ -227,8 +203,7 @@ mod tests {
 
     #[test]
     fn serial_tests_are_the_racing_ones() {
-        let (serial, _): (Vec<&str>, Vec<&str>) =
-            VALGRIND_TESTS.iter().partition(|t| must_run_serially(t));
+        let (serial, _): (Vec<&str>, Vec<&str>) = VALGRIND_TESTS.iter().partition(|t| must_run_serially(t));
         assert_eq!(serial.len(), 11);
         assert!(serial.contains(&"nczarr_test_run_unknown"));
     }
@@ -237,18 +212,9 @@ mod tests {
     fn only_logs_of_the_build_s_programs_are_kept() {
         let build = Path::new("/w/build-ncfilters");
         let log = |command: &str| format!("==5== Memcheck\n==5== Command: {command}\n==5== \n");
-        assert!(is_netcdf_program_log(
-            &log("/w/build-ncfilters/ncdump/ncdump -hs x.nc"),
-            build
-        ));
-        assert!(!is_netcdf_program_log(
-            &log("/bin/bash ./run_filter.sh"),
-            build
-        ));
-        assert!(!is_netcdf_program_log(
-            &log("/w/build-ncfilters/nczarr_test/run_filter.sh"),
-            build
-        ));
+        assert!(is_netcdf_program_log(&log("/w/build-ncfilters/ncdump/ncdump -hs x.nc"), build));
+        assert!(!is_netcdf_program_log(&log("/bin/bash ./run_filter.sh"), build));
+        assert!(!is_netcdf_program_log(&log("/w/build-ncfilters/nczarr_test/run_filter.sh"), build));
     }
 
     #[test]

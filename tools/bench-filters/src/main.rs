@@ -13,8 +13,8 @@
 //! the comparison needs the implementations interleaved so a noisy host hits both alike.)
 
 use libloading::Library;
-use ncfilters::c_types::H5Z_class2_t;
 use ncfilters::abi::h5z::{self, H5zFilterFn};
+use ncfilters::c_types::H5Z_class2_t;
 use std::os::raw::c_uint;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -39,7 +39,9 @@ fn c_plugin(dir: &Path, name: &str) -> H5zFilterFn {
     // SAFETY: netcdf-c's plugin, loaded as HDF5 would; kept loaded for the process.
     unsafe {
         let library = Library::new(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let info = library.get::<unsafe extern "C" fn() -> *const H5Z_class2_t>(b"H5PLget_plugin_info\0").expect("H5PLget_plugin_info");
+        let info = library
+            .get::<unsafe extern "C" fn() -> *const H5Z_class2_t>(b"H5PLget_plugin_info\0")
+            .expect("H5PLget_plugin_info");
         let filter = (*info()).filter.expect("H5Z_class2_t.filter");
         std::mem::forget(library);
         filter
@@ -72,7 +74,14 @@ fn run(pipeline: &[Stage], input: &[u8], decode: bool) -> (Vec<u8>, Duration) {
         for stage in order {
             let mut buf_size = nbytes;
             let start = Instant::now();
-            let produced = (stage.function)(if decode { REVERSE } else { 0 }, stage.params.len(), stage.params.as_ptr(), nbytes, &mut buf_size, &mut buf);
+            let produced = (stage.function)(
+                if decode { REVERSE } else { 0 },
+                stage.params.len(),
+                stage.params.as_ptr(),
+                nbytes,
+                &mut buf_size,
+                &mut buf,
+            );
             elapsed += start.elapsed();
             assert!(produced != 0 && produced != usize::MAX, "filter failed");
             nbytes = produced;
@@ -132,7 +141,13 @@ fn main() {
     for chunk in &chunks {
         let data = std::fs::read(chunk).expect("chunk");
         let name = chunk.file_stem().unwrap().to_string_lossy().to_string();
-        let element = if name.starts_with("i16") { 2 } else if name.starts_with("f64") { 8 } else { 4 };
+        let element = if name.starts_with("i16") {
+            2
+        } else if name.starts_with("f64") {
+            8
+        } else {
+            4
+        };
         let bpp = element as u32 * 8;
         let specs: Vec<(&str, Vec<(&str, Vec<u32>)>)> = vec![
             ("shuffle", vec![("shuffle", vec![element as u32])]),

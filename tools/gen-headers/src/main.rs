@@ -102,8 +102,8 @@ fn exported_prototypes() -> Vec<Prototype> {
 
 fn render_header(header: &Header, functions: &[Prototype]) -> String {
     let config_path = crate_root().join("tools/gen-headers/config").join(header.file.replace(".h", ".toml"));
-    let mut config = cbindgen::Config::from_file(&config_path)
-        .unwrap_or_else(|e| fail(format!("{}: {e}", config_path.display())));
+    let mut config =
+        cbindgen::Config::from_file(&config_path).unwrap_or_else(|e| fail(format!("{}: {e}", config_path.display())));
     let excluded = functions.iter().map(|p| p.name.clone()).filter(|name| !header.functions.contains(&name.as_str()));
     config.export.exclude.extend(excluded);
     let text = run_cbindgen(config);
@@ -177,11 +177,23 @@ fn abi_check_source(exports: &[Prototype]) -> String {
             let _ = writeln!(c, "_Static_assert(sizeof({t}) == {}, \"sizeof({t}) differs\");", layout.size);
             let _ = writeln!(c, "_Static_assert(_Alignof({t}) == {}, \"alignment of {t} differs\");", layout.align);
         } else {
-            let _ = writeln!(c, "_Static_assert(sizeof({t}) >= {}, \"{t} is smaller than its mirrored prefix\");", layout.size);
+            let _ = writeln!(
+                c,
+                "_Static_assert(sizeof({t}) >= {}, \"{t} is smaller than its mirrored prefix\");",
+                layout.size
+            );
         }
         for f in &layout.fields {
-            let _ = writeln!(c, "_Static_assert(offsetof({t}, {0}) == {1}, \"offset of {t}.{0} differs\");", f.name, f.offset);
-            let _ = writeln!(c, "_Static_assert(sizeof((({t}*)0)->{0}) == {1}, \"size of {t}.{0} differs\");", f.name, f.size);
+            let _ = writeln!(
+                c,
+                "_Static_assert(offsetof({t}, {0}) == {1}, \"offset of {t}.{0} differs\");",
+                f.name, f.offset
+            );
+            let _ = writeln!(
+                c,
+                "_Static_assert(sizeof((({t}*)0)->{0}) == {1}, \"size of {t}.{0} differs\");",
+                f.name, f.size
+            );
         }
     }
     c.push_str("\nint main(void) { return 0; }\n");
@@ -196,7 +208,9 @@ fn defined_symbols(lib: &Path) -> BTreeSet<String> {
         .unwrap_or_else(|e| fail(format!("nm: {e}")));
     String::from_utf8_lossy(&out.stdout)
         .lines()
-        .filter_map(|l| l.split_whitespace().collect::<Vec<_>>().get(1..3).map(|v| (v[0].to_string(), v[1].to_string())))
+        .filter_map(|l| {
+            l.split_whitespace().collect::<Vec<_>>().get(1..3).map(|v| (v[0].to_string(), v[1].to_string()))
+        })
         .filter(|(kind, _)| kind == "T")
         .map(|(_, name)| name)
         .collect()
@@ -256,6 +270,8 @@ fn main() {
         None => headers(false),
         Some("--check") => headers(true),
         Some("abi-check") => abi_check(&args[1..]),
-        Some(other) => fail(format!("unknown argument {other:?}; see the doc comment in tools/gen-headers/src/main.rs")),
+        Some(other) => {
+            fail(format!("unknown argument {other:?}; see the doc comment in tools/gen-headers/src/main.rs"))
+        }
     }
 }
