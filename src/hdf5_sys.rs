@@ -112,10 +112,8 @@ pub fn filter_params(dcpl: Hid, id: u32) -> Hdf5Result<(c_uint, Vec<u32>)> {
 /// `H5Pmodify_filter`.
 pub fn modify_filter(dcpl: Hid, id: u32, flags: c_uint, params: &[u32]) -> Hdf5Result<()> {
     // SAFETY: params holds params.len() values.
-    checked(
-        unsafe { ncfilters_H5Pmodify_filter(dcpl, id as c_int, flags, params.len(), params.as_ptr()) },
-        "H5Pmodify_filter",
-    )?;
+    let status = unsafe { ncfilters_H5Pmodify_filter(dcpl, id as c_int, flags, params.len(), params.as_ptr()) };
+    checked(status, "H5Pmodify_filter")?;
     Ok(())
 }
 

@@ -89,10 +89,11 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let blosc = super::native::blosc().map_err(super::FilterError)?;
     let mut size = 0usize;
+    if input.len() < MAX_OVERHEAD {
+        return fail("blosc: not a valid frame");
+    }
     // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
-    if input.len() < MAX_OVERHEAD
-        || unsafe { (blosc.cbuffer_validate)(input.as_ptr().cast(), input.len(), &mut size) } != 0
-    {
+    if unsafe { (blosc.cbuffer_validate)(input.as_ptr().cast(), input.len(), &mut size) } != 0 {
         return fail("blosc: not a valid frame");
     }
     if size > limit {

@@ -55,7 +55,7 @@ enum Step {
     Headers,
     /// cargo fmt --check of every workspace: the crate, plugins/, fuzz/, tools/bench-filters (no netcdf-c build needed)
     Fmt,
-    /// cargo clippy --workspace --all-targets -- -D warnings (no netcdf-c build needed)
+    /// cargo clippy --all-targets -- -D warnings of every workspace (no netcdf-c build needed)
     Clippy,
     /// ABI check against netcdf-c 4.9.0's headers, and a deliberately broken mirror that must fail
     Abi,

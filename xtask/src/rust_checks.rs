@@ -38,19 +38,23 @@ fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
 /// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them).
 const WORKSPACES: [&str; 4] = [".", "plugins", "fuzz", "tools/bench-filters"];
 
-pub fn test_fmt(h: &Harness) -> Result {
+/// Runs `cargo <args>` in each workspace.
+fn in_every_workspace<const N: usize>(h: &Harness, args: [&str; N]) -> Result {
     for workspace in WORKSPACES {
-        log(format!("cargo fmt --check ({workspace})"));
-        let mut fmt = cmd("cargo", ["fmt", "--all", "--check"]);
-        fmt.current_dir(h.repo.join(workspace));
-        run(&mut fmt)?;
+        log(format!("cargo {} ({workspace})", args.join(" ")));
+        let mut cargo = cmd("cargo", args);
+        cargo.current_dir(h.repo.join(workspace));
+        run(&mut cargo)?;
     }
     Ok(())
 }
 
+pub fn test_fmt(h: &Harness) -> Result {
+    in_every_workspace(h, ["fmt", "--all", "--check"])
+}
+
 pub fn test_clippy(h: &Harness) -> Result {
-    log("cargo clippy --workspace --all-targets -- -D warnings");
-    run(&mut cargo(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"]))
+    in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])
 }
 
 pub fn test_abi(h: &Harness) -> Result {

@@ -19,6 +19,9 @@ use std::os::raw::c_uint;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// A filter chain: (filter name, its parameters) in encode order.
+type Chain<'a> = Vec<(&'a str, Vec<u32>)>;
+
 const REVERSE: c_uint = 0x100;
 
 /// One stage of a pipeline: a filter and its `cd_values`.
@@ -149,7 +152,7 @@ fn main() {
             4
         };
         let bpp = element as u32 * 8;
-        let specs: Vec<(&str, Vec<(&str, Vec<u32>)>)> = vec![
+        let specs: Vec<(&str, Chain)> = vec![
             ("shuffle", vec![("shuffle", vec![element as u32])]),
             ("fletcher32", vec![("fletcher32", vec![])]),
             ("deflate 1", vec![("deflate", vec![1])]),
