@@ -85,7 +85,13 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
     }
 }
 
-/// Decodes one frame, producing at most `limit` bytes.
+/// The most a frame may expand, so that a corrupt header cannot make a reader allocate
+/// gigabytes for a few bytes. zstd's RLE blocks, the most compressible of blosc's codecs, hold
+/// 128 KiB in 4 bytes (32,768:1); c-blosc reaches 32,601:1 on 256 MiB of zeros in one block,
+/// and 18,376:1 with the automatic block size H5Zblosc.c and ncfilters write with.
+const MAX_RATIO: usize = 1 << 16;
+
+/// Decodes one frame, producing at most `limit` bytes (and at most [`MAX_RATIO`] times its size).
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let blosc = super::native::blosc().map_err(super::FilterError)?;
     let mut size = 0usize;
@@ -98,6 +104,13 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     }
     if size > limit {
         return fail(format!("blosc: frame of {size} bytes exceeds {limit}"));
+    }
+    let ratio_cap = input.len().saturating_mul(MAX_RATIO).max(1 << 20);
+    if size > ratio_cap {
+        return fail(format!(
+            "blosc: a frame of {} bytes claims {size} bytes decoded, over {ratio_cap}: corrupt",
+            input.len()
+        ));
     }
     let mut out = output(size)?;
     // SAFETY: the frame was validated; dest has `size` writable bytes.
@@ -140,5 +153,23 @@ mod tests {
         assert_eq!(settings(&[0, 0, 4]).unwrap(), Settings { type_size: 4, level: 5, shuffle: 1, compressor: 0 });
         assert!(settings(&[2, 2, 4, 0, 5, 1, 9]).is_err(), "unknown compressor");
         assert!(settings(&[2, 2]).is_err());
+    }
+
+    /// Frames at the highest ratio blosc writes decode; a header claiming more is refused before
+    /// any allocation.
+    #[test]
+    fn the_ratio_cap_takes_the_most_compressible_frames_and_refuses_more() {
+        let zeros = vec![0u8; 64 << 20];
+        let densest = Settings { type_size: 1, level: 9, shuffle: 0, compressor: 5 };
+        let packed = encode(densest, &zeros).unwrap();
+        assert!(packed.len() * 10_000 < zeros.len(), "{} bytes: not the densest case", packed.len());
+        assert_eq!(decode(packed.as_slice(), usize::MAX).unwrap().len(), zeros.len());
+
+        let small = encode(densest, &zeros[..4 << 20]).unwrap();
+        let mut claims_more = small.as_slice().to_vec();
+        let claimed = small.len() * MAX_RATIO + (1 << 20);
+        claims_more[4..8].copy_from_slice(&(claimed as u32).to_le_bytes());
+        let refused = decode(&claims_more, usize::MAX).unwrap_err().0;
+        assert!(refused.contains("over") && refused.contains("corrupt"), "{refused}");
     }
 }
