@@ -376,3 +376,109 @@ impl Drop for CVec {
         unsafe { libc::free(self.ptr.as_ptr().cast()) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Run under Miri too (`cargo xtask miri`): its malloc/free model checks every ownership
+    //! hand-over here, which valgrind sees only through whole netCDF programs.
+    use super::*;
+
+    /// Frees a block as C would.
+    fn c_free<T>(ptr: *mut T) {
+        // SAFETY: every caller passes a block from malloc/calloc/realloc that nothing else owns.
+        unsafe { libc::free(ptr.cast()) }
+    }
+
+    #[test]
+    fn carray_round_trips_through_c_and_zero_length_is_a_real_block() {
+        let empty = CArray::<u32>::zeroed(0).unwrap();
+        c_free(empty.into_raw());
+        let mut array = CArray::from_slice(&[1u32, 2, 3]).unwrap();
+        array.as_mut_slice()[1] = 20;
+        let raw = array.into_raw();
+        // SAFETY: raw came from into_raw with 3 elements.
+        let mut back = unsafe { CArray::from_raw(raw, 3) }.unwrap();
+        assert_eq!(back.as_mut_slice(), &[1, 20, 3]);
+        // SAFETY: NULL is allowed and gives None.
+        assert!(unsafe { CArray::<u32>::from_raw(std::ptr::null_mut(), 3) }.is_none());
+    }
+
+    #[test]
+    fn cparams_are_null_when_empty_and_survive_a_plugin_replacing_them() {
+        assert_eq!(CParams::empty().as_raw(), (0, std::ptr::null()));
+        assert_eq!(CParams::from_slice(&[]).unwrap().as_raw().1, std::ptr::null());
+        let mut params = CParams::from_slice(&[7, 8]).unwrap();
+        assert_eq!(params.as_slice(), &[7, 8]);
+        // What NCZ_modify_parameters may do: free the vector and put a longer one in its place.
+        c_free(params.ptr);
+        params.ptr = CArray::from_slice(&[1u32, 2, 3]).unwrap().into_raw();
+        params.len = 3;
+        assert_eq!(params.as_slice(), &[1, 2, 3]);
+        // A NULL vector reads as empty whatever its length says.
+        // SAFETY: NULL with any length is the documented empty vector.
+        assert!(unsafe { CParams::from_raw(std::ptr::null_mut(), 5) }.as_slice().is_empty());
+    }
+
+    #[test]
+    fn chunk_buffers_copy_hand_over_and_take_back() {
+        let chunk = ChunkBuffer::from_bytes(b"chunk").unwrap();
+        assert_eq!(chunk.bytes(), b"chunk");
+        // SAFETY: a zero-length copy reads nothing.
+        let empty = unsafe { ChunkBuffer::copy_of(std::ptr::null(), 0) }.unwrap();
+        assert!(empty.bytes().is_empty() && !empty.ptr.is_null());
+        let (ptr, used) = chunk.into_raw();
+        // SAFETY: ptr is the malloc'd block of `used` bytes into_raw gave up.
+        let mut back = unsafe { ChunkBuffer::from_raw(ptr, used) };
+        // What a filter does: replace the block with a longer one and report its sizes.
+        // SAFETY: back.ptr is a malloc'd block owned by `back`; realloc keeps its bytes.
+        back.ptr = unsafe { libc::realloc(back.ptr, 64) };
+        assert!(!back.ptr.is_null());
+        back.buf_size = 64;
+        assert_eq!(back.bytes(), b"chunk");
+    }
+
+    #[test]
+    fn cbox_runs_the_value_s_drop_and_frees_once() {
+        struct CountsDrops(std::rc::Rc<std::cell::Cell<u32>>);
+        impl Drop for CountsDrops {
+            fn drop(&mut self) {
+                self.0.set(self.0.get() + 1);
+            }
+        }
+        let drops = std::rc::Rc::new(std::cell::Cell::new(0));
+        let boxed = CBox::new(CountsDrops(drops.clone())).unwrap();
+        let raw = boxed.into_raw();
+        assert_eq!(drops.get(), 0, "into_raw hands the value over without dropping it");
+        // SAFETY: raw came from into_raw and nothing else owns it.
+        let back = unsafe { CBox::from_raw(raw) }.unwrap();
+        assert!(std::rc::Rc::ptr_eq(&back.0, &drops));
+        drop(back);
+        assert_eq!(drops.get(), 1);
+    }
+
+    #[test]
+    fn cvec_hands_out_only_initialised_bytes_and_keeps_them_when_growing() {
+        let mut out = CVec::with_capacity_uninit(8).unwrap();
+        assert!(out.is_empty() && out.capacity() == 8);
+        out.whole_mut()[..3].copy_from_slice(b"abc");
+        out.set_len(3);
+        out.reserve_total(1024).unwrap();
+        assert_eq!(out.as_slice(), b"abc");
+        assert!(out.spare().iter().all(|&b| b == 0), "grown space is zeroed before it is handed out");
+        let uninit = out.whole_uninit();
+        uninit[3].write(b'd');
+        // SAFETY: bytes 0..4 are written ("abc" above, 'd' just now).
+        unsafe { out.assume_init_len(4) };
+        assert_eq!(out.as_slice(), b"abcd");
+        let (ptr, used, capacity) = out.into_raw();
+        assert_eq!((used, capacity), (4, 1024));
+        c_free(ptr);
+        assert_eq!(CVec::from_slice(b"xyz").unwrap().as_slice(), b"xyz");
+    }
+
+    #[test]
+    #[should_panic(expected = "beyond the initialised bytes")]
+    fn cvec_refuses_to_expose_uninitialised_bytes() {
+        CVec::with_capacity_uninit(8).unwrap().set_len(1);
+    }
+}

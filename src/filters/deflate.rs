@@ -65,10 +65,14 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
 mod tests {
     use super::*;
 
+    /// Miri interprets zlib-rs too: small inputs and a few levels there.
+    const VALUES: u32 = if cfg!(miri) { 256 } else { 100_000 };
+    const LEVELS: &[u32] = if cfg!(miri) { &[0, 1, 9] } else { &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9] };
+
     #[test]
     fn round_trip_and_zlib_framing() {
-        let data: Vec<u8> = (0..100_000u32).flat_map(|i| ((i as f32).sin() * 1000.0).to_le_bytes()).collect();
-        for level in 0..=9 {
+        let data: Vec<u8> = (0..VALUES).flat_map(|i| ((i as f32).sin() * 1000.0).to_le_bytes()).collect();
+        for &level in LEVELS {
             let packed = encode(level, &data).unwrap();
             assert_eq!(packed.as_slice()[0], 0x78, "zlib header");
             assert_eq!(decode(packed.as_slice(), usize::MAX).unwrap().as_slice(), &data[..]);
@@ -79,7 +83,7 @@ mod tests {
 
     #[test]
     fn bad_streams_fail_cleanly() {
-        let data = vec![7u8; 1 << 20];
+        let data = vec![7u8; VALUES as usize * 10];
         let packed = encode(9, &data).unwrap();
         let bytes = packed.as_slice();
         assert!(decode(&bytes[..bytes.len() / 2], usize::MAX).is_err(), "truncated");
@@ -87,7 +91,7 @@ mod tests {
         corrupt[bytes.len() - 2] ^= 0xff;
         assert!(decode(&corrupt, usize::MAX).is_err(), "bad adler32");
         assert!(decode(b"not zlib", usize::MAX).is_err());
-        let bomb = decode(bytes, 64 * 1024).unwrap_err();
+        let bomb = decode(bytes, data.len() / 16).unwrap_err();
         assert!(bomb.0.contains("exceeds"), "{bomb}");
         let mut trailing = bytes.to_vec();
         trailing.extend_from_slice(b"junk");

@@ -82,7 +82,13 @@ mod tests {
 
     #[test]
     fn equals_hdf5_on_all_lengths_and_extreme_data() {
-        for len in [0usize, 1, 2, 3, 719, 720, 721, 722, 1440, 5000, 100_001] {
+        // Miri interprets: it checks the block boundaries (360 words) on the short lengths only.
+        let lengths: &[usize] = if cfg!(miri) {
+            &[0, 1, 2, 3, 719, 720, 721, 722]
+        } else {
+            &[0, 1, 2, 3, 719, 720, 721, 722, 1440, 5000, 100_001]
+        };
+        for &len in lengths {
             for fill in [0u8, 0xff, 0x80] {
                 let data: Vec<u8> = vec![fill; len];
                 assert_eq!(checksum(&data), reference(&data), "len={len} fill={fill:#x}");

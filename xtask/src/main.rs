@@ -57,6 +57,8 @@ enum Step {
     Fmt,
     /// cargo clippy --all-targets -- -D warnings of every workspace (no netcdf-c build needed)
     Clippy,
+    /// Miri (nightly) on the unit tests that call no C: C heap, filter chain, registry, parsers, pure-Rust filters
+    Miri,
     /// ABI check against netcdf-c 4.9.0's headers, and a deliberately broken mirror that must fail
     Abi,
     /// Differential tests: the parser against stock libnetcdf.so, the filters against its C plugins
@@ -83,11 +85,12 @@ enum Step {
 }
 
 /// The test steps of `test`, in the order they run after the build.
-const TEST_STEPS: [Step; 12] = [
-    Step::Fmt,
+const TEST_STEPS: [Step; 13] = [
     Step::Rust,
     Step::Headers,
+    Step::Fmt,
     Step::Clippy,
+    Step::Miri,
     Step::Abi,
     Step::Differential,
     Step::SymbolProvenance,
@@ -111,6 +114,7 @@ impl Step {
             Step::Headers => "headers",
             Step::Fmt => "fmt",
             Step::Clippy => "clippy",
+            Step::Miri => "miri",
             Step::Abi => "abi",
             Step::Differential => "differential",
             Step::NetcdfSuite => "netcdf-suite",
@@ -191,6 +195,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Headers => rust_checks::test_headers(h),
         Step::Fmt => rust_checks::test_fmt(h),
         Step::Clippy => rust_checks::test_clippy(h),
+        Step::Miri => rust_checks::test_miri(h),
         Step::Abi => rust_checks::test_abi(h),
         Step::Differential => rust_checks::test_differential(h),
         Step::NetcdfSuite => netcdf::test_netcdf_suite(h),

@@ -1,4 +1,4 @@
-//! The steps that are cargo commands: `rust`, `headers`, `fmt`, `clippy`, `abi`, `differential`, `fuzz`.
+//! The steps that are cargo commands: `rust`, `headers`, `fmt`, `clippy`, `miri`, `abi`, `differential`, `fuzz`.
 
 use std::process::Command;
 
@@ -55,6 +55,33 @@ pub fn test_fmt(h: &Harness) -> Result {
 
 pub fn test_clippy(h: &Harness) -> Result {
     in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])
+}
+
+/// The unit tests Miri runs (test-name filters): everything that calls no C. zstd, bzip2,
+/// blosc and szip are C libraries, and the C-ABI tests call netcdf-c, which Miri cannot run.
+const MIRI_TESTS: [&str; 12] = [
+    "c_heap::",
+    "filter_chain::",
+    "filters::tests",
+    "filters::shuffle",
+    "filters::fletcher32",
+    "filters::deflate",
+    "plugin_registry::",
+    "codec_json::",
+    "codecs::",
+    "filterspec::",
+    "standard_filters::",
+    "hdf5_filter_rules::",
+];
+
+pub fn test_miri(h: &Harness) -> Result {
+    log("Miri needs the nightly toolchain's miri and rust-src components");
+    run(&mut cmd("rustup", ["+nightly", "component", "add", "miri", "rust-src"]))?;
+    log(format!("cargo +nightly miri test --lib ({})", MIRI_TESTS.join(" ")));
+    let mut miri = cargo(h, ["+nightly", "miri", "test", "--lib", "--locked", "--"]);
+    // Isolation off: the registry tests read plugin directories they create.
+    miri.args(MIRI_TESTS).env("MIRIFLAGS", "-Zmiri-disable-isolation").env("NCFILTERS_QUIET", "1");
+    run(&mut miri)
 }
 
 pub fn test_abi(h: &Harness) -> Result {
