@@ -1,4 +1,5 @@
-/* Every public filter function and its error codes (netcdf-c 4.9.0 semantics, inventory §5.1-5.2).
+/* Every public filter function and its error codes, with netcdf-c 4.9.0's semantics (netcdf_filter.h
+ * and libdispatch/dfilter.c; the ncaux_h5filterspec_* parser of netcdf_aux.h and libdispatch/daux.c).
  *
  * Prints one line per call: "<what>: <status> [values]". c_tests/run.sh runs it against the
  * stock libnetcdf and the ncfilters libnetcdf and requires identical output. With the argument

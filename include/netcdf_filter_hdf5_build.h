@@ -73,14 +73,14 @@ typedef long long hid_t;
 
 #if !defined(USE_HDF5)
 /**
- * Currently not supported; must be NULL.
+ * Whether the filter applies to a dataset: positive yes, 0 no, negative error; NULL: always.
  */
 typedef htri_t (*H5Z_can_apply_func_t)(long long, long long, long long);
 #endif
 
 #if !defined(USE_HDF5)
 /**
- * Currently not supported; must be NULL.
+ * Sets the filter's parameters for a dataset: negative on error; NULL sets nothing.
  */
 typedef herr_t (*H5Z_set_local_func_t)(long long, long long, long long);
 #endif

@@ -44,10 +44,13 @@ pub type hid_t = c_longlong;
 pub type H5Z_filter_t = c_int;
 
 #[cfg(not(ncfilters_use_hdf5))]
-/// Currently not supported; must be NULL.
+/// Whether the filter applies to a dataset: positive yes, 0 no, negative error; NULL: always.
+/// HDF5 calls it with the dataset's `dcpl`, type and space (through ncfilters' built-in
+/// stand-ins too); the NCZarr engine never calls it.
 pub type H5Z_can_apply_func_t = Option<unsafe extern "C" fn(c_longlong, c_longlong, c_longlong) -> htri_t>;
 #[cfg(not(ncfilters_use_hdf5))]
-/// Currently not supported; must be NULL.
+/// Sets the filter's parameters for a dataset: negative on error; NULL sets nothing.
+/// Called, or not, as `H5Z_can_apply_func_t` is.
 pub type H5Z_set_local_func_t = Option<unsafe extern "C" fn(c_longlong, c_longlong, c_longlong) -> herr_t>;
 #[cfg(not(ncfilters_use_hdf5))]
 /// The filter function: returns the number of valid bytes in `*buf`, or 0 on failure.

@@ -8,8 +8,11 @@
 //!
 //! The chain follows the `H5Z_func_t` buffer protocol of netcdf-c 4.9.0: encode in definition
 //! order, decode in reverse, each filter handed the previous one's block, byte count and
-//! `*buf_size`. It owns the chunk it is given and frees it on failure; the caller decides what
-//! to give it (on encode, a copy: see `NCZ_applyfilterchain`).
+//! `*buf_size`; a filter that replaces the block frees the one it was given. [`apply_chain`]
+//! takes the chunk by value: it returns the last block on success, and on failure drops the
+//! block current at that point, which frees it. Whether that chunk is C's own block is the
+//! caller's choice: `NCZ_applyfilterchain` hands over C's block on decode, and on encode a copy,
+//! freeing C's block only after the chain succeeded.
 //!
 //! No reference to a variable's filters lives across a call into a plugin (which may re-enter
 //! netcdf-c on the same variable): [`WorkingJob`] and [`Stage`] carry owned copies of what a
@@ -282,10 +285,11 @@ pub fn decode_limit_for(chunk_bytes: usize) -> usize {
     chunk_bytes.saturating_add(chunk_bytes / 32).saturating_add(4096)
 }
 
-/// Applies the stages to a chunk (`NCZ_applyfilterchain`), taking ownership of it (freed on
-/// failure). On decode, when the chunk's byte size is known, the built-in decoders are bounded
-/// by [`decode_limit_for`] it and the result must be at least that size (else the stored chunk
-/// cannot come from the declared chain). `varname` names the variable in diagnostics.
+/// Applies the stages to a chunk (`NCZ_applyfilterchain`), taking ownership of it: on failure
+/// the current block (the chunk, or what a stage replaced it with) is freed. On decode, when
+/// the chunk's byte size is known, the built-in decoders are bounded by [`decode_limit_for`] it
+/// and the result must be at least that size (else the stored chunk cannot come from the
+/// declared chain). `varname` names the variable in diagnostics.
 pub fn apply_chain(
     stages: &[Stage],
     varname: &str,

@@ -9,7 +9,8 @@
 //! - [`codecs`]: the standard filters' Zarr codecs (safe code);
 //! - [`plugin_registry`]: NCZarr plugin discovery and pairing (safe code); [`plugin_loader`]: its FFI;
 //! - [`filter_chain`]: an NCZarr variable's filters and the chunk filter chain (safe code);
-//! - [`filters`]: the standard filters themselves (safe code);
+//! - [`filters`]: the standard filters themselves (safe code, but for the calls into libblosc and
+//!   libsz and the SIMD shuffle kernels);
 //! - [`c_types`]: the `repr(C)` types of netcdf-c's public filter headers;
 //! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer); [`hdf5_sys`]: to HDF5;
 //! - [`abi_layout`]: the layout table the ABI check compares with netcdf-c's headers;

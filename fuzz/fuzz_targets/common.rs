@@ -1,8 +1,11 @@
-//! What every decoder target shares. A target's first input bytes pick the filter's
-//! parameters (valid ones and the bad metadata a file may hold); the rest is the chunk, which
-//! the decoder gets through its `H5Z_func_t` entry point on a malloc'd copy, as HDF5 and the
-//! NCZarr chain call it on a chunk read from disk. Any chunk gives a result or 0 — never a
-//! crash, an unbounded allocation or a leak (libFuzzer's -rss_limit_mb and leak detection watch).
+//! What every filter target shares. A target's first input bytes pick the filter's parameters;
+//! the rest is the chunk, which the filter gets through its `H5Z_func_t` entry point on a
+//! malloc'd copy, as HDF5 and the NCZarr chain call it.
+//!
+//! Decode targets (`h5z_*_decode`) pick valid parameters and the bad metadata a file may hold:
+//! any chunk gives a result or 0, never a crash, an unbounded allocation or a leak (libFuzzer's
+//! -rss_limit_mb and leak detection watch). Round-trip targets (`h5z_*_round_trip`) pick only
+//! parameters a writer can store: decoding what the filter encoded must give the chunk back.
 #![allow(dead_code)] // each target uses only part of it
 
 use ncfilters::abi::h5z::{H5zFilterFn, H5Z_FLAG_REVERSE};
@@ -14,7 +17,11 @@ pub const SKIP_EDC: u32 = 0x200;
 /// The fuzz input, read from the front: parameter bytes, then the chunk.
 pub struct Input<'a>(&'a [u8]);
 
-impl Input<'_> {
+impl<'a> Input<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Input(data)
+    }
+
     /// The next byte; None when the input has run out.
     pub fn byte(&mut self) -> Option<u8> {
         let (&first, rest) = self.0.split_first()?;
@@ -31,6 +38,11 @@ impl Input<'_> {
     pub fn u16(&mut self) -> Option<u16> {
         Some(u16::from_le_bytes([self.byte()?, self.byte()?]))
     }
+
+    /// What is left: the chunk.
+    pub fn rest(self) -> &'a [u8] {
+        self.0
+    }
 }
 
 /// The decode call: flags beside `H5Z_FLAG_REVERSE`, and `cd_values`.
@@ -45,27 +57,62 @@ impl From<&[u32]> for Params {
     }
 }
 
-/// Decodes the chunk at the end of `data` with `filter`; `choose` reads the parameters from
-/// the front (None: the input is too short for them, nothing to do).
-pub fn decode(data: &[u8], filter: H5zFilterFn, choose: impl FnOnce(&mut Input) -> Option<Params>) {
-    let mut input = Input(data);
-    let Some(params) = choose(&mut input) else { return };
-    let chunk = input.0;
-    let cd_values = &params.cd_values;
+/// Runs `filter` with `flags` and `cd_values` on a malloc'd copy of `chunk`, as HDF5 does: the
+/// bytes it produced, or None when it returned 0.
+pub fn run_filter(filter: H5zFilterFn, flags: u32, cd_values: &[u32], chunk: &[u8]) -> Option<Vec<u8>> {
     // SAFETY: a malloc'd copy of the chunk, handed to the filter as HDF5 does; `buf` is freed
-    // once, whether the filter replaced it or not.
+    // once, whether the filter replaced it or not; a result is readable for its whole length.
     unsafe {
         let mut buf: *mut c_void = libc::malloc(chunk.len().max(1));
         assert!(!buf.is_null(), "malloc failed");
         std::ptr::copy_nonoverlapping(chunk.as_ptr(), buf.cast::<u8>(), chunk.len());
         let mut buf_size = chunk.len();
-        let flags = H5Z_FLAG_REVERSE | params.flags;
         let produced = filter(flags, cd_values.len(), cd_values.as_ptr(), chunk.len(), &mut buf_size, &mut buf);
-        if produced > 0 {
-            // The result is readable for its whole length.
-            let out = std::slice::from_raw_parts(buf.cast::<u8>(), produced);
-            std::hint::black_box(out.iter().fold(0u8, |a, &b| a ^ b));
-        }
+        let result = (produced > 0).then(|| std::slice::from_raw_parts(buf.cast::<u8>(), produced).to_vec());
         libc::free(buf);
+        result
     }
+}
+
+/// Decodes the chunk at the end of `data` with `filter`; `choose` reads the parameters from
+/// the front (None: the input is too short for them, nothing to do).
+pub fn decode(data: &[u8], filter: H5zFilterFn, choose: impl FnOnce(&mut Input) -> Option<Params>) {
+    let mut input = Input(data);
+    let Some(params) = choose(&mut input) else { return };
+    let decoded = run_filter(filter, H5Z_FLAG_REVERSE | params.flags, &params.cd_values, input.rest());
+    std::hint::black_box(decoded);
+}
+
+/// Whether encoding may fail on valid parameters.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Never (the compressors keep a chunk they cannot shrink, or store it raw).
+    Succeeds,
+    /// On data the filter cannot shrink (szip, as H5Zszip.c).
+    MayFail,
+}
+
+/// Encodes `chunk` with `filter` and `cd_values`, decodes the result with the same parameters
+/// and panics unless that gives `chunk` back. The encoded bytes, or None when encoding failed
+/// and `encoding` allows it.
+pub fn round_trip(filter: H5zFilterFn, cd_values: &[u32], chunk: &[u8], encoding: Encoding) -> Option<Vec<u8>> {
+    // A filter reports failure by producing 0 bytes, so an empty chunk cannot come back; a real
+    // chunk holds at least one element.
+    if chunk.is_empty() {
+        return None;
+    }
+    let Some(encoded) = run_filter(filter, 0, cd_values, chunk) else {
+        assert!(
+            encoding == Encoding::MayFail,
+            "encoding {} bytes with valid parameters {cd_values:?} failed",
+            chunk.len()
+        );
+        return None;
+    };
+    let decoded = run_filter(filter, H5Z_FLAG_REVERSE, cd_values, &encoded);
+    let decoded = decoded.unwrap_or_else(|| {
+        panic!("decoding what {cd_values:?} encoded ({} of {} bytes) failed", encoded.len(), chunk.len())
+    });
+    assert!(decoded == chunk, "{cd_values:?}: {} bytes decode to {} other bytes", chunk.len(), decoded.len());
+    Some(encoded)
 }

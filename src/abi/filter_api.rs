@@ -1,7 +1,7 @@
 //! `netcdf_filter.h`: the public filter API (replacing `libdispatch/dfilter.c`).
 //!
 //! Same signatures, check order and return codes as netcdf-c 4.9.0; the intended
-//! differences are listed in the README's compatibility section.
+//! differences are listed in docs/compatibility.md.
 
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
 use crate::error::{report, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_ENOFILTER};

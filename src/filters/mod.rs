@@ -1,5 +1,5 @@
-//! The standard filters themselves (issue: "The standard filters in Rust"): byte formats
-//! identical to netcdf-c 4.9.0's C plugins and HDF5's built-in filters.
+//! The standard filters themselves: byte formats identical to netcdf-c 4.9.0's C plugins and
+//! HDF5's built-in filters.
 //!
 //! Each filter works on byte slices and writes C-heap output ([`CVec`]), so the `H5Z_func_t`
 //! adapter can hand results to C without a copy. Decoders never allocate without bound: output

@@ -9,7 +9,8 @@ use crate::process::{cmd, run, succeeds_into_log};
 use crate::setup;
 use crate::text::{print_file, print_matching, print_tail};
 
-/// netcdf-c's own configuration (reference §2), in Release.
+/// The configuration of both netcdf-c builds, in Release: the filter code (netCDF-4/HDF5, NCZarr,
+/// plugins) and every test of it on; remote access, HDF4, PnetCDF, parallel I/O and docs off.
 const NETCDF_FLAGS: [&str; 23] = [
     "-DCMAKE_BUILD_TYPE=Release",
     "-DBUILD_SHARED_LIBS=ON",

@@ -1,4 +1,4 @@
-//! `valgrind`: the ctest tests that reach filter code (reference §4.4) under memcheck, every
+//! `valgrind`: the ctest tests that reach filter code (`VALGRIND_TESTS` below) under memcheck, every
 //! netcdf-c program their scripts start traced, on the stock and the ncfilters builds.
 
 use std::path::{Path, PathBuf};
