@@ -322,12 +322,13 @@ pub fn apply_chain(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::c_types::H5Z_func_t;
     use crate::filters::test_filters::{record_decode_limit as record_limit, SEEN_LIMIT};
     use crate::plugin_loader::test_parts::*;
-    use crate::plugin_loader::{FilterFn, LibraryContents};
+    use crate::plugin_loader::LibraryContents;
     use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
 
-    fn registry(parts: &[(u32, FilterFn)]) -> Registry {
+    fn registry(parts: &[(u32, H5Z_func_t)]) -> Registry {
         let mut builder = RegistryBuilder::default();
         for &(id, function) in parts {
             builder.add(LoadedLibrary {
@@ -361,7 +362,7 @@ mod tests {
 
     #[test]
     fn encode_runs_forward_and_decode_inverts_it() {
-        let registry = registry(&[(1, add_one), (2, add_one)]);
+        let registry = registry(&[(1, Some(add_one)), (2, Some(add_one))]);
         let chain = stages(&registry, &[1, 2]);
         let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), true, None).unwrap();
         assert_eq!(encoded.bytes(), [3, 4, 5]);
@@ -371,7 +372,7 @@ mod tests {
 
     #[test]
     fn a_stage_failure_is_efilter_in_both_directions() {
-        let registry = registry(&[(1, add_one), (3, fail), (4, fail_minus_one)]);
+        let registry = registry(&[(1, Some(add_one)), (3, Some(fail)), (4, Some(fail_minus_one))]);
         for failing in [3, 4] {
             let chain = stages(&registry, &[1, failing]);
             for encode in [true, false] {
@@ -382,7 +383,7 @@ mod tests {
 
     #[test]
     fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
-        let registry = registry(&[(1, add_one)]);
+        let registry = registry(&[(1, Some(add_one))]);
         let chain = stages(&registry, &[1]);
         assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(4)).unwrap_err(), NC_EFILTER);
         assert_eq!(
@@ -399,7 +400,7 @@ mod tests {
 
     #[test]
     fn decoding_with_a_known_chunk_size_bounds_the_decoders() {
-        let registry = registry(&[(5, record_limit)]);
+        let registry = registry(&[(5, Some(record_limit))]);
         let chain = stages(&registry, &[5]);
         apply_chain(&chain, "v", chunk(&[0; 8]), false, Some(8)).unwrap();
         assert_eq!(SEEN_LIMIT.with(|s| s.get()), decode_limit_for(8));
@@ -411,7 +412,7 @@ mod tests {
 
     #[test]
     fn malformed_codecs_make_broken_filters_not_errors() {
-        let registry = registry(&[(1, add_one)]);
+        let registry = registry(&[(1, Some(add_one))]);
         for (text, problem) in [
             (r#"{"level": 1}"#, "has no \"id\""),
             (r#""zlib""#, "not a JSON object"),

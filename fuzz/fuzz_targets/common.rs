@@ -5,7 +5,7 @@
 //! crash, an unbounded allocation or a leak (libFuzzer's -rss_limit_mb and leak detection watch).
 #![allow(dead_code)] // each target uses only part of it
 
-use ncfilters::abi::h5z::{H5zFilterFn, H5Z_FLAG_REVERSE};
+use ncfilters::c_types::{H5Z_func_t, H5Z_FLAG_REVERSE};
 use std::os::raw::c_void;
 
 /// `H5Z_FLAG_SKIP_EDC`: fletcher32 drops its checksum unchecked.
@@ -47,8 +47,9 @@ impl From<&[u32]> for Params {
 
 /// Decodes the chunk at the end of `data` with `filter`; `choose` reads the parameters from
 /// the front (None: the input is too short for them, nothing to do).
-pub fn decode(data: &[u8], filter: H5zFilterFn, choose: impl FnOnce(&mut Input) -> Option<Params>) {
+pub fn decode(data: &[u8], filter: H5Z_func_t, choose: impl FnOnce(&mut Input) -> Option<Params>) {
     let mut input = Input(data);
+    let filter = filter.expect("a filter function");
     let Some(params) = choose(&mut input) else { return };
     let chunk = input.0;
     let cd_values = &params.cd_values;

@@ -8,6 +8,6 @@ use common::{Params, SKIP_EDC};
 use libfuzzer_sys::fuzz_target;
 use ncfilters::abi::h5z;
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_fletcher32, |input| {
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_fletcher32), |input| {
     Some(Params { flags: input.pick(&[0, SKIP_EDC])?, cd_values: Vec::new() })
 }));
