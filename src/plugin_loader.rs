@@ -486,7 +486,7 @@ impl CodecPart {
     }
 }
 
-/// Plugin parts made of Rust functions, for the registry's unit tests.
+/// Plugin parts made of Rust functions, for the registry's and the chain's unit tests.
 #[cfg(test)]
 pub mod test_parts {
     use super::*;
@@ -543,63 +543,6 @@ pub mod test_parts {
 
     pub fn keep_alive() -> KeepAlive {
         Arc::new(())
-    }
-
-    /// Encode: a new malloc'd block with every byte + 1 (old block freed); decode: the inverse.
-    ///
-    /// # Safety
-    /// The `H5Z_func_t` contract: `*buf` is a malloc'd block holding `nbytes` bytes.
-    pub unsafe extern "C" fn add_one(
-        flags: c_uint,
-        _: usize,
-        _: *const c_uint,
-        nbytes: usize,
-        buf_size: *mut usize,
-        buf: *mut *mut c_void,
-    ) -> usize {
-        // SAFETY: the H5Z_func_t contract: *buf holds nbytes bytes of a malloc'd block.
-        unsafe {
-            let out = libc::malloc(nbytes.max(1)).cast::<u8>();
-            let input = (*buf).cast::<u8>();
-            for i in 0..nbytes {
-                let b = *input.add(i);
-                *out.add(i) = if flags & H5Z_FLAG_REVERSE != 0 { b.wrapping_sub(1) } else { b.wrapping_add(1) };
-            }
-            libc::free(*buf);
-            *buf = out.cast();
-            *buf_size = nbytes;
-        }
-        nbytes
-    }
-
-    /// Fails in both directions, leaving the block alone (0 = failure).
-    ///
-    /// # Safety
-    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn fail(
-        _: c_uint,
-        _: usize,
-        _: *const c_uint,
-        _: usize,
-        _: *mut usize,
-        _: *mut *mut c_void,
-    ) -> usize {
-        0
-    }
-
-    /// Fails the way netcdf-c's HGOTO_ERROR plugins do: (size_t)-1.
-    ///
-    /// # Safety
-    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn fail_minus_one(
-        _: c_uint,
-        _: usize,
-        _: *const c_uint,
-        _: usize,
-        _: *mut usize,
-        _: *mut *mut c_void,
-    ) -> usize {
-        usize::MAX
     }
 
     /// The codec part [`load`] reads from a library's `NCZ_codec_t`.
