@@ -65,6 +65,11 @@ pub type H5Z_func_t = Option<
     ) -> usize,
 >;
 
+/// `H5Z_FLAG_REVERSE`: the filter function is asked to decode.
+pub const H5Z_FLAG_REVERSE: c_uint = 0x0100;
+/// `H5Z_FLAG_SKIP_EDC`: skip error detection (fletcher32's check) when decoding.
+pub const H5Z_FLAG_SKIP_EDC: c_uint = 0x0200;
+
 #[cfg(not(ncfilters_use_hdf5))]
 /// An HDF5 filter class (`H5Zpublic.h` layout).
 #[repr(C)]

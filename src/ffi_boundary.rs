@@ -1,4 +1,4 @@
-//! The panic boundary and pointer helpers shared by every export in [`crate::abi`].
+//! The panic boundary and the pointer helpers of the C interfaces.
 
 use crate::error::{report, NcResult, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
 use std::ffi::CStr;

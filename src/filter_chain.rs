@@ -17,14 +17,16 @@
 //! No reference to a variable's filters lives across a call into a plugin (which may re-enter
 //! netcdf-c on the same variable): [`WorkingJob`] and [`Stage`] carry owned copies of what a
 //! plugin call needs, and the results are written back through a fresh access.
-#![forbid(unsafe_code)]
+// Safe code only; the tests' fixture filters, which speak the C buffer protocol, are the exception.
+#![cfg_attr(not(test), forbid(unsafe_code))]
+#![cfg_attr(test, deny(unsafe_code))]
 
 use crate::c_heap::{CParams, ChunkBuffer};
 use crate::codec_json::{self, Dialect};
 use crate::error::{report, NcResult, NC_EFILTER, NC_ENOFILTER};
 use crate::filters::DecodeLimit;
 use crate::plugin_loader::CodecPart;
-use crate::plugin_registry::{Plugin, Registry};
+use crate::plugin_registry::{note_missing, Plugin, Registry};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
@@ -119,8 +121,8 @@ impl ZarrFilter {
                 filter.hdf5_id = codec.hdf5_id;
                 filter.plugin = Some(plugin.clone());
             }
-            Some(plugin) => crate::plugin_registry::note_missing(&codec_id, Some(plugin)),
-            None => crate::plugin_registry::note_missing(&codec_id, None),
+            Some(plugin) => note_missing(&codec_id, Some(plugin)),
+            None => note_missing(&codec_id, None),
         }
         filter
     }
@@ -324,115 +326,4 @@ pub fn apply_chain(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::filters::test_filters::{record_decode_limit as record_limit, SEEN_LIMIT};
-    use crate::plugin_loader::test_parts::*;
-    use crate::plugin_loader::{FilterFn, LibraryContents};
-    use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
-
-    fn registry(parts: &[(u32, FilterFn)]) -> Registry {
-        let mut builder = RegistryBuilder::default();
-        for &(id, function) in parts {
-            builder.add(LoadedLibrary {
-                path: format!("/test/{id}.so").into(),
-                keep_alive: keep_alive(),
-                contents: LibraryContents::Plugin {
-                    filter: Some(filter_with(id, function)),
-                    codec: Some(codec(&format!("c{id}"), id)),
-                },
-            });
-        }
-        builder.finish()
-    }
-
-    fn ready(mut filter: ZarrFilter) -> ZarrFilter {
-        if let Some(job) = filter.working_job().unwrap() {
-            filter.finish_working(job.run(0, 0)).unwrap();
-        }
-        filter
-    }
-
-    fn stages(registry: &Registry, ids: &[u32]) -> Vec<Stage> {
-        ids.iter()
-            .map(|&id| ready(ZarrFilter::defined(registry.get(id).unwrap().clone(), &[]).unwrap()).stage("v").unwrap())
-            .collect()
-    }
-
-    fn chunk(bytes: &[u8]) -> ChunkBuffer {
-        ChunkBuffer::from_bytes(bytes).unwrap()
-    }
-
-    #[test]
-    fn encode_runs_forward_and_decode_inverts_it() {
-        let registry = registry(&[(1, add_one), (2, add_one)]);
-        let chain = stages(&registry, &[1, 2]);
-        let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), true, None).unwrap();
-        assert_eq!(encoded.bytes(), [3, 4, 5]);
-        let decoded = apply_chain(&chain, "v", encoded, false, Some(3)).unwrap();
-        assert_eq!(decoded.bytes(), [1, 2, 3]);
-    }
-
-    #[test]
-    fn a_stage_failure_is_efilter_in_both_directions() {
-        let registry = registry(&[(1, add_one), (3, fail), (4, fail_minus_one)]);
-        for failing in [3, 4] {
-            let chain = stages(&registry, &[1, failing]);
-            for encode in [true, false] {
-                assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), encode, None).unwrap_err(), NC_EFILTER);
-            }
-        }
-    }
-
-    #[test]
-    fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
-        let registry = registry(&[(1, add_one)]);
-        let chain = stages(&registry, &[1]);
-        assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(4)).unwrap_err(), NC_EFILTER);
-        assert_eq!(
-            apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, None).unwrap().bytes(),
-            [0, 1, 2],
-            "size unknown"
-        );
-        assert_eq!(
-            apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(2)).unwrap().bytes(),
-            [0, 1, 2],
-            "longer: as netcdf-c"
-        );
-    }
-
-    #[test]
-    fn decoding_with_a_known_chunk_size_bounds_the_decoders() {
-        let registry = registry(&[(5, record_limit)]);
-        let chain = stages(&registry, &[5]);
-        apply_chain(&chain, "v", chunk(&[0; 8]), false, Some(8)).unwrap();
-        assert_eq!(SEEN_LIMIT.with(|s| s.get()), decode_limit_for(8));
-        apply_chain(&chain, "v", chunk(&[0; 8]), true, Some(8)).unwrap();
-        assert_eq!(SEEN_LIMIT.with(|s| s.get()), crate::filters::MAX_DECODED, "encoding is not bounded");
-        assert_eq!(crate::filters::decode_limit(), crate::filters::MAX_DECODED, "the limit ends with the chain");
-        assert!(decode_limit_for(1 << 20) >= (1 << 20) + 4 + 16, "fletcher32 and blosc headers fit");
-    }
-
-    #[test]
-    fn malformed_codecs_make_broken_filters_not_errors() {
-        let registry = registry(&[(1, add_one)]);
-        for (text, problem) in [
-            (r#"{"level": 1}"#, "has no \"id\""),
-            (r#""zlib""#, "not a JSON object"),
-            (r#"{"id": 3}"#, "non-empty string"),
-        ] {
-            let mut filter = ZarrFilter::from_codec(&registry, text, 0, 4, "variable \"v\", key \"compressor\"");
-            let why = filter.broken.clone().expect("broken");
-            assert!(why.contains("variable \"v\", key \"compressor\"") && why.contains(problem), "{why}");
-            assert!(!filter.is_complete());
-            assert_eq!(filter.working_job().err(), Some(NC_EFILTER));
-            assert_eq!(filter.stage("v").err(), Some(NC_EFILTER));
-            assert_eq!(filter.codec_text.as_deref(), Some(text), "_Codecs still shows it");
-        }
-        let unknown = ZarrFilter::from_codec(&registry, r#"{"id": "nosuch"}"#, 0, 4, "v");
-        assert!(
-            unknown.broken.is_none() && unknown.stage("v").err() == Some(NC_ENOFILTER),
-            "a missing plugin stays ENOFILTER"
-        );
-    }
-}
+mod tests;

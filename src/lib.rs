@@ -1,20 +1,24 @@
 //! ncfilters: netcdf-c 4.9.0's filter internals in Rust, exported with netcdf-c's exact C ABI.
 //!
-//! Where things are:
-//! - [`abi`]: every exported C function, one file per replaced netcdf-c source file;
-//! - [`filterspec`]: the filter-spec parser (safe code);
-//! - [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers (safe code);
-//! - [`hdf5_filter_rules`]: ordering and conflict rules of a variable's filter list (safe code);
-//! - [`codec_json`]: NCZarr codec JSON, its numeric and legacy dialects (safe code);
-//! - [`codecs`]: the standard filters' Zarr codecs (safe code);
-//! - [`plugin_registry`]: NCZarr plugin discovery and pairing (safe code); [`plugin_loader`]: its FFI;
-//! - [`filter_chain`]: an NCZarr variable's filters and the chunk filter chain (safe code);
-//! - [`filters`]: the standard filters themselves (safe code, but for the calls into libblosc and
-//!   libsz and the SIMD shuffle kernels);
-//! - [`c_types`]: the `repr(C)` types of netcdf-c's public filter headers;
-//! - [`netcdf_sys`]: bindings to netcdf-c internals (dispatch layer); [`hdf5_sys`]: to HDF5;
-//! - [`abi_layout`]: the layout table the ABI check compares with netcdf-c's headers;
-//! - [`c_heap`], [`ffi_boundary`], [`error`]: C heap, panic boundary, status codes.
+//! The modules form layers, lowest first: a module uses only modules below it, so the module
+//! graph has no cycle and nothing outside [`abi`] uses [`abi`] (`tests/layers.rs` checks the order):
+//! 1. [`error`]: status codes and diagnostics; [`c_types`]: the `repr(C)` types of netcdf-c's
+//!    public filter headers;
+//! 2. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
+//! 3. [`filterspec`]: the filter-spec parser; [`hdf5_filter_rules`]: ordering and conflict rules
+//!    of a variable's filter list; [`standard_filters`]: parameters of the bzip2/zstd/blosc
+//!    helpers; [`codec_json`]: NCZarr codec JSON, its numeric and legacy dialects; then
+//!    [`codecs`]: the standard filters' Zarr codecs; [`filters`]: the standard filters
+//!    themselves; [`hdf5_sys`]: bindings to HDF5;
+//! 4. [`plugin_loader`]: plugin libraries' FFI, and ncfilters' own codecs as native parts; then
+//!    [`plugin_registry`]: NCZarr plugin discovery and pairing (the built-in parts are handed in
+//!    by its caller); then [`filter_chain`]: an NCZarr variable's filters and the chunk filter
+//!    chain;
+//! 5. [`netcdf_sys`]: bindings to netcdf-c internals (the NCZarr filter lists hold
+//!    [`filter_chain`] filters); then [`abi_layout`]: the layout table the ABI check compares
+//!    with netcdf-c's headers;
+//! 6. [`abi`]: every exported C function, one file per replaced netcdf-c source file, and the
+//!    standard filters' `H5Z_func_t` entry points, plugin statics and built-ins.
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 

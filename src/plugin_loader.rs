@@ -1,15 +1,19 @@
 //! The FFI side of the plugin registry: opening plugin libraries, reading their
 //! `H5Z_class2_t` / `NCZ_codec_t` structs defensively, and calling their functions.
+//! ncfilters' own codecs are a native kind of [`CodecPart`], called as Rust.
 //!
 //! Everything read from a library is validated before use (NULL pointers, struct version and
 //! sort, id range, NUL-terminated names), so a bad library is reported and skipped rather than
 //! dereferenced. Libraries are opened `RTLD_LAZY | RTLD_GLOBAL` like netcdf-c 4.9.0's loader,
 //! because netcdf-c's C plugins resolve `strlcat`, `nc_inq_*` and `NCJ*` from the global scope.
 
-use crate::abi::plugin::{StaticClass, StaticCodec};
 use crate::c_heap::{CParams, ChunkBuffer};
-use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_set_local_func_t, NCZ_codec_t};
+use crate::c_types::{
+    H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t, H5Z_FLAG_REVERSE,
+};
+use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
+use crate::ffi_boundary::status_of;
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -17,8 +21,6 @@ use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 
-/// `H5Z_func_t`, as the standard filters' entry points have it.
-pub use crate::abi::h5z::{H5zFilterFn as FilterFn, H5Z_FLAG_REVERSE};
 type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
 type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int;
 type ModifyParametersFn =
@@ -34,29 +36,46 @@ const MAX_DEFAULT_CODECS: usize = 4096;
 /// Keeps a plugin library mapped while any part taken from it is in use.
 pub type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
 
-/// The HDF5 half of a plugin: its filter id and function.
+/// The HDF5 half of a plugin: its filter id and function (a library's, or one of ncfilters' own
+/// Rust functions with the same signature).
 #[derive(Debug, Clone)]
 pub struct FilterPart {
     pub id: u32,
     pub name: String,
-    pub function: FilterFn,
+    /// Not NULL: a class without a filter function is skipped at loading.
+    pub function: H5Z_func_t,
     /// The class's dataset-creation callbacks (used when the filter stands in for HDF5's).
     pub can_apply: H5Z_can_apply_func_t,
     pub set_local: H5Z_set_local_func_t,
 }
 
-/// The Zarr half of a plugin: the codec's functions, copied out of its `NCZ_codec_t`.
+/// The Zarr half of a plugin: the codec's functions.
 #[derive(Debug, Clone)]
 pub struct CodecPart {
     pub codec_id: String,
     pub hdf5_id: u32,
-    initialize: Option<unsafe extern "C" fn()>,
-    finalize: Option<unsafe extern "C" fn()>,
-    to_hdf5: Option<CodecToHdf5Fn>,
-    hdf5_to_codec: Option<Hdf5ToCodecFn>,
-    modify_parameters: Option<ModifyParametersFn>,
+    functions: CodecFunctions,
     /// Shared by the clones of this part: whether `NCZ_codec_initialize` has run.
     init: Arc<InitState>,
+}
+
+/// A built-in codec's `NCZ_modify_parameters` as Rust: the working parameters of `visible` for
+/// variable `(ncid, varid)`. Given by the caller of [`CodecPart::native`], which can ask netcdf-c.
+pub type WorkingParamsFn = fn(Codec, c_int, c_int, &[u32]) -> NcResult<Vec<u32>>;
+
+/// What runs a codec.
+#[derive(Debug, Clone, Copy)]
+enum CodecFunctions {
+    /// A plugin library's, copied out of its `NCZ_codec_t`.
+    Library {
+        initialize: Option<unsafe extern "C" fn()>,
+        finalize: Option<unsafe extern "C" fn()>,
+        to_hdf5: Option<CodecToHdf5Fn>,
+        hdf5_to_codec: Option<Hdf5ToCodecFn>,
+        modify_parameters: Option<ModifyParametersFn>,
+    },
+    /// One of ncfilters' standard codecs, called directly (it has no initialiser or finaliser).
+    Native { codec: Codec, working: WorkingParamsFn },
 }
 
 /// A codec's `NCZ_codec_initialize` runs once, the first time the codec is used, never at
@@ -214,13 +233,7 @@ fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, LoadError> {
         .ok_or_else(|| LoadError { reason: format!("filter {id} has a NULL filter function"), id: Some(id) })?;
     // SAFETY: the class name is NULL or a NUL-terminated string.
     let name = unsafe { name_of(class.name) }.unwrap_or_default();
-    Ok(FilterPart { id, name, function, can_apply: class.can_apply, set_local: class.set_local })
-}
-
-/// A filter and codec built into ncfilters, read as a plugin's would be.
-pub fn builtin(class: &'static StaticClass, codec: &'static StaticCodec) -> Result<(FilterPart, CodecPart), LoadError> {
-    // SAFETY: a static NCZ_codec_t of ncfilters' own.
-    Ok((filter_part(&class.0)?, unsafe { read_codec((&codec.0 as *const NCZ_codec_t).cast()) }?))
+    Ok(FilterPart { id, name, function: Some(function), can_apply: class.can_apply, set_local: class.set_local })
 }
 
 /// # Safety
@@ -245,16 +258,14 @@ unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, LoadError> {
     // SAFETY: codecid is NULL or NUL-terminated.
     let codec_id = unsafe { name_of(codec.codecid) }
         .ok_or_else(|| LoadError { reason: "codec has a NULL, empty or non-UTF-8 id".into(), id })?;
-    Ok(CodecPart {
-        codec_id,
-        hdf5_id: codec.hdf5id,
+    let functions = CodecFunctions::Library {
         initialize: codec.NCZ_codec_initialize,
         finalize: codec.NCZ_codec_finalize,
         to_hdf5: codec.NCZ_codec_to_hdf5,
         hdf5_to_codec: codec.NCZ_hdf5_to_codec,
         modify_parameters: codec.NCZ_modify_parameters,
-        init: Arc::default(),
-    })
+    };
+    Ok(CodecPart { codec_id, hdf5_id: codec.hdf5id, functions, init: Arc::default() })
 }
 
 /// # Safety
@@ -283,12 +294,15 @@ impl FilterPart {
     /// block and store a new one; `buffer` follows it. A return of 0 or `(size_t)-1` (the
     /// `HGOTO_ERROR` value of netcdf-c's plugins) is a failure.
     pub fn apply(&self, reverse: bool, params: &CParams, buffer: &mut ChunkBuffer) -> Result<(), String> {
+        let Some(function) = self.function else {
+            return Err(format!("filter {} ({}) has a NULL filter function", self.id, self.name));
+        };
         let flags = if reverse { H5Z_FLAG_REVERSE } else { 0 };
         let (mut ptr, mut buf_size) = (buffer.ptr, buffer.buf_size);
         let (count, values) = params.as_raw();
         // SAFETY: buffer owns a malloc'd block of at least `used` bytes; params are NULL or
         // readable for `count` words; the filter follows the H5Z_func_t contract.
-        let used = unsafe { (self.function)(flags, count, values, buffer.used, &mut buf_size, &mut ptr) };
+        let used = unsafe { function(flags, count, values, buffer.used, &mut buf_size, &mut ptr) };
         // Whatever the outcome, the block to own now is the one the filter left in *buf.
         buffer.ptr = ptr;
         buffer.buf_size = buf_size;
@@ -317,6 +331,17 @@ fn check(code: c_int, what: &str, codec_id: &str) -> NcResult<()> {
 }
 
 impl CodecPart {
+    /// One of ncfilters' standard codecs, called as Rust; `working` computes its working
+    /// parameters when [`Codec::modifies_parameters`].
+    pub fn native(codec: Codec, working: WorkingParamsFn) -> Self {
+        CodecPart {
+            codec_id: codec.codec_id().to_string(),
+            hdf5_id: codec.hdf5_id(),
+            functions: CodecFunctions::Native { codec, working },
+            init: Arc::default(),
+        }
+    }
+
     /// Runs `NCZ_codec_initialize` if this is the codec's first use (see [`InitState`]).
     /// A plugin library is trusted native code, as HDF5 treats it: nothing is probed.
     pub fn ensure_initialized(&self) {
@@ -332,7 +357,7 @@ impl CodecPart {
             }
         }
         init.runner.store(me, Ordering::Release);
-        if let Some(initialize) = self.initialize {
+        if let CodecFunctions::Library { initialize: Some(initialize), .. } = self.functions {
             // SAFETY: NCZ_codec_initialize takes no arguments.
             unsafe { initialize() };
         }
@@ -349,54 +374,92 @@ impl CodecPart {
         if !self.is_initialized() {
             return;
         }
-        if let Some(finalize) = self.finalize {
+        if let CodecFunctions::Library { finalize: Some(finalize), .. } = self.functions {
             // SAFETY: NCZ_codec_finalize takes no arguments.
             unsafe { finalize() }
         }
     }
 
+    /// Runs a native codec function as its `NCZ_codec_t` entry point would: a panic becomes
+    /// `NC_EINTERNAL`, reported under the entry point's name.
+    fn native_status(&self, entry_point: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
+        status_of(&format!("{} {entry_point}", self.codec_id), body)
+    }
+
     /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.
     pub fn to_hdf5(&self, codec_json: &str) -> NcResult<CParams> {
         self.ensure_initialized();
-        let Some(to_hdf5) = self.to_hdf5 else {
-            return Ok(CParams::empty());
-        };
-        let text = CString::new(codec_json).map_err(|_| NC_EFILTER)?;
-        let (mut len, mut ptr) = (0usize, std::ptr::null_mut());
-        // SAFETY: text is NUL-terminated; out-pointers are valid; the plugin returns a C-heap vector.
-        let code = unsafe { to_hdf5(text.as_ptr(), &mut len, &mut ptr) };
-        // SAFETY: on any outcome, a non-NULL vector is the plugin's calloc'd result for us to free.
-        let params = unsafe { CParams::from_raw(ptr, len) };
-        check(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
-        Ok(params)
+        match self.functions {
+            CodecFunctions::Library { to_hdf5: None, .. } => Ok(CParams::empty()),
+            CodecFunctions::Library { to_hdf5: Some(to_hdf5), .. } => {
+                let text = CString::new(codec_json).map_err(|_| NC_EFILTER)?;
+                let (mut len, mut ptr) = (0usize, std::ptr::null_mut());
+                // SAFETY: text is NUL-terminated; out-pointers are valid; the plugin returns a C-heap vector.
+                let code = unsafe { to_hdf5(text.as_ptr(), &mut len, &mut ptr) };
+                // SAFETY: on any outcome, a non-NULL vector is the plugin's calloc'd result for us to free.
+                let params = unsafe { CParams::from_raw(ptr, len) };
+                check(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
+                Ok(params)
+            }
+            CodecFunctions::Native { codec, .. } => {
+                // Text a C codec could not be given is refused alike.
+                if codec_json.contains('\0') {
+                    return Err(NC_EFILTER);
+                }
+                let mut params = CParams::empty();
+                let code = self.native_status("NCZ_codec_to_hdf5", || {
+                    params = CParams::from_slice(&codec.from_json(codec_json)?)?;
+                    Ok(())
+                });
+                check(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
+                Ok(params)
+            }
+        }
     }
 
     /// `NCZ_hdf5_to_codec`: the codec JSON text of visible HDF5 parameters.
     pub fn to_codec(&self, visible: &CParams) -> NcResult<String> {
         self.ensure_initialized();
-        let Some(hdf5_to_codec) = self.hdf5_to_codec else {
-            crate::error::report(format_args!("codec \"{}\" has no NCZ_hdf5_to_codec", self.codec_id));
-            return Err(NC_EFILTER);
-        };
-        let (count, values) = visible.as_raw();
-        let mut text: *mut c_char = std::ptr::null_mut();
-        // SAFETY: values NULL or readable for `count` words; text is a valid out-pointer.
-        let code = unsafe { hdf5_to_codec(count, values, &mut text) };
-        // SAFETY: text is NULL or the plugin's strdup'd string, ours to free.
-        let owned = unsafe { crate::ffi_boundary::c_str_bytes(text) }.map(|b| String::from_utf8_lossy(b).into_owned());
-        // SAFETY: as above.
-        unsafe { libc::free(text.cast()) };
-        check(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
-        owned.ok_or(NC_EFILTER)
+        match self.functions {
+            CodecFunctions::Library { hdf5_to_codec: None, .. } => {
+                crate::error::report(format_args!("codec \"{}\" has no NCZ_hdf5_to_codec", self.codec_id));
+                Err(NC_EFILTER)
+            }
+            CodecFunctions::Library { hdf5_to_codec: Some(hdf5_to_codec), .. } => {
+                let (count, values) = visible.as_raw();
+                let mut text: *mut c_char = std::ptr::null_mut();
+                // SAFETY: values NULL or readable for `count` words; text is a valid out-pointer.
+                let code = unsafe { hdf5_to_codec(count, values, &mut text) };
+                // SAFETY: text is NULL or the plugin's strdup'd string, ours to free.
+                let owned =
+                    unsafe { crate::ffi_boundary::c_str_bytes(text) }.map(|b| String::from_utf8_lossy(b).into_owned());
+                // SAFETY: as above.
+                unsafe { libc::free(text.cast()) };
+                check(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
+                owned.ok_or(NC_EFILTER)
+            }
+            CodecFunctions::Native { codec, .. } => {
+                let mut text = None;
+                let code = self.native_status("NCZ_hdf5_to_codec", || {
+                    text = Some(codec.to_json(visible.as_slice())?);
+                    Ok(())
+                });
+                check(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
+                text.ok_or(NC_EFILTER)
+            }
+        }
     }
 
     /// Whether the codec computes working parameters itself.
     pub fn modifies_parameters(&self) -> bool {
-        self.modify_parameters.is_some()
+        match self.functions {
+            CodecFunctions::Library { modify_parameters, .. } => modify_parameters.is_some(),
+            CodecFunctions::Native { codec, .. } => codec.modifies_parameters(),
+        }
     }
 
     /// `NCZ_modify_parameters`: visible → working parameters for variable `(ncid, varid)`.
-    /// The plugin may re-enter netcdf-c (`nc_inq_var`, …) and may replace either vector.
+    /// The codec may re-enter netcdf-c (`nc_inq_var`, …); a plugin may replace either vector.
     pub fn modify_parameters(
         &self,
         ncid: c_int,
@@ -405,22 +468,30 @@ impl CodecPart {
         working: &mut CParams,
     ) -> NcResult<()> {
         self.ensure_initialized();
-        let Some(modify) = self.modify_parameters else {
-            return Ok(());
+        let code = match self.functions {
+            CodecFunctions::Library { modify_parameters: None, .. } => return Ok(()),
+            CodecFunctions::Library { modify_parameters: Some(modify), .. } => {
+                // SAFETY: both pairs are C-heap vectors the plugin may free and replace, as the protocol allows.
+                unsafe { modify(ncid, varid, &mut visible.len, &mut visible.ptr, &mut working.len, &mut working.ptr) }
+            }
+            CodecFunctions::Native { codec, .. } if !codec.modifies_parameters() => return Ok(()),
+            CodecFunctions::Native { codec, working: working_of } => {
+                self.native_status("NCZ_modify_parameters", || {
+                    *working = CParams::from_slice(&working_of(codec, ncid, varid, visible.as_slice())?)?;
+                    Ok(())
+                })
+            }
         };
-        // SAFETY: both pairs are C-heap vectors the plugin may free and replace, as the protocol allows.
-        let code =
-            unsafe { modify(ncid, varid, &mut visible.len, &mut visible.ptr, &mut working.len, &mut working.ptr) };
         check(code, "NCZ_modify_parameters", &self.codec_id)
     }
 }
 
-/// Plugin parts made of Rust functions, for the registry's unit tests.
+/// Plugin parts made of Rust functions, for the registry's and the chain's unit tests.
 #[cfg(test)]
 pub mod test_parts {
     use super::*;
 
-    unsafe extern "C" fn identity(
+    extern "C" fn identity(
         _: c_uint,
         _: usize,
         _: *const c_uint,
@@ -432,94 +503,94 @@ pub mod test_parts {
     }
 
     pub fn filter(id: u32) -> FilterPart {
-        filter_with(id, identity)
+        filter_with(id, Some(identity))
     }
 
+    pub fn filter_with(id: u32, function: H5Z_func_t) -> FilterPart {
+        FilterPart { id, name: format!("f{id}"), function, can_apply: None, set_local: None }
+    }
+
+    /// A library codec with no functions.
     pub fn codec(codec_id: &str, hdf5_id: u32) -> CodecPart {
-        CodecPart {
-            codec_id: codec_id.to_string(),
-            hdf5_id,
-            initialize: None,
-            finalize: None,
-            to_hdf5: None,
-            hdf5_to_codec: None,
-            modify_parameters: None,
-            init: Arc::default(),
-        }
+        with_functions(codec_id, hdf5_id, None, None)
     }
 
-    /// A codec with an initialiser and a finaliser.
+    /// A library codec with an initialiser and a finaliser.
     pub fn codec_with_lifecycle(
         codec_id: &str,
         hdf5_id: u32,
         initialize: extern "C" fn(),
         finalize: extern "C" fn(),
     ) -> CodecPart {
-        CodecPart { initialize: Some(initialize), finalize: Some(finalize), ..codec(codec_id, hdf5_id) }
+        with_functions(codec_id, hdf5_id, Some(initialize), Some(finalize))
+    }
+
+    fn with_functions(
+        codec_id: &str,
+        hdf5_id: u32,
+        initialize: Option<unsafe extern "C" fn()>,
+        finalize: Option<unsafe extern "C" fn()>,
+    ) -> CodecPart {
+        let functions = CodecFunctions::Library {
+            initialize,
+            finalize,
+            to_hdf5: None,
+            hdf5_to_codec: None,
+            modify_parameters: None,
+        };
+        CodecPart { codec_id: codec_id.to_string(), hdf5_id, functions, init: Arc::default() }
     }
 
     pub fn keep_alive() -> KeepAlive {
         Arc::new(())
     }
 
-    /// Encode: a new malloc'd block with every byte + 1 (old block freed); decode: the inverse.
+    /// The codec part [`load`] reads from a library's `NCZ_codec_t`.
     ///
     /// # Safety
-    /// The `H5Z_func_t` contract: `*buf` is a malloc'd block holding `nbytes` bytes.
-    pub unsafe extern "C" fn add_one(
-        flags: c_uint,
-        _: usize,
-        _: *const c_uint,
-        nbytes: usize,
-        buf_size: *mut usize,
-        buf: *mut *mut c_void,
-    ) -> usize {
-        // SAFETY: the H5Z_func_t contract: *buf holds nbytes bytes of a malloc'd block.
-        unsafe {
-            let out = libc::malloc(nbytes.max(1)).cast::<u8>();
-            let input = (*buf).cast::<u8>();
-            for i in 0..nbytes {
-                let b = *input.add(i);
-                *out.add(i) = if flags & H5Z_FLAG_REVERSE != 0 { b.wrapping_sub(1) } else { b.wrapping_add(1) };
-            }
-            libc::free(*buf);
-            *buf = out.cast();
-            *buf_size = nbytes;
+    /// `codec` is a version-1 `NCZ_codec_t` whose pointers are NULL or valid for the process.
+    pub unsafe fn library_codec(codec: &'static NCZ_codec_t) -> Result<CodecPart, LoadError> {
+        // SAFETY: forwarded contract.
+        unsafe { read_codec((codec as *const NCZ_codec_t).cast()) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{NC_EINTERNAL, NC_EINVAL};
+
+    fn working_of(codec: Codec, ncid: c_int, varid: c_int, visible: &[u32]) -> NcResult<Vec<u32>> {
+        match (ncid, varid) {
+            (1, _) => Ok(vec![codec.hdf5_id(), varid as u32, visible.len() as u32]),
+            (2, _) => Err(NC_EINVAL),
+            _ => panic!("a working-parameters bug"),
         }
-        nbytes
     }
 
-    /// Fails in both directions, leaving the block alone (0 = failure).
-    ///
-    /// # Safety
-    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn fail(
-        _: c_uint,
-        _: usize,
-        _: *const c_uint,
-        _: usize,
-        _: *mut usize,
-        _: *mut *mut c_void,
-    ) -> usize {
-        0
+    #[test]
+    fn a_native_codec_computes_working_parameters_through_the_given_function() {
+        let shuffle = CodecPart::native(Codec::Shuffle, working_of);
+        assert_eq!((shuffle.codec_id.as_str(), shuffle.hdf5_id), ("shuffle", 2));
+        assert!(shuffle.modifies_parameters());
+        let (mut visible, mut working) = (CParams::from_slice(&[7]).unwrap(), CParams::empty());
+        shuffle.modify_parameters(1, 5, &mut visible, &mut working).unwrap();
+        assert_eq!((visible.as_slice(), working.as_slice()), (&[7][..], &[2, 5, 1][..]));
+        assert_eq!(shuffle.modify_parameters(2, 5, &mut visible, &mut working), Err(NC_EINVAL));
+        assert_eq!(working.as_slice(), [2, 5, 1], "a failure leaves the working parameters alone");
+        assert_eq!(shuffle.modify_parameters(3, 5, &mut visible, &mut working), Err(NC_EINTERNAL), "a panic");
+        assert!(shuffle.is_initialized(), "used, so finalised at the end (a no-op)");
     }
 
-    /// Fails the way netcdf-c's HGOTO_ERROR plugins do: (size_t)-1.
-    ///
-    /// # Safety
-    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn fail_minus_one(
-        _: c_uint,
-        _: usize,
-        _: *const c_uint,
-        _: usize,
-        _: *mut usize,
-        _: *mut *mut c_void,
-    ) -> usize {
-        usize::MAX
-    }
-
-    pub fn filter_with(id: u32, function: FilterFn) -> FilterPart {
-        FilterPart { id, name: format!("f{id}"), function, can_apply: None, set_local: None }
+    #[test]
+    fn a_native_codec_that_keeps_its_parameters_is_not_asked() {
+        let zlib = CodecPart::native(Codec::Zlib, working_of);
+        assert!(!zlib.modifies_parameters());
+        let (mut visible, mut working) = (CParams::from_slice(&[5]).unwrap(), CParams::empty());
+        zlib.modify_parameters(3, 0, &mut visible, &mut working).unwrap();
+        assert!(working.as_slice().is_empty());
+        assert_eq!(zlib.to_hdf5("{\"id\": \"zlib\", \"level\": 4}").unwrap().as_slice(), [4]);
+        assert_eq!(zlib.to_hdf5("{\"id\": \"zlib\",\0 \"level\": 4}").err(), Some(NC_EFILTER), "no C string");
+        assert_eq!(zlib.to_codec(&visible).unwrap(), "{\"id\": \"zlib\", \"level\": \"5\"}");
     }
 }

@@ -336,11 +336,14 @@ impl RegistryBuilder {
     }
 }
 
-/// Loads every plugin directory and initialises the complete plugins.
-fn discover() -> Registry {
+/// The parts built into the caller, for ids or halves of ids no library provides.
+pub type Builtins = fn() -> Vec<(FilterPart, CodecPart)>;
+
+/// Loads every plugin directory and pairs what it found with the `builtins`.
+fn discover(builtins: Builtins) -> Registry {
     let plugin_path = std::env::var(PLUGIN_PATH_ENV).ok();
     let mut builder = RegistryBuilder::default();
-    builder.add_builtins(crate::abi::plugin::builtin_parts());
+    builder.add_builtins(builtins());
     for dir in plugin_dirs(plugin_path.as_deref()) {
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
@@ -420,8 +423,9 @@ thread_local! {
     static PANIC_IN_DISCOVERY: Cell<bool> = const { Cell::new(false) };
 }
 
-/// The registry, discovered on first use.
-pub fn registry() -> Arc<Registry> {
+/// The registry, discovered on first use with `builtins` (asked then only: the caller that
+/// links the built-in filters passes the same function every time).
+pub fn registry(builtins: Builtins) -> Arc<Registry> {
     if let Some(registry) = lock(&REGISTRY).clone() {
         return registry;
     }
@@ -439,7 +443,7 @@ pub fn registry() -> Arc<Registry> {
     if PANIC_IN_DISCOVERY.with(|p| p.replace(false)) {
         panic!("discovery panics (test)");
     }
-    let registry = Arc::new(discover());
+    let registry = Arc::new(discover(builtins));
     drop(discovering);
     *lock(&REGISTRY) = Some(registry.clone());
     registry
@@ -473,6 +477,11 @@ mod tests {
 
     fn library(path: &str, contents: LibraryContents) -> LoadedLibrary {
         LoadedLibrary { path: PathBuf::from(path), keep_alive: keep_alive(), contents }
+    }
+
+    /// Built-ins for the process-wide registry (the abi layer's, in the library, are its own).
+    fn builtins() -> Vec<(FilterPart, CodecPart)> {
+        vec![(filter(32015), codec("zstd", 32015))]
     }
 
     #[test]
@@ -522,7 +531,12 @@ mod tests {
     #[test]
     fn concurrent_first_uses_share_one_registry() {
         let registries: Vec<Arc<Registry>> = std::thread::scope(|s| {
-            (0..8).map(|_| s.spawn(registry)).collect::<Vec<_>>().into_iter().map(|h| h.join().unwrap()).collect()
+            (0..8)
+                .map(|_| s.spawn(|| registry(builtins)))
+                .collect::<Vec<_>>()
+                .into_iter()
+                .map(|h| h.join().unwrap())
+                .collect()
         });
         assert!(registries.windows(2).all(|pair| Arc::ptr_eq(&pair[0], &pair[1])));
     }
@@ -565,10 +579,10 @@ mod tests {
             for _ in 0..100 {
                 finalize();
                 PANIC_IN_DISCOVERY.with(|p| p.set(true));
-                let panicked = std::panic::catch_unwind(registry).is_err();
+                let panicked = std::panic::catch_unwind(|| registry(builtins)).is_err();
                 PANIC_IN_DISCOVERY.with(|p| p.set(false));
                 if panicked {
-                    return Some(registry().get(32015).is_some_and(|p| p.is_complete()));
+                    return Some(registry(builtins).get(32015).is_some_and(|p| p.is_complete()));
                 }
             }
             None

@@ -8,11 +8,10 @@
 //! parameters a writer can store: decoding what the filter encoded must give the chunk back.
 #![allow(dead_code)] // each target uses only part of it
 
-use ncfilters::abi::h5z::{H5zFilterFn, H5Z_FLAG_REVERSE};
+pub use ncfilters::c_types::H5Z_FLAG_SKIP_EDC;
+use ncfilters::c_types::{H5Z_func_t, H5Z_FLAG_REVERSE};
 use std::os::raw::c_void;
 
-/// `H5Z_FLAG_SKIP_EDC`: fletcher32 drops its checksum unchecked.
-pub const SKIP_EDC: u32 = 0x200;
 
 /// The fuzz input, read from the front: parameter bytes, then the chunk.
 pub struct Input<'a>(&'a [u8]);
@@ -59,7 +58,8 @@ impl From<&[u32]> for Params {
 
 /// Runs `filter` with `flags` and `cd_values` on a malloc'd copy of `chunk`, as HDF5 does: the
 /// bytes it produced, or None when it returned 0.
-pub fn run_filter(filter: H5zFilterFn, flags: u32, cd_values: &[u32], chunk: &[u8]) -> Option<Vec<u8>> {
+pub fn run_filter(filter: H5Z_func_t, flags: u32, cd_values: &[u32], chunk: &[u8]) -> Option<Vec<u8>> {
+    let filter = filter.expect("a filter function");
     // SAFETY: a malloc'd copy of the chunk, handed to the filter as HDF5 does; `buf` is freed
     // once, whether the filter replaced it or not; a result is readable for its whole length.
     unsafe {
@@ -76,7 +76,7 @@ pub fn run_filter(filter: H5zFilterFn, flags: u32, cd_values: &[u32], chunk: &[u
 
 /// Decodes the chunk at the end of `data` with `filter`; `choose` reads the parameters from
 /// the front (None: the input is too short for them, nothing to do).
-pub fn decode(data: &[u8], filter: H5zFilterFn, choose: impl FnOnce(&mut Input) -> Option<Params>) {
+pub fn decode(data: &[u8], filter: H5Z_func_t, choose: impl FnOnce(&mut Input) -> Option<Params>) {
     let mut input = Input(data);
     let Some(params) = choose(&mut input) else { return };
     let decoded = run_filter(filter, H5Z_FLAG_REVERSE | params.flags, &params.cd_values, input.rest());
@@ -95,7 +95,7 @@ pub enum Encoding {
 /// Encodes `chunk` with `filter` and `cd_values`, decodes the result with the same parameters
 /// and panics unless that gives `chunk` back. The encoded bytes, or None when encoding failed
 /// and `encoding` allows it.
-pub fn round_trip(filter: H5zFilterFn, cd_values: &[u32], chunk: &[u8], encoding: Encoding) -> Option<Vec<u8>> {
+pub fn round_trip(filter: H5Z_func_t, cd_values: &[u32], chunk: &[u8], encoding: Encoding) -> Option<Vec<u8>> {
     // A filter reports failure by producing 0 bytes, so an empty chunk cannot come back; a real
     // chunk holds at least one element.
     if chunk.is_empty() {

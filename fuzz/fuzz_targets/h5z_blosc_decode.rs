@@ -10,7 +10,7 @@ use common::Params;
 use libfuzzer_sys::fuzz_target;
 use ncfilters::abi::h5z;
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_blosc, |input| {
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_blosc), |input| {
     let count = input.pick(&[7, 3, 5, 6, 2, 0])?;
     let cd_values = [
         2,

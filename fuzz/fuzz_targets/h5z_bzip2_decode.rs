@@ -10,4 +10,4 @@ use ncfilters::abi::h5z;
 /// `cd_values`, by the first byte.
 const BLOCK_SIZES: &[&[u32]] = &[&[9], &[1], &[5], &[0], &[10], &[u32::MAX], &[]];
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_bzip2, |input| Some(input.pick(BLOCK_SIZES)?.into())));
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_bzip2), |input| Some(input.pick(BLOCK_SIZES)?.into())));

@@ -4,10 +4,10 @@
 
 mod common;
 
-use common::{Params, SKIP_EDC};
+use common::{Params, H5Z_FLAG_SKIP_EDC};
 use libfuzzer_sys::fuzz_target;
 use ncfilters::abi::h5z;
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_fletcher32, |input| {
-    Some(Params { flags: input.pick(&[0, SKIP_EDC])?, cd_values: Vec::new() })
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_fletcher32), |input| {
+    Some(Params { flags: input.pick(&[0, H5Z_FLAG_SKIP_EDC])?, cd_values: Vec::new() })
 }));

@@ -12,4 +12,6 @@ use ncfilters::abi::h5z;
 const ELEMENT_SIZES: &[&[u32]] =
     &[&[4], &[0], &[1], &[2], &[3], &[8], &[16], &[5], &[7], &[12], &[32], &[255], &[65_536], &[u32::MAX], &[]];
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_shuffle, |input| Some(input.pick(ELEMENT_SIZES)?.into())));
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_shuffle), |input| Some(
+    input.pick(ELEMENT_SIZES)?.into()
+)));

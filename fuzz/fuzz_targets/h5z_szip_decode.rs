@@ -13,7 +13,7 @@ use ncfilters::abi::h5z;
 /// Option masks: NN|K13|RAW|LSB (169), EC|K13|RAW|LSB (141), the MSB twins, no RAW, none, not an int.
 const MASKS: &[u32] = &[169, 141, 177, 149, 41, 0, u32::MAX];
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_szip, |input| {
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_szip), |input| {
     let mask = input.pick(MASKS)?;
     let pixels_per_block = input.pick(&[32, 8, 16, 7, 0, 64])?;
     let bits_per_pixel = input.pick(&[32, 8, 16, 64, 24, 1, 0, 33])?;

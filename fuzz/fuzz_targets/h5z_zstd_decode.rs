@@ -10,4 +10,4 @@ use ncfilters::abi::h5z;
 /// `cd_values`, by the first byte.
 const LEVELS: &[&[u32]] = &[&[3], &[1], &[0], &[22], &[-5i32 as u32], &[1000], &[u32::MAX], &[], &[3, 3]];
 
-fuzz_target!(|data: &[u8]| common::decode(data, h5z::h5z_zstd, |input| Some(input.pick(LEVELS)?.into())));
+fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_zstd), |input| Some(input.pick(LEVELS)?.into())));

@@ -11,19 +11,46 @@
 //!    (hdf5plugin, h5py): it is never replaced;
 //! 2. a plugin library on `HDF5_PLUGIN_PATH`;
 //! 3. ncfilters' built-in filter.
+//!
+//! The same filters, with their codecs, are what NCZarr has built in: [`registry`] hands them to
+//! [`plugin_registry`]'s discovery.
 
-use crate::abi::plugin::STANDARD;
+use super::plugin::{working_parameters, StaticClass, STANDARD};
 use crate::c_types::{hid_t, H5Z_class2_t};
 use crate::error::report;
-use crate::plugin_loader::FilterPart;
-use crate::plugin_registry;
+use crate::plugin_loader::{CodecPart, FilterPart};
+use crate::plugin_registry::{self, Registry};
 use std::os::raw::{c_int, c_uint, c_void};
+use std::sync::Arc;
+
+/// The standard filters as the NCZarr registry takes them: native parts, whose functions are
+/// ncfilters' own Rust.
+pub fn builtin_parts() -> Vec<(FilterPart, CodecPart)> {
+    STANDARD
+        .iter()
+        .map(|standard| {
+            let filter = FilterPart {
+                id: standard.id,
+                name: standard.name.to_string_lossy().into_owned(),
+                function: standard.function,
+                can_apply: standard.can_apply,
+                set_local: standard.set_local,
+            };
+            (filter, CodecPart::native(standard.codec, working_parameters))
+        })
+        .collect()
+}
+
+/// The NCZarr filter registry, discovered on first use with the standard filters built in.
+pub fn registry() -> Arc<Registry> {
+    plugin_registry::registry(builtin_parts)
+}
 
 /// Runs `use_part` on the filter HDF5 should run for `id` (the path's plugin or ncfilters' own),
 /// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
 /// This runs per chunk: it takes an `Arc`, it copies nothing.
 fn with_preferred<R>(id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
-    let plugin = std::panic::catch_unwind(|| plugin_registry::registry().get(id).cloned()).ok()??;
+    let plugin = std::panic::catch_unwind(|| registry().get(id).cloned()).ok()??;
     plugin.filter.as_ref().map(use_part)
 }
 
@@ -71,11 +98,13 @@ macro_rules! stand_in {
                 buf_size: *mut usize,
                 buf: *mut *mut c_void,
             ) -> usize {
-                // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the function
-                // lives in is held loaded for the call.
-                let used = with_preferred($id, |part| unsafe {
-                    (part.function)(flags, cd_nelmts, cd_values, nbytes, buf_size, buf)
+                let used = with_preferred($id, |part| {
+                    let function = part.function?;
+                    // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
+                    // function lives in is held loaded for the call.
+                    Some(unsafe { function(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
                 })
+                .flatten()
                 .unwrap_or_else(|| {
                     report(format_args!("filter {}: no implementation found", $id));
                     0
@@ -91,7 +120,7 @@ macro_rules! stand_in {
                 delegate($id, |part| part.set_local, 0, (dcpl, type_id, space))
             }
 
-            pub static CLASS: crate::abi::plugin::StaticClass = crate::abi::plugin::StaticClass(H5Z_class2_t {
+            pub static CLASS: StaticClass = StaticClass(H5Z_class2_t {
                 version: 1,
                 id: $id as c_int,
                 encoder_present: 1,
@@ -113,7 +142,7 @@ stand_in!(bzip2, 307u32, "bzip2");
 stand_in!(zstd, 32015u32, "zstd");
 stand_in!(blosc, 32001u32, "blosc");
 
-static STAND_INS: [&crate::abi::plugin::StaticClass; 7] =
+static STAND_INS: [&StaticClass; 7] =
     [&deflate::CLASS, &shuffle::CLASS, &fletcher32::CLASS, &szip::CLASS, &bzip2::CLASS, &zstd::CLASS, &blosc::CLASS];
 
 /// The ids whose stand-in this process registered.
@@ -130,7 +159,7 @@ fn registered_ids() -> std::sync::MutexGuard<'static, Vec<u32>> {
 pub fn register_standard_filters() {
     for class in STAND_INS {
         let id = class.0.id as u32;
-        debug_assert!(STANDARD.iter().any(|(standard, _)| standard.0.id == class.0.id));
+        debug_assert!(STANDARD.iter().any(|standard| standard.id == id));
         match crate::hdf5_sys::filter_registered(id) {
             Ok(false) => {}
             Ok(true) => continue,
@@ -155,9 +184,55 @@ pub fn unavailable_reason(id: u32) -> Option<String> {
     if !registered_ids().contains(&id) {
         return None;
     }
-    match std::panic::catch_unwind(|| plugin_registry::registry().get(id).cloned()) {
+    match std::panic::catch_unwind(|| registry().get(id).cloned()) {
         Ok(Some(plugin)) => plugin.unavailable_reason(),
         Ok(None) => Some(format!("no implementation of filter {id} was found")),
         Err(_) => Some(format!("the lookup of filter {id} failed")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plugin as p;
+    use super::*;
+    use crate::c_heap::CParams;
+    use crate::plugin_loader::test_parts::library_codec;
+    use std::ffi::CStr;
+
+    /// NCZarr's built-ins are the plugin libraries' classes and codecs, run as Rust.
+    #[test]
+    fn the_builtin_parts_are_the_plugin_libraries_parts() {
+        let libraries = [
+            (&p::DEFLATE, &p::zlib::CODEC, &[5][..]),
+            (&p::SHUFFLE, &p::shuffle::CODEC, &[4]),
+            (&p::FLETCHER32, &p::fletcher32::CODEC, &[]),
+            (&p::SZIP, &p::szip::CODEC, &[32, 16]),
+            (&p::BZIP2, &p::bz2::CODEC, &[9]),
+            (&p::ZSTD, &p::zstd::CODEC, &[3]),
+            (&p::BLOSC, &p::blosc::CODEC, &[0, 0, 0, 1, 5, 1, 4]),
+        ];
+        let builtins = builtin_parts();
+        assert_eq!(builtins.len(), libraries.len());
+        for ((filter, native), (class, codec, params)) in builtins.iter().zip(libraries) {
+            let class = &class.0;
+            assert_eq!(filter.id as c_int, class.id);
+            // SAFETY: the class's name is a static C string.
+            assert_eq!(Some(filter.name.as_str()), unsafe { CStr::from_ptr(class.name) }.to_str().ok());
+            assert_eq!(filter.function.map(|f| f as usize), class.filter.map(|f| f as usize));
+            assert_eq!(filter.can_apply.map(|f| f as usize), class.can_apply.map(|f| f as usize));
+            assert_eq!(filter.set_local.map(|f| f as usize), class.set_local.map(|f| f as usize));
+            // SAFETY: a plugin library's static codec.
+            let library = unsafe { library_codec(&codec.0) }.unwrap();
+            assert_eq!((&native.codec_id, native.hdf5_id), (&library.codec_id, library.hdf5_id));
+            assert_eq!(native.modifies_parameters(), library.modifies_parameters());
+            let visible = CParams::from_slice(params).unwrap();
+            let text = native.to_codec(&visible);
+            assert_eq!(text, library.to_codec(&visible), "{}", native.codec_id);
+            let id = &native.codec_id;
+            for json in [text.unwrap(), format!("{{\"id\": \"{id}\", \"level\": -1}}"), "[]".into()] {
+                let read = |part: &CodecPart| part.to_hdf5(&json).map(|params| params.as_slice().to_vec());
+                assert_eq!(read(native), read(&library), "{json}");
+            }
+        }
     }
 }

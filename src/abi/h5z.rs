@@ -6,6 +6,7 @@
 
 use crate::c_heap::CVec;
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
+use crate::c_types::{H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
 use crate::error::report;
 use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
@@ -13,14 +14,6 @@ use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_loca
 use std::os::raw::c_int;
 use std::os::raw::{c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-
-/// `H5Z_func_t`.
-pub type H5zFilterFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
-
-/// `H5Z_FLAG_REVERSE`: decode.
-pub const H5Z_FLAG_REVERSE: c_uint = 0x100;
-/// `H5Z_FLAG_SKIP_EDC`: skip error detection (fletcher32's check).
-const H5Z_FLAG_SKIP_EDC: c_uint = 0x200;
 
 /// What a filter made of the chunk.
 pub enum Filtered {
@@ -322,11 +315,11 @@ pub extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    type H5zFn = unsafe extern "C" fn(c_uint, usize, *const c_uint, usize, *mut usize, *mut *mut c_void) -> usize;
+    use crate::c_types::H5Z_func_t;
 
     /// Runs a filter on a malloc'd copy of `data`: (returned size, resulting bytes).
-    fn call(filter: H5zFn, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {
+    fn call(filter: H5Z_func_t, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {
+        let filter = filter.expect("a filter function");
         let (block, len, _) = CVec::from_slice(data).unwrap().into_raw();
         let (mut buf, mut buf_size) = (block, len);
         // SAFETY: a malloc'd block of len bytes, valid out-pointers.
@@ -342,14 +335,15 @@ mod tests {
     #[test]
     fn every_filter_round_trips_through_the_protocol() {
         let data: Vec<u8> = (0..50_000u32).flat_map(|i| ((i as f32).cos() * 100.0).to_le_bytes()).collect();
-        for (filter, params) in [
-            (h5z_deflate as H5zFn, vec![6]),
-            (h5z_shuffle, vec![4]),
-            (h5z_fletcher32, vec![]),
-            (h5z_bzip2, vec![9]),
-            (h5z_bzip2, vec![]),
-            (h5z_zstd, vec![3]),
-        ] {
+        let cases: [(H5Z_func_t, Vec<u32>); 6] = [
+            (Some(h5z_deflate), vec![6]),
+            (Some(h5z_shuffle), vec![4]),
+            (Some(h5z_fletcher32), vec![]),
+            (Some(h5z_bzip2), vec![9]),
+            (Some(h5z_bzip2), vec![]),
+            (Some(h5z_zstd), vec![3]),
+        ];
+        for (filter, params) in cases {
             let (n, encoded) = call(filter, 0, &params, &data);
             assert!(n > 0);
             let (m, decoded) = call(filter, H5Z_FLAG_REVERSE, &params, &encoded);
@@ -360,43 +354,44 @@ mod tests {
     #[test]
     fn bad_parameters_and_chunks_return_0() {
         let data = vec![1u8; 1000];
-        for (filter, params, flags) in [
-            (h5z_deflate as H5zFn, vec![10], 0),
-            (h5z_deflate, vec![], 0),
-            (h5z_shuffle, vec![0], 0),
-            (h5z_bzip2, vec![0], 0),
-            (h5z_zstd, vec![1, 2], 0),
-            (h5z_deflate, vec![1], H5Z_FLAG_REVERSE),
-            (h5z_deflate, vec![10], H5Z_FLAG_REVERSE),
-            (h5z_bzip2, vec![9], H5Z_FLAG_REVERSE),
-            (h5z_zstd, vec![1], H5Z_FLAG_REVERSE),
-            (h5z_fletcher32, vec![], H5Z_FLAG_REVERSE),
-        ] {
+        let cases: [(H5Z_func_t, Vec<u32>, c_uint); 10] = [
+            (Some(h5z_deflate), vec![10], 0),
+            (Some(h5z_deflate), vec![], 0),
+            (Some(h5z_shuffle), vec![0], 0),
+            (Some(h5z_bzip2), vec![0], 0),
+            (Some(h5z_zstd), vec![1, 2], 0),
+            (Some(h5z_deflate), vec![1], H5Z_FLAG_REVERSE),
+            (Some(h5z_deflate), vec![10], H5Z_FLAG_REVERSE),
+            (Some(h5z_bzip2), vec![9], H5Z_FLAG_REVERSE),
+            (Some(h5z_zstd), vec![1], H5Z_FLAG_REVERSE),
+            (Some(h5z_fletcher32), vec![], H5Z_FLAG_REVERSE),
+        ];
+        for (filter, params, flags) in cases {
             let (n, untouched) = call(filter, flags, &params, &data);
             assert_eq!((n, untouched), (0, data.clone()), "{params:?} flags {flags:#x}");
         }
-        let (n, _) = call(h5z_blosc, 0, &[2, 2, 4, 0, 10, 1, 1], &data);
+        let (n, _) = call(Some(h5z_blosc), 0, &[2, 2, 4, 0, 10, 1, 1], &data);
         assert_eq!(n, 0, "blosc level 10 is refused on write");
-        let (n, _) = call(h5z_fletcher32, H5Z_FLAG_REVERSE | H5Z_FLAG_SKIP_EDC, &[], &data);
+        let (n, _) = call(Some(h5z_fletcher32), H5Z_FLAG_REVERSE | H5Z_FLAG_SKIP_EDC, &[], &data);
         assert_eq!(n, 996, "SKIP_EDC drops the checksum unchecked");
-        let (n, _) = call(h5z_fletcher32, H5Z_FLAG_REVERSE, &[], &[1, 2]);
+        let (n, _) = call(Some(h5z_fletcher32), H5Z_FLAG_REVERSE, &[], &[1, 2]);
         assert_eq!(n, 0, "shorter than a checksum");
     }
 
     #[test]
     fn blosc_decodes_whatever_parameters_the_writer_left() {
         let data: Vec<u8> = (0..50_000u32).flat_map(|i| (i / 9).to_le_bytes()).collect();
-        let (n, encoded) = call(h5z_blosc, 0, &[2, 2, 4, 0, 5, 1, 1], &data);
+        let (n, encoded) = call(Some(h5z_blosc), 0, &[2, 2, 4, 0, 5, 1, 1], &data);
         assert!(n > 0);
         // H5Zblosc.c ignores level and shuffle on read; the frame names its own compressor.
         for params in
             [vec![2, 2, 4, 0, 10, 1, 1], vec![2, 2, 4, 0, 5, 7, 1], vec![2, 2, 4, 0, 5, 1, 99], vec![2, 2], vec![]]
         {
-            let (m, decoded) = call(h5z_blosc, H5Z_FLAG_REVERSE, &params, &encoded);
+            let (m, decoded) = call(Some(h5z_blosc), H5Z_FLAG_REVERSE, &params, &encoded);
             assert_eq!((m, decoded == data), (data.len(), true), "{params:?}");
         }
         for params in [vec![2, 2, 4, 0, 10, 1, 1], vec![2, 2, 4, 0, 5, 7, 1], vec![2, 2, 4, 0, 5, 1, 99], vec![2, 2]] {
-            assert_eq!(call(h5z_blosc, 0, &params, &data).0, 0, "refused on write: {params:?}");
+            assert_eq!(call(Some(h5z_blosc), 0, &params, &data).0, 0, "refused on write: {params:?}");
         }
     }
 }

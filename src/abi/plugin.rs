@@ -4,12 +4,14 @@
 //! functions those structs point to. The libraries in `plugins/` are one macro call each:
 //! [`export_plugin!`](crate::export_plugin) and [`export_codec_defaults!`](crate::export_codec_defaults).
 
+use super::h5z;
 use crate::c_heap::{CArray, CParams};
-use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_set_local_func_t, NCZ_codec_t};
+use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::codecs::{Codec, VarFacts};
 use crate::error::{NcResult, NC_EINVAL};
 use crate::ffi_boundary::{c_str_bytes, status_of};
 use crate::netcdf_sys;
+use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
 /// An `H5Z_class2_t` in a static (its raw pointers are to static data).
@@ -30,72 +32,68 @@ pub struct StaticCodecList<const N: usize>(pub [*const NCZ_codec_t; N]);
 // SAFETY: immutable pointers to 'static codecs.
 unsafe impl<const N: usize> Sync for StaticCodecList<N> {}
 
-const fn class(id: u32, name: &'static std::ffi::CStr, filter: super::h5z::H5zFilterFn) -> StaticClass {
-    StaticClass(H5Z_class2_t {
-        version: 1,
-        id: id as c_int,
-        encoder_present: 1,
-        decoder_present: 1,
-        name: name.as_ptr(),
-        can_apply: None,
-        set_local: None,
-        filter: Some(filter),
-    })
+/// One of ncfilters' standard filters: the source of its plugin library's `H5Z_class2_t`
+/// ([`StaticClass`]) and of the parts libnetcdf has built in ([`super::builtin`]).
+pub struct StandardFilter {
+    pub id: u32,
+    /// The class's name, also the filter's name in the chain's diagnostics.
+    pub name: &'static CStr,
+    pub function: H5Z_func_t,
+    /// HDF5 callbacks run when a dataset is created.
+    pub can_apply: H5Z_can_apply_func_t,
+    pub set_local: H5Z_set_local_func_t,
+    pub codec: Codec,
 }
 
-/// A class with HDF5 callbacks run when a dataset is created.
-const fn class_with_callbacks(
-    id: u32,
-    name: &'static std::ffi::CStr,
-    filter: super::h5z::H5zFilterFn,
-    can_apply: H5Z_can_apply_func_t,
-    set_local: H5Z_set_local_func_t,
-) -> StaticClass {
-    let StaticClass(mut class) = class(id, name, filter);
-    class.can_apply = can_apply;
-    class.set_local = set_local;
-    StaticClass(class)
+impl StandardFilter {
+    const fn new(id: u32, name: &'static CStr, function: H5Z_func_t, codec: Codec) -> Self {
+        StandardFilter { id, name, function, can_apply: None, set_local: None, codec }
+    }
+
+    /// The filter's HDF5 class, as its plugin library exports it.
+    pub const fn class(&self) -> StaticClass {
+        StaticClass(H5Z_class2_t {
+            version: 1,
+            id: self.id as c_int,
+            encoder_present: 1,
+            decoder_present: 1,
+            name: self.name.as_ptr(),
+            can_apply: self.can_apply,
+            set_local: self.set_local,
+            filter: self.function,
+        })
+    }
 }
 
-pub static DEFLATE: StaticClass = class(1, c"deflate (ncfilters)", super::h5z::h5z_deflate);
-pub static SHUFFLE: StaticClass = class(2, c"shuffle (ncfilters)", super::h5z::h5z_shuffle);
-pub static FLETCHER32: StaticClass = class(3, c"fletcher32 (ncfilters)", super::h5z::h5z_fletcher32);
-pub static SZIP: StaticClass = class_with_callbacks(
-    4,
-    c"szip (ncfilters)",
-    super::h5z::h5z_szip,
-    Some(super::h5z::szip_can_apply),
-    Some(super::h5z::szip_set_local),
-);
-pub static BZIP2: StaticClass = class(307, c"bzip2 (ncfilters)", super::h5z::h5z_bzip2);
-pub static ZSTD: StaticClass = class(32015, c"zstd (ncfilters)", super::h5z::h5z_zstd);
-pub static BLOSC: StaticClass =
-    class_with_callbacks(32001, c"blosc (ncfilters)", super::h5z::h5z_blosc, None, Some(super::h5z::blosc_set_local));
+const DEFLATE_FILTER: StandardFilter =
+    StandardFilter::new(1, c"deflate (ncfilters)", Some(h5z::h5z_deflate), Codec::Zlib);
+const SHUFFLE_FILTER: StandardFilter =
+    StandardFilter::new(2, c"shuffle (ncfilters)", Some(h5z::h5z_shuffle), Codec::Shuffle);
+const FLETCHER32_FILTER: StandardFilter =
+    StandardFilter::new(3, c"fletcher32 (ncfilters)", Some(h5z::h5z_fletcher32), Codec::Fletcher32);
+const SZIP_FILTER: StandardFilter = StandardFilter {
+    can_apply: Some(h5z::szip_can_apply),
+    set_local: Some(h5z::szip_set_local),
+    ..StandardFilter::new(4, c"szip (ncfilters)", Some(h5z::h5z_szip), Codec::Szip)
+};
+const BZIP2_FILTER: StandardFilter = StandardFilter::new(307, c"bzip2 (ncfilters)", Some(h5z::h5z_bzip2), Codec::Bz2);
+const ZSTD_FILTER: StandardFilter = StandardFilter::new(32015, c"zstd (ncfilters)", Some(h5z::h5z_zstd), Codec::Zstd);
+const BLOSC_FILTER: StandardFilter = StandardFilter {
+    set_local: Some(h5z::blosc_set_local),
+    ..StandardFilter::new(32001, c"blosc (ncfilters)", Some(h5z::h5z_blosc), Codec::Blosc)
+};
+
+pub static DEFLATE: StaticClass = DEFLATE_FILTER.class();
+pub static SHUFFLE: StaticClass = SHUFFLE_FILTER.class();
+pub static FLETCHER32: StaticClass = FLETCHER32_FILTER.class();
+pub static SZIP: StaticClass = SZIP_FILTER.class();
+pub static BZIP2: StaticClass = BZIP2_FILTER.class();
+pub static ZSTD: StaticClass = ZSTD_FILTER.class();
+pub static BLOSC: StaticClass = BLOSC_FILTER.class();
 
 /// The standard filters, each with its codec: what libnetcdf has built in.
-pub static STANDARD: [(&StaticClass, &StaticCodec); 7] = [
-    (&DEFLATE, &zlib::CODEC),
-    (&SHUFFLE, &shuffle::CODEC),
-    (&FLETCHER32, &fletcher32::CODEC),
-    (&SZIP, &szip::CODEC),
-    (&BZIP2, &bz2::CODEC),
-    (&ZSTD, &zstd::CODEC),
-    (&BLOSC, &blosc::CODEC),
-];
-
-/// The built-in filters and codecs as the NCZarr registry takes them.
-pub fn builtin_parts() -> Vec<(crate::plugin_loader::FilterPart, crate::plugin_loader::CodecPart)> {
-    STANDARD
-        .iter()
-        .filter_map(|&(class, codec)| match crate::plugin_loader::builtin(class, codec) {
-            Ok(parts) => Some(parts),
-            Err(why) => {
-                crate::error::report(format_args!("built-in filter {}: {why}", class.0.id));
-                None
-            }
-        })
-        .collect()
-}
+pub static STANDARD: [&StandardFilter; 7] =
+    [&DEFLATE_FILTER, &SHUFFLE_FILTER, &FLETCHER32_FILTER, &SZIP_FILTER, &BZIP2_FILTER, &ZSTD_FILTER, &BLOSC_FILTER];
 
 /// The codec functions of one [`Codec`], as C function pointers.
 macro_rules! codec_functions {
@@ -212,7 +210,7 @@ unsafe fn modify_parameters(
     }
     // SAFETY: the visible vector holds *vnparamsp words (or is NULL).
     let visible = unsafe { crate::ffi_boundary::params_slice(*vparamsp, *vnparamsp) }?;
-    let working = CParams::from_slice(&codec.working(visible, &NetcdfVar { ncid, varid })?)?;
+    let working = CParams::from_slice(&working_parameters(codec, ncid, varid, visible)?)?;
     // SAFETY: the old working vector is C-heap and ours to replace, as the protocol allows.
     unsafe {
         drop(CParams::from_raw(*wparamsp, *wnparamsp));
@@ -222,6 +220,11 @@ unsafe fn modify_parameters(
         wparamsp.write(ptr);
     }
     Ok(())
+}
+
+/// A standard codec's working parameters for variable `(ncid, varid)`, asked of netcdf-c.
+pub fn working_parameters(codec: Codec, ncid: c_int, varid: c_int, visible: &[u32]) -> NcResult<Vec<u32>> {
+    codec.working(visible, &NetcdfVar { ncid, varid })
 }
 
 /// A variable of an open dataset, as codecs see it through netcdf-c's public API.

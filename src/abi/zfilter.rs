@@ -2,6 +2,7 @@
 //! filter entries and the functions `zsync.c`, `zxcache.c`, `zattr.c`, `zvar.c` and
 //! `zclose.c` call.
 
+use super::builtin;
 use crate::c_heap::ChunkBuffer;
 use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
 use crate::codec_json::Dialect;
@@ -42,7 +43,7 @@ fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
     if !(1..=MAX_FILTER_ID).contains(&id) {
         return Err(NC_EINVAL);
     }
-    let registry = plugin_registry::registry();
+    let registry = builtin::registry();
     let Some(plugin) = registry.get(id) else {
         crate::error::report(format_args!(
             "no NCZarr plugin provides filter {id} (HDF5_PLUGIN_PATH={:?})",
@@ -182,7 +183,7 @@ pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
         if !(1..=MAX_FILTER_ID).contains(&id) {
             return Err(NC_EINVAL);
         }
-        match plugin_registry::registry().get(id) {
+        match builtin::registry().get(id) {
             Some(plugin) if plugin.is_complete() => match plugin.unavailable_reason() {
                 None => Ok(()),
                 Some(why) => {
@@ -444,7 +445,7 @@ unsafe fn build_codec(var: *mut NC_VAR_INFO, key: &str, jcodec: *const NCjson, c
     // SAFETY: forwarded contract.
     let (mut var, text) = unsafe { (var_arg(var)?, ncjson_text(jcodec)?) };
     var.ensure_lists()?;
-    let registry = plugin_registry::registry();
+    let registry = builtin::registry();
     let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
     let quoted = match key.strip_suffix("[]") {
         Some(list) => format!("\"{list}\"[{chain_index}]"),

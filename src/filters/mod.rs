@@ -122,29 +122,3 @@ mod tests {
         assert_eq!(decode_limit(), MAX_DECODED);
     }
 }
-
-/// A filter function for the chain's tests.
-#[cfg(test)]
-pub mod test_filters {
-    use std::os::raw::{c_uint, c_void};
-
-    thread_local! {
-        pub static SEEN_LIMIT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-    }
-
-    /// Identity `H5Z_func_t` that records the decode limit it sees.
-    ///
-    /// # Safety
-    /// None needed; `unsafe` only to have the `H5Z_func_t` type.
-    pub unsafe extern "C" fn record_decode_limit(
-        _: c_uint,
-        _: usize,
-        _: *const c_uint,
-        nbytes: usize,
-        _: *mut usize,
-        _: *mut *mut c_void,
-    ) -> usize {
-        SEEN_LIMIT.with(|seen| seen.set(super::decode_limit()));
-        nbytes
-    }
-}

@@ -13,21 +13,18 @@
 //! the comparison needs the implementations interleaved so a noisy host hits both alike.)
 
 use libloading::Library;
-use ncfilters::abi::h5z::{self, H5zFilterFn};
-use ncfilters::c_types::H5Z_class2_t;
-use std::os::raw::c_uint;
+use ncfilters::abi::h5z;
+use ncfilters::c_types::{H5Z_class2_t, H5Z_func_t, H5Z_FLAG_REVERSE};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// A filter chain: (filter name, its parameters) in encode order.
 type Chain<'a> = Vec<(&'a str, Vec<u32>)>;
 
-const REVERSE: c_uint = 0x100;
-
 /// One stage of a pipeline: a filter and its `cd_values`.
 #[derive(Clone)]
 struct Stage {
-    function: H5zFilterFn,
+    function: H5Z_func_t,
     params: Vec<u32>,
 }
 
@@ -37,7 +34,7 @@ struct Case {
     pipelines: Vec<Vec<Stage>>,
 }
 
-fn c_plugin(dir: &Path, name: &str) -> H5zFilterFn {
+fn c_plugin(dir: &Path, name: &str) -> H5Z_func_t {
     let path = dir.join(format!("lib__nch5{name}.so"));
     // SAFETY: netcdf-c's plugin, loaded as HDF5 would; kept loaded for the process.
     unsafe {
@@ -45,21 +42,22 @@ fn c_plugin(dir: &Path, name: &str) -> H5zFilterFn {
         let info = library
             .get::<unsafe extern "C" fn() -> *const H5Z_class2_t>(b"H5PLget_plugin_info\0")
             .expect("H5PLget_plugin_info");
-        let filter = (*info()).filter.expect("H5Z_class2_t.filter");
+        let filter = (*info()).filter;
+        assert!(filter.is_some(), "{}: H5Z_class2_t.filter is NULL", path.display());
         std::mem::forget(library);
         filter
     }
 }
 
-fn rust_filter(name: &str) -> H5zFilterFn {
+fn rust_filter(name: &str) -> H5Z_func_t {
     match name {
-        "shuffle" => h5z::h5z_shuffle,
-        "fletcher32" => h5z::h5z_fletcher32,
-        "deflate" => h5z::h5z_deflate,
-        "bzip2" => h5z::h5z_bzip2,
-        "zstd" => h5z::h5z_zstd,
-        "blosc" => h5z::h5z_blosc,
-        "szip" => h5z::h5z_szip,
+        "shuffle" => Some(h5z::h5z_shuffle),
+        "fletcher32" => Some(h5z::h5z_fletcher32),
+        "deflate" => Some(h5z::h5z_deflate),
+        "bzip2" => Some(h5z::h5z_bzip2),
+        "zstd" => Some(h5z::h5z_zstd),
+        "blosc" => Some(h5z::h5z_blosc),
+        "szip" => Some(h5z::h5z_szip),
         other => panic!("no Rust filter {other}"),
     }
 }
@@ -75,10 +73,11 @@ fn run(pipeline: &[Stage], input: &[u8], decode: bool) -> (Vec<u8>, Duration) {
         let mut elapsed = Duration::ZERO;
         let order: Vec<&Stage> = if decode { pipeline.iter().rev().collect() } else { pipeline.iter().collect() };
         for stage in order {
+            let function = stage.function.expect("a filter function");
             let mut buf_size = nbytes;
             let start = Instant::now();
-            let produced = (stage.function)(
-                if decode { REVERSE } else { 0 },
+            let produced = function(
+                if decode { H5Z_FLAG_REVERSE } else { 0 },
                 stage.params.len(),
                 stage.params.as_ptr(),
                 nbytes,
@@ -168,7 +167,7 @@ fn main() {
         let cases: Vec<Case> = specs
             .iter()
             .map(|(label, stages)| {
-                let build = |pick: &dyn Fn(&str) -> H5zFilterFn| -> Vec<Stage> {
+                let build = |pick: &dyn Fn(&str) -> H5Z_func_t| -> Vec<Stage> {
                     stages.iter().map(|(f, p)| Stage { function: pick(f), params: p.clone() }).collect()
                 };
                 let mut pipelines = vec![build(&rust_filter), build(&|f| c_plugin(&c_dir, f))];

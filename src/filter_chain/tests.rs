@@ -1,0 +1,177 @@
+//! The chain's tests, on filters defined here.
+
+use super::*;
+use crate::c_types::H5Z_func_t;
+use crate::plugin_loader::test_parts::{codec, filter_with, keep_alive};
+use crate::plugin_loader::LibraryContents;
+use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
+use fixtures::add_one;
+use std::cell::Cell;
+use std::os::raw::{c_uint, c_void};
+
+/// Filters that rewrite the chunk: they must allocate and free C memory.
+#[allow(unsafe_code)]
+mod fixtures {
+    use crate::c_types::H5Z_FLAG_REVERSE;
+    use std::os::raw::{c_uint, c_void};
+
+    /// Encode: a new malloc'd block with every byte + 1 (old block freed); decode: the inverse.
+    ///
+    /// # Safety
+    /// The `H5Z_func_t` contract: `*buf` is a malloc'd block holding `nbytes` bytes.
+    pub unsafe extern "C" fn add_one(
+        flags: c_uint,
+        _: usize,
+        _: *const c_uint,
+        nbytes: usize,
+        buf_size: *mut usize,
+        buf: *mut *mut c_void,
+    ) -> usize {
+        // SAFETY: the H5Z_func_t contract: *buf holds nbytes bytes of a malloc'd block.
+        unsafe {
+            let out = libc::malloc(nbytes.max(1)).cast::<u8>();
+            let input = (*buf).cast::<u8>();
+            for i in 0..nbytes {
+                let b = *input.add(i);
+                *out.add(i) = if flags & H5Z_FLAG_REVERSE != 0 { b.wrapping_sub(1) } else { b.wrapping_add(1) };
+            }
+            libc::free(*buf);
+            *buf = out.cast();
+            *buf_size = nbytes;
+        }
+        nbytes
+    }
+}
+
+/// Fails in both directions, leaving the block alone (0 = failure).
+extern "C" fn fail(_: c_uint, _: usize, _: *const c_uint, _: usize, _: *mut usize, _: *mut *mut c_void) -> usize {
+    0
+}
+
+/// Fails the way netcdf-c's HGOTO_ERROR plugins do: (size_t)-1.
+extern "C" fn fail_minus_one(
+    _: c_uint,
+    _: usize,
+    _: *const c_uint,
+    _: usize,
+    _: *mut usize,
+    _: *mut *mut c_void,
+) -> usize {
+    usize::MAX
+}
+
+thread_local! {
+    static SEEN_LIMIT: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Identity that records the decode limit it sees.
+extern "C" fn record_limit(
+    _: c_uint,
+    _: usize,
+    _: *const c_uint,
+    nbytes: usize,
+    _: *mut usize,
+    _: *mut *mut c_void,
+) -> usize {
+    SEEN_LIMIT.with(|seen| seen.set(crate::filters::decode_limit()));
+    nbytes
+}
+
+fn registry(parts: &[(u32, H5Z_func_t)]) -> Registry {
+    let mut builder = RegistryBuilder::default();
+    for &(id, function) in parts {
+        builder.add(LoadedLibrary {
+            path: format!("/test/{id}.so").into(),
+            keep_alive: keep_alive(),
+            contents: LibraryContents::Plugin {
+                filter: Some(filter_with(id, function)),
+                codec: Some(codec(&format!("c{id}"), id)),
+            },
+        });
+    }
+    builder.finish()
+}
+
+fn ready(mut filter: ZarrFilter) -> ZarrFilter {
+    if let Some(job) = filter.working_job().unwrap() {
+        filter.finish_working(job.run(0, 0)).unwrap();
+    }
+    filter
+}
+
+fn stages(registry: &Registry, ids: &[u32]) -> Vec<Stage> {
+    ids.iter()
+        .map(|&id| ready(ZarrFilter::defined(registry.get(id).unwrap().clone(), &[]).unwrap()).stage("v").unwrap())
+        .collect()
+}
+
+fn chunk(bytes: &[u8]) -> ChunkBuffer {
+    ChunkBuffer::from_bytes(bytes).unwrap()
+}
+
+#[test]
+fn encode_runs_forward_and_decode_inverts_it() {
+    let registry = registry(&[(1, Some(add_one)), (2, Some(add_one))]);
+    let chain = stages(&registry, &[1, 2]);
+    let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), true, None).unwrap();
+    assert_eq!(encoded.bytes(), [3, 4, 5]);
+    let decoded = apply_chain(&chain, "v", encoded, false, Some(3)).unwrap();
+    assert_eq!(decoded.bytes(), [1, 2, 3]);
+}
+
+#[test]
+fn a_stage_failure_is_efilter_in_both_directions() {
+    let registry = registry(&[(1, Some(add_one)), (3, Some(fail)), (4, Some(fail_minus_one))]);
+    for failing in [3, 4] {
+        let chain = stages(&registry, &[1, failing]);
+        for encode in [true, false] {
+            assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), encode, None).unwrap_err(), NC_EFILTER);
+        }
+    }
+}
+
+#[test]
+fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
+    let registry = registry(&[(1, Some(add_one))]);
+    let chain = stages(&registry, &[1]);
+    assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(4)).unwrap_err(), NC_EFILTER);
+    assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, None).unwrap().bytes(), [0, 1, 2], "size unknown");
+    assert_eq!(
+        apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(2)).unwrap().bytes(),
+        [0, 1, 2],
+        "longer: as netcdf-c"
+    );
+}
+
+#[test]
+fn decoding_with_a_known_chunk_size_bounds_the_decoders() {
+    let registry = registry(&[(5, Some(record_limit))]);
+    let chain = stages(&registry, &[5]);
+    apply_chain(&chain, "v", chunk(&[0; 8]), false, Some(8)).unwrap();
+    assert_eq!(SEEN_LIMIT.with(|s| s.get()), decode_limit_for(8));
+    apply_chain(&chain, "v", chunk(&[0; 8]), true, Some(8)).unwrap();
+    assert_eq!(SEEN_LIMIT.with(|s| s.get()), crate::filters::MAX_DECODED, "encoding is not bounded");
+    assert_eq!(crate::filters::decode_limit(), crate::filters::MAX_DECODED, "the limit ends with the chain");
+    assert!(decode_limit_for(1 << 20) >= (1 << 20) + 4 + 16, "fletcher32 and blosc headers fit");
+}
+
+#[test]
+fn malformed_codecs_make_broken_filters_not_errors() {
+    let registry = registry(&[(1, Some(add_one))]);
+    for (text, problem) in
+        [(r#"{"level": 1}"#, "has no \"id\""), (r#""zlib""#, "not a JSON object"), (r#"{"id": 3}"#, "non-empty string")]
+    {
+        let mut filter = ZarrFilter::from_codec(&registry, text, 0, 4, "variable \"v\", key \"compressor\"");
+        let why = filter.broken.clone().expect("broken");
+        assert!(why.contains("variable \"v\", key \"compressor\"") && why.contains(problem), "{why}");
+        assert!(!filter.is_complete());
+        assert_eq!(filter.working_job().err(), Some(NC_EFILTER));
+        assert_eq!(filter.stage("v").err(), Some(NC_EFILTER));
+        assert_eq!(filter.codec_text.as_deref(), Some(text), "_Codecs still shows it");
+    }
+    let unknown = ZarrFilter::from_codec(&registry, r#"{"id": "nosuch"}"#, 0, 4, "v");
+    assert!(
+        unknown.broken.is_none() && unknown.stage("v").err() == Some(NC_ENOFILTER),
+        "a missing plugin stays ENOFILTER"
+    );
+}
