@@ -8,10 +8,8 @@
 //! parameters a writer can store: decoding what the filter encoded must give the chunk back.
 #![allow(dead_code)] // each target uses only part of it
 
-pub use ncfilters::c_types::H5Z_FLAG_SKIP_EDC;
 use ncfilters::c_types::{H5Z_func_t, H5Z_FLAG_REVERSE};
 use std::os::raw::c_void;
-
 
 /// The fuzz input, read from the front: parameter bytes, then the chunk.
 pub struct Input<'a>(&'a [u8]);

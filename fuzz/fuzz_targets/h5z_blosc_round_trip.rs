@@ -27,5 +27,5 @@ fuzz_target!(|data: &[u8]| {
     let Some(mut cd_values) = choose(&mut input) else { return };
     let chunk = input.rest();
     cd_values[3] = u32::try_from(chunk.len()).expect("fuzz inputs are small");
-    common::round_trip(h5z::h5z_blosc, &cd_values, chunk, Encoding::Succeeds);
+    common::round_trip(Some(h5z::h5z_blosc), &cd_values, chunk, Encoding::Succeeds);
 });

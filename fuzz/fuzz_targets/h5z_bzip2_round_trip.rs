@@ -15,5 +15,5 @@ fuzz_target!(|data: &[u8]| {
         0 => &[],
         block_size => &[u32::from(block_size)],
     };
-    common::round_trip(h5z::h5z_bzip2, cd_values, input.rest(), Encoding::Succeeds);
+    common::round_trip(Some(h5z::h5z_bzip2), cd_values, input.rest(), Encoding::Succeeds);
 });

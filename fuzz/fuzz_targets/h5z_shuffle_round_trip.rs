@@ -12,5 +12,5 @@ use ncfilters::abi::h5z;
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     let Some(element_size) = input.byte().map(|b| u32::from(b) + 1) else { return };
-    common::round_trip(h5z::h5z_shuffle, &[element_size], input.rest(), Encoding::Succeeds);
+    common::round_trip(Some(h5z::h5z_shuffle), &[element_size], input.rest(), Encoding::Succeeds);
 });

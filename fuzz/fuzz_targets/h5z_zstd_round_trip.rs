@@ -11,5 +11,5 @@ use ncfilters::abi::h5z;
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     let Some(level) = input.byte().map(|b| i32::from(b as i8) % 23) else { return };
-    common::round_trip(h5z::h5z_zstd, &[level as u32], input.rest(), Encoding::Succeeds);
+    common::round_trip(Some(h5z::h5z_zstd), &[level as u32], input.rest(), Encoding::Succeeds);
 });
