@@ -47,7 +47,14 @@ pub struct FilterPart {
     /// The class's dataset-creation callbacks (used when the filter stands in for HDF5's).
     pub can_apply: H5Z_can_apply_func_t,
     pub set_local: H5Z_set_local_func_t,
+    /// `ncfilters_set_decode_limit`, which ncfilters' own plugin libraries export: the chain's
+    /// decode limit reaches their decoders through it.
+    pub set_decode_limit: Option<SetDecodeLimit>,
 }
+
+/// `size_t ncfilters_set_decode_limit(size_t limit)`: sets the calling thread's decode limit in
+/// the plugin library and returns the previous one.
+pub type SetDecodeLimit = unsafe extern "C" fn(usize) -> usize;
 
 /// The Zarr half of a plugin: the codec's functions.
 #[derive(Debug, Clone)]
@@ -153,6 +160,10 @@ pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadErr
     let get_info = symbol(b"H5PLget_plugin_info\0");
     let get_codec = symbol(b"NCZ_get_codec_info\0");
     let get_defaults = symbol(b"NCZ_codec_info_defaults\0");
+    let set_decode_limit = symbol(b"ncfilters_set_decode_limit\0").map(|address| {
+        // SAFETY: ncfilters' plugin libraries define it as `size_t (size_t)` (export_plugin!).
+        unsafe { std::mem::transmute::<*const c_void, SetDecodeLimit>(address) }
+    });
     let contents = if let Some(get_defaults) = get_defaults {
         // SAFETY: NCZ_codec_info_defaults_proto: `const void* (void)`.
         LibraryContents::Defaults(unsafe { read_defaults(get_defaults) }?)
@@ -160,7 +171,7 @@ pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadErr
         let filter = match (get_type, get_info) {
             (Some(get_type), Some(get_info)) => {
                 // SAFETY: the H5PL prototypes: `H5PL_type_t (void)` and `const void* (void)`.
-                Some(unsafe { read_filter(get_type, get_info) }?)
+                Some(FilterPart { set_decode_limit, ..unsafe { read_filter(get_type, get_info) }? })
             }
             (None, None) => None,
             _ => return Err("exports only one of H5PLget_plugin_type and H5PLget_plugin_info".into()),
@@ -233,7 +244,14 @@ fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, LoadError> {
         .ok_or_else(|| LoadError { reason: format!("filter {id} has a NULL filter function"), id: Some(id) })?;
     // SAFETY: the class name is NULL or a NUL-terminated string.
     let name = unsafe { name_of(class.name) }.unwrap_or_default();
-    Ok(FilterPart { id, name, function: Some(function), can_apply: class.can_apply, set_local: class.set_local })
+    Ok(FilterPart {
+        id,
+        name,
+        function: Some(function),
+        can_apply: class.can_apply,
+        set_local: class.set_local,
+        set_decode_limit: None,
+    })
 }
 
 /// # Safety
@@ -300,9 +318,18 @@ impl FilterPart {
         let flags = if reverse { H5Z_FLAG_REVERSE } else { 0 };
         let (mut ptr, mut buf_size) = (buffer.ptr, buffer.buf_size);
         let (count, values) = params.as_raw();
+        // The library's own copy of the limit takes this thread's for a decode, and gets its
+        // previous value back after.
+        let set_decode_limit = self.set_decode_limit.filter(|_| reverse);
+        // SAFETY: the library's ncfilters_set_decode_limit, held loaded with the part.
+        let previous_limit = set_decode_limit.map(|set| unsafe { set(crate::filters::decode_limit()) });
         // SAFETY: buffer owns a malloc'd block of at least `used` bytes; params are NULL or
         // readable for `count` words; the filter follows the H5Z_func_t contract.
         let used = unsafe { function(flags, count, values, buffer.used, &mut buf_size, &mut ptr) };
+        if let (Some(set), Some(previous)) = (set_decode_limit, previous_limit) {
+            // SAFETY: as above.
+            unsafe { set(previous) };
+        }
         // Whatever the outcome, the block to own now is the one the filter left in *buf.
         buffer.ptr = ptr;
         buffer.buf_size = buf_size;
@@ -507,7 +534,7 @@ pub mod test_parts {
     }
 
     pub fn filter_with(id: u32, function: H5Z_func_t) -> FilterPart {
-        FilterPart { id, name: format!("f{id}"), function, can_apply: None, set_local: None }
+        FilterPart { id, name: format!("f{id}"), function, can_apply: None, set_local: None, set_decode_limit: None }
     }
 
     /// A library codec with no functions.

@@ -649,6 +649,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "dlopens libblosc, a C library Miri cannot run")]
     fn a_built_in_filter_is_usable_only_if_its_c_library_loads() {
         let mut b = RegistryBuilder::default();
         b.add_builtins(vec![(filter(32001), codec("blosc", 32001)), (filter(32015), codec("zstd", 32015))]);

@@ -35,6 +35,7 @@ pub fn builtin_parts() -> Vec<(FilterPart, CodecPart)> {
                 function: standard.function,
                 can_apply: standard.can_apply,
                 set_local: standard.set_local,
+                set_decode_limit: None, // in this library: the chain's limit is already its own
             };
             (filter, CodecPart::native(standard.codec, working_parameters))
         })

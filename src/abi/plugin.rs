@@ -275,6 +275,13 @@ macro_rules! export_plugin {
             &$class as *const _ as *const ::std::os::raw::c_void
         }
 
+        /// ncfilters' NCZarr chain sets the calling thread's decode limit (the chunk's known
+        /// size) around a decode by this library's filter; returns the previous limit.
+        #[no_mangle]
+        pub extern "C" fn ncfilters_set_decode_limit(limit: usize) -> usize {
+            $crate::filters::replace_decode_limit(limit)
+        }
+
         $(
             /// netcdf-c's codec info: the filter's `NCZ_codec_t`.
             #[no_mangle]

@@ -34,9 +34,18 @@ pub fn decode_limit() -> usize {
     DECODE_LIMIT.with(|limit| limit.get()).map_or(MAX_DECODED, |limit| limit.min(MAX_DECODED))
 }
 
+/// Replaces this thread's decode limit, returning the previous one ([`MAX_DECODED`] when none
+/// was set). ncfilters' own plugin libraries export it as `ncfilters_set_decode_limit`, so that
+/// the NCZarr chain of the libnetcdf that loaded them bounds their decoders too. Never panics
+/// (a thread being torn down has no limit to set).
+pub fn replace_decode_limit(limit: usize) -> usize {
+    DECODE_LIMIT.try_with(|slot| slot.replace(Some(limit))).ok().flatten().unwrap_or(MAX_DECODED)
+}
+
 /// Sets the decode limit of this thread's filter calls until dropped (also on unwind), then
-/// restores the previous one. Only the filters built into this library read it: a plugin library
-/// (C, or another copy of this crate) cannot be bounded from here.
+/// restores the previous one. The filters built into this library read it, and so do
+/// ncfilters' own plugin libraries, through [`replace_decode_limit`]; a C plugin cannot be
+/// bounded from here.
 pub struct DecodeLimit {
     previous: Option<usize>,
 }

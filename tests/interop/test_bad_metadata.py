@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+import zlib
 
 import numpy as np
 import pytest
@@ -35,12 +36,16 @@ def pristine(tmp_path_factory):
     return path
 
 
-def probe(store):
-    """Opens the store in a child process: {"open": status, "v": ..., "good": ..., "ids": [...]}."""
+def probe(store, env=None, with_plugins=False):
+    """Opens the store in a child process: {"open": status, "v": ..., "good": ..., "ids": [...]}, and
+    with_plugins, the plugin libraries it loaded ("plugins": [...])."""
     run = subprocess.run([sys.executable, __file__, "--probe", store], capture_output=True, text=True, timeout=120,
-                         env=dict(os.environ, PYTHONPATH=HERE))
+                         env=dict(env or os.environ, PYTHONPATH=HERE))
     assert run.returncode == 0, f"the reader died (exit {run.returncode}):\n{run.stderr}"
-    return json.loads(run.stdout.strip().splitlines()[-1]), run.stderr
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    if not with_plugins:
+        del result["plugins"]
+    return result, run.stderr
 
 
 def read_status(ds, name):
@@ -76,6 +81,8 @@ def probe_main(store):
         result["v"] = read_status(ds, "v")
         result["good"] = read_status(ds, "good")
         ds.close()
+    with open("/proc/self/maps") as maps:
+        result["plugins"] = sorted({line.split()[-1].rsplit("/", 1)[-1] for line in maps if "/lib__nc" in line})
     print(json.dumps(result))
 
 
@@ -167,6 +174,23 @@ def test_corrupt_chunk_fails_the_read(pristine, tmp_path):
         f.write(b"\xff" * 8)
     result, _ = probe(store)
     assert result["open"] == 0 and result["v"] == ncapi.NC_EFILTER and result["good"] == "same"
+
+
+def test_a_decompression_bomb_is_refused_by_built_in_and_plugin_decoders(pristine, tmp_path):
+    """A chunk that decodes far beyond the chunk's size (64 MiB of zeros for a 32-byte chunk) is
+    refused at the chain's limit, whether ncfilters' built-in deflate decodes it or its
+    lib__nch5deflate.so from the plugin path, which gets the limit through
+    ncfilters_set_decode_limit."""
+    store = edited(pristine, tmp_path)
+    with open(os.path.join(store, "v", "0"), "wb") as f:
+        f.write(zlib.compress(bytes(64 << 20), 9))
+    with_path = dict(os.environ)
+    without_path = {key: value for key, value in os.environ.items() if key != "HDF5_PLUGIN_PATH"}
+    for env, plugin_decodes in ((with_path, True), (without_path, False)):
+        result, stderr = probe(store, env, with_plugins=True)
+        assert ("lib__nch5deflate.so" in result["plugins"]) == plugin_decodes, result
+        assert result["open"] == 0 and result["v"] == ncapi.NC_EFILTER and result["good"] == "same", result
+        assert "exceeds" in stderr, stderr
 
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--probe"]:
