@@ -12,7 +12,7 @@
 //! NULL for a missing `"level"`), and numcodecs' forms are mapped to what the plugins accept.
 #![forbid(unsafe_code)]
 
-use crate::error::{NcResult, NC_EFILTER};
+use crate::error::{NcError, NcResult, NC_EFILTER};
 use serde_json::{Map, Number, Value};
 use std::fmt;
 
@@ -66,7 +66,7 @@ impl fmt::Display for CodecError {
 }
 
 impl CodecError {
-    pub fn status(&self) -> i32 {
+    pub fn status(&self) -> NcError {
         NC_EFILTER
     }
 }

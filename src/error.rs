@@ -4,17 +4,70 @@
 use std::io::Write;
 use std::os::raw::c_int;
 
+/// `NC_NOERR`: what a C function returns on success. Not an [`NcError`].
 pub const NC_NOERR: c_int = 0;
-pub const NC_EBADID: c_int = -33;
-pub const NC_EINVAL: c_int = -36;
-pub const NC_ENOMEM: c_int = -61;
-pub const NC_EFILTER: c_int = -132;
-pub const NC_ENOFILTER: c_int = -136;
-pub const NC_ENOTBUILT: c_int = -128;
-pub const NC_EINTERNAL: c_int = -92;
+
+/// A netcdf-c error status (`NC_E*`, or an HDF5-side failure code passed through): never
+/// `NC_NOERR`, so `Err` always means failure.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct NcError(std::num::NonZeroI32);
+
+impl NcError {
+    /// The error with status `code`, checked when the constant is built.
+    const fn constant(code: c_int) -> Self {
+        match std::num::NonZeroI32::new(code) {
+            Some(code) => NcError(code),
+            None => panic!("NC_NOERR is not an error"),
+        }
+    }
+
+    /// The status code C gets.
+    pub const fn code(self) -> c_int {
+        self.0.get()
+    }
+}
+
+/// The status number, as netcdf-c's messages print it.
+impl std::fmt::Display for NcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.code())
+    }
+}
+
+impl std::fmt::Debug for NcError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "NcError({})", self.code())
+    }
+}
+
+/// A status from C as a result: `NC_NOERR` is `Ok`, any other code its error. The one place
+/// where a C status becomes a Rust error.
+pub fn check(status: c_int) -> NcResult<()> {
+    match std::num::NonZeroI32::new(status) {
+        None => Ok(()),
+        Some(code) => Err(NcError(code)),
+    }
+}
+
+/// A result as C's status: `NC_NOERR` or the error's code.
+pub fn status_code(result: NcResult<()>) -> c_int {
+    result.err().map_or(NC_NOERR, NcError::code)
+}
+
+pub const NC_EBADID: NcError = NcError::constant(-33);
+pub const NC_EINVAL: NcError = NcError::constant(-36);
+pub const NC_EINDEFINE: NcError = NcError::constant(-39);
+pub const NC_ENOTATT: NcError = NcError::constant(-43);
+pub const NC_ENOMEM: NcError = NcError::constant(-61);
+pub const NC_EINTERNAL: NcError = NcError::constant(-92);
+pub const NC_EHDFERR: NcError = NcError::constant(-101);
+pub const NC_ELATEDEF: NcError = NcError::constant(-123);
+pub const NC_ENOTBUILT: NcError = NcError::constant(-128);
+pub const NC_EFILTER: NcError = NcError::constant(-132);
+pub const NC_ENOFILTER: NcError = NcError::constant(-136);
 
 /// Result of an operation that fails with a netcdf-c status code.
-pub type NcResult<T> = Result<T, c_int>;
+pub type NcResult<T> = Result<T, NcError>;
 
 /// Writes one diagnostic line to stderr, prefixed with `ncfilters:`.
 ///
@@ -42,8 +95,3 @@ pub fn write_stderr(prefix: &str, message: std::fmt::Arguments<'_>) {
     };
     let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(write));
 }
-
-pub const NC_EINDEFINE: c_int = -39;
-pub const NC_EHDFERR: c_int = -101;
-pub const NC_ELATEDEF: c_int = -123;
-pub const NC_ENOTATT: c_int = -43;

@@ -1,28 +1,87 @@
 //! The panic boundary and the pointer helpers of the C interfaces.
 
-use crate::error::{report, NcResult, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
+use crate::error::{report, status_code, NcResult, NC_EINTERNAL, NC_EINVAL};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-/// Runs the body of an `int`-returning export: `Ok(())` becomes `NC_NOERR`, `Err(code)` the
-/// code, and a panic `NC_EINTERNAL`, so no unwind ever reaches C.
-pub fn status_of(name: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(())) => NC_NOERR,
-        Ok(Err(code)) => code,
-        Err(_) => {
-            report(format_args!("internal error (panic) in {name}; returning NC_EINTERNAL"));
-            NC_EINTERNAL
-        }
+/// What a function called from C returns when its body panics: every return type crossing the
+/// boundary has one, so [`guarded`] is the only place where a panic is caught.
+pub trait OnPanic {
+    /// The value C gets instead.
+    fn on_panic() -> Self;
+    /// What the diagnostic says C gets.
+    const MEANING: &'static str;
+}
+
+/// `int` statuses: netcdf-c's `NC_EINTERNAL`, negative, so HDF5 callbacks fail too.
+impl OnPanic for c_int {
+    fn on_panic() -> Self {
+        NC_EINTERNAL.code()
     }
+    const MEANING: &'static str = "returning NC_EINTERNAL";
+}
+
+/// `void` functions: nothing to return.
+impl OnPanic for () {
+    fn on_panic() -> Self {}
+    const MEANING: &'static str = "ignored";
+}
+
+/// `H5Z_func_t` byte counts: 0 is the filter's failure.
+impl OnPanic for usize {
+    fn on_panic() -> Self {
+        0
+    }
+    const MEANING: &'static str = "the filter fails";
+}
+
+/// Rust results handed back across the boundary: `NC_EINTERNAL`.
+impl<T> OnPanic for NcResult<T> {
+    fn on_panic() -> Self {
+        Err(NC_EINTERNAL)
+    }
+    const MEANING: &'static str = "NC_EINTERNAL";
+}
+
+/// Lookups whose failure is "none".
+impl<T> OnPanic for Option<T> {
+    fn on_panic() -> Self {
+        None
+    }
+    const MEANING: &'static str = "treated as not found";
+}
+
+/// Runs `body`, turning a panic into `R::on_panic()` with a diagnostic naming `function`, so
+/// that no unwind ever reaches C.
+pub fn guarded<R: OnPanic>(function: &str, body: impl FnOnce() -> R) -> R {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
+        report(format_args!("internal error (panic) in {function}; {}", R::MEANING));
+        R::on_panic()
+    })
+}
+
+/// Runs the body of an `int`-returning export: `Ok(())` becomes `NC_NOERR`, `Err` its code, and
+/// a panic `NC_EINTERNAL`.
+pub fn status_of(function: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
+    guarded(function, || status_code(body()))
 }
 
 /// Runs the body of a `void` export, swallowing (and reporting) any panic.
-pub fn void_of(name: &str, body: impl FnOnce()) {
-    if catch_unwind(AssertUnwindSafe(body)).is_err() {
-        report(format_args!("internal error (panic) in {name}; ignored"));
-    }
+pub fn void_of(function: &str, body: impl FnOnce()) {
+    guarded(function, body)
+}
+
+/// The name of the enclosing function, for diagnostics: `status_of(function_name!(), ...)`
+/// instead of a hand-typed string that can drift from the code.
+#[macro_export]
+macro_rules! function_name {
+    () => {{
+        fn here() {}
+        let path = ::std::any::type_name_of_val(&here);
+        let path = path.strip_suffix("::here").unwrap_or(path);
+        path.rsplit("::").next().unwrap_or(path)
+    }};
 }
 
 /// The bytes of a NUL-terminated C string, or `None` for NULL.
@@ -58,5 +117,36 @@ pub unsafe fn params_slice<'a>(params: *const c_uint, nparams: usize) -> NcResul
         (_, true) => Err(NC_EINVAL),
         // SAFETY: non-NULL and readable for nparams words per the contract.
         _ => Ok(unsafe { std::slice::from_raw_parts(params, nparams) }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{check, NC_EFILTER, NC_NOERR};
+
+    #[test]
+    fn function_name_is_the_enclosing_function() {
+        assert_eq!(crate::function_name!(), "function_name_is_the_enclosing_function");
+        let in_closure = || crate::function_name!();
+        assert_eq!(in_closure(), "{{closure}}", "so it is taken outside the boundary's closure");
+    }
+
+    #[test]
+    fn a_panic_becomes_each_return_type_s_failure() {
+        assert_eq!(status_of("test", || panic!("deliberate")), NC_EINTERNAL.code());
+        assert_eq!(guarded("test", || -> usize { panic!("deliberate") }), 0);
+        assert_eq!(guarded("test", || -> Option<u8> { panic!("deliberate") }), None);
+        assert_eq!(guarded("test", || -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
+        void_of("test", || panic!("deliberate"));
+        assert_eq!(guarded("test", || 7usize), 7, "no panic, the body's value");
+    }
+
+    #[test]
+    fn statuses_and_results_convert_both_ways() {
+        assert_eq!(status_of("test", || Ok(())), NC_NOERR);
+        assert_eq!(status_of("test", || Err(NC_EFILTER)), NC_EFILTER.code());
+        assert_eq!(check(NC_NOERR), Ok(()));
+        assert_eq!(check(-132), Err(NC_EFILTER));
     }
 }

@@ -346,15 +346,17 @@ impl FilterPart {
     }
 }
 
-fn check(code: c_int, what: &str, codec_id: &str) -> NcResult<()> {
-    match code {
-        0 => Ok(()),
-        // netcdf-c's plugins return -1 (NC2_ERR) from HGOTO_ERROR paths.
-        code => {
-            crate::error::report(format_args!("codec \"{codec_id}\": {what} failed ({code})"));
-            Err(if code > 0 || code == -1 { NC_EFILTER } else { code })
+/// A codec function's status: a negative netcdf-c code passes through; -1 (NC2_ERR, what
+/// netcdf-c's plugins return from HGOTO_ERROR paths) and positive values become `NC_EFILTER`.
+fn check_codec(code: c_int, what: &str, codec_id: &str) -> NcResult<()> {
+    crate::error::check(code).map_err(|error| {
+        crate::error::report(format_args!("codec \"{codec_id}\": {what} failed ({code})"));
+        if code > 0 || code == -1 {
+            NC_EFILTER
+        } else {
+            error
         }
-    }
+    })
 }
 
 impl CodecPart {
@@ -425,7 +427,7 @@ impl CodecPart {
                 let code = unsafe { to_hdf5(text.as_ptr(), &mut len, &mut ptr) };
                 // SAFETY: on any outcome, a non-NULL vector is the plugin's calloc'd result for us to free.
                 let params = unsafe { CParams::from_raw(ptr, len) };
-                check(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
+                check_codec(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
                 Ok(params)
             }
             CodecFunctions::Native { codec, .. } => {
@@ -438,7 +440,7 @@ impl CodecPart {
                     params = CParams::from_slice(&codec.from_json(codec_json)?)?;
                     Ok(())
                 });
-                check(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
+                check_codec(code, "NCZ_codec_to_hdf5", &self.codec_id)?;
                 Ok(params)
             }
         }
@@ -462,7 +464,7 @@ impl CodecPart {
                     unsafe { crate::ffi_boundary::c_str_bytes(text) }.map(|b| String::from_utf8_lossy(b).into_owned());
                 // SAFETY: as above.
                 unsafe { libc::free(text.cast()) };
-                check(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
+                check_codec(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
                 owned.ok_or(NC_EFILTER)
             }
             CodecFunctions::Native { codec, .. } => {
@@ -471,7 +473,7 @@ impl CodecPart {
                     text = Some(codec.to_json(visible.as_slice())?);
                     Ok(())
                 });
-                check(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
+                check_codec(code, "NCZ_hdf5_to_codec", &self.codec_id)?;
                 text.ok_or(NC_EFILTER)
             }
         }
@@ -509,7 +511,7 @@ impl CodecPart {
                 })
             }
         };
-        check(code, "NCZ_modify_parameters", &self.codec_id)
+        check_codec(code, "NCZ_modify_parameters", &self.codec_id)
     }
 }
 

@@ -17,7 +17,7 @@ fn child_reports_to_a_failing_stderr() {
     }
     // A panic inside the boundary: its handler reports on a failing stderr too.
     let status = ncfilters::ffi_boundary::status_of("diagnostics test", || panic!("deliberate"));
-    assert_eq!(status, ncfilters::error::NC_EINTERNAL);
+    assert_eq!(status, ncfilters::error::NC_EINTERNAL.code());
     // The loader's debug account and skip messages.
     std::env::set_var("NCFILTERS_DEBUG", "1");
     std::env::set_var("HDF5_PLUGIN_PATH", "/nonexistent-ncfilters-dir:/dev/null");

@@ -18,6 +18,7 @@
 use super::plugin::{working_parameters, StaticClass, STANDARD};
 use crate::c_types::{hid_t, H5Z_class2_t};
 use crate::error::report;
+use crate::ffi_boundary::guarded;
 use crate::plugin_loader::{CodecPart, FilterPart};
 use crate::plugin_registry::{self, Registry};
 use std::os::raw::{c_int, c_uint, c_void};
@@ -51,7 +52,7 @@ pub fn registry() -> Arc<Registry> {
 /// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
 /// This runs per chunk: it takes an `Arc`, it copies nothing.
 fn with_preferred<R>(id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
-    let plugin = std::panic::catch_unwind(|| registry().get(id).cloned()).ok()??;
+    let plugin = guarded("the filter lookup", || registry().get(id).cloned())?;
     plugin.filter.as_ref().map(use_part)
 }
 
@@ -185,10 +186,9 @@ pub fn unavailable_reason(id: u32) -> Option<String> {
     if !registered_ids().contains(&id) {
         return None;
     }
-    match std::panic::catch_unwind(|| registry().get(id).cloned()) {
-        Ok(Some(plugin)) => plugin.unavailable_reason(),
-        Ok(None) => Some(format!("no implementation of filter {id} was found")),
-        Err(_) => Some(format!("the lookup of filter {id} failed")),
+    match guarded("the filter lookup", || registry().get(id).cloned()) {
+        Some(plugin) => plugin.unavailable_reason(),
+        None => Some(format!("no implementation of filter {id} was found")),
     }
 }
 

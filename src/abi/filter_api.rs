@@ -4,22 +4,14 @@
 //! differences are listed in docs/compatibility.md.
 
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
-use crate::error::{report, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_ENOFILTER};
+use crate::error::{check, report, NcError, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_ENOFILTER};
 use crate::ffi_boundary::{status_of, write_opt};
 use crate::netcdf_sys::{dispatch_table, type_is_fixed_size, var_type};
 use crate::standard_filters::{self, BloscSettings};
 use std::os::raw::{c_int, c_uint};
 use std::ptr;
 
-fn status(code: c_int) -> NcResult<()> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(code)
-    }
-}
-
-fn missing_entry(ncid: c_int, entry: &str) -> c_int {
+fn missing_entry(ncid: c_int, entry: &str) -> NcError {
     report(format_args!("ncid {ncid}: the format's dispatch table has no {entry} entry"));
     NC_EINTERNAL
 }
@@ -36,7 +28,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
-    status_of("nc_def_var_filter", || {
+    status_of(crate::function_name!(), || {
         let table = dispatch_table(ncid)?;
         let xtype = var_type(ncid, varid)?;
         if !type_is_fixed_size(ncid, xtype)? {
@@ -47,7 +39,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
         }
         let define = table.def_var_filter.ok_or_else(|| missing_entry(ncid, "def_var_filter"))?;
         // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
-        status(unsafe { define(ncid, varid, id, nparams, parms) })
+        check(unsafe { define(ncid, varid, id, nparams, parms) })
     })
 }
 
@@ -62,11 +54,11 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     filterids: *mut c_uint,
 ) -> c_int {
-    status_of("nc_inq_var_filter_ids", || {
+    status_of(crate::function_name!(), || {
         let table = dispatch_table(ncid)?;
         let inquire = table.inq_var_filter_ids.ok_or_else(|| missing_entry(ncid, "inq_var_filter_ids"))?;
         // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
-        status(unsafe { inquire(ncid, varid, nfilters, filterids) })
+        check(unsafe { inquire(ncid, varid, nfilters, filterids) })
     })
 }
 
@@ -82,11 +74,11 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of("nc_inq_var_filter_info", || {
+    status_of(crate::function_name!(), || {
         let table = dispatch_table(ncid)?;
         let inquire = table.inq_var_filter_info.ok_or_else(|| missing_entry(ncid, "inq_var_filter_info"))?;
         // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
-        status(unsafe { inquire(ncid, varid, id, nparams, params) })
+        check(unsafe { inquire(ncid, varid, id, nparams, params) })
     })
 }
 
@@ -102,11 +94,11 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of("nc_inq_var_filter", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let mut count = 0usize;
         // SAFETY: count is a valid out-pointer; a NULL ids vector asks for the count only.
-        status(unsafe { nc_inq_var_filter_ids(ncid, varid, &mut count, ptr::null_mut()) })?;
+        check(unsafe { nc_inq_var_filter_ids(ncid, varid, &mut count, ptr::null_mut()) })?;
         if count == 0 {
             // SAFETY: idp is NULL or writable per the contract.
             unsafe { write_opt(idp, 0) };
@@ -114,9 +106,9 @@ pub unsafe extern "C" fn nc_inq_var_filter(
         }
         let mut ids = vec![0 as c_uint; count];
         // SAFETY: ids has room for `count` ids, the number just reported.
-        status(unsafe { nc_inq_var_filter_ids(ncid, varid, &mut count, ids.as_mut_ptr()) })?;
+        check(unsafe { nc_inq_var_filter_ids(ncid, varid, &mut count, ids.as_mut_ptr()) })?;
         // SAFETY: the caller's out-pointers are forwarded unchanged.
-        status(unsafe { nc_inq_var_filter_info(ncid, varid, ids[0], nparams, params) })?;
+        check(unsafe { nc_inq_var_filter_info(ncid, varid, ids[0], nparams, params) })?;
         // SAFETY: idp is NULL or writable per the contract.
         unsafe { write_opt(idp, ids[0]) };
         Ok(())
@@ -126,34 +118,34 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 /// `NC_NOERR` if filter `id` can be used with this file, else `NC_ENOFILTER`.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    status_of("nc_inq_filter_avail", || {
+    status_of(crate::function_name!(), || {
         let table = dispatch_table(ncid)?;
         let inquire = table.inq_filter_avail.ok_or_else(|| missing_entry(ncid, "inq_filter_avail"))?;
         // SAFETY: plain integer arguments forwarded to the format's own entry.
-        status(unsafe { inquire(ncid, id) })
+        check(unsafe { inquire(ncid, id) })
     })
 }
 
 /// Defines one standard filter after checking it is available, as dfilter.c does.
 fn define_standard<const N: usize>(ncid: c_int, varid: c_int, id: u32, params: NcResult<[u32; N]>) -> NcResult<()> {
-    status(nc_inq_filter_avail(ncid, id))?;
+    check(nc_inq_filter_avail(ncid, id))?;
     let params = params?;
     // SAFETY: params is a live slice of params.len() words.
-    status(unsafe { nc_def_var_filter(ncid, varid, id, params.len(), params.as_ptr()) })
+    check(unsafe { nc_def_var_filter(ncid, varid, id, params.len(), params.as_ptr()) })
 }
 
 /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
 fn defined_params(ncid: c_int, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
-    status(nc_inq_filter_avail(ncid, id))?;
+    check(nc_inq_filter_avail(ncid, id))?;
     let mut count = 0usize;
     // SAFETY: count is a valid out-pointer; NULL params asks for the count only.
-    match unsafe { nc_inq_var_filter_info(ncid, varid, id, &mut count, ptr::null_mut()) } {
-        NC_ENOFILTER => return Ok(None),
-        code => status(code)?,
+    match check(unsafe { nc_inq_var_filter_info(ncid, varid, id, &mut count, ptr::null_mut()) }) {
+        Err(NC_ENOFILTER) => return Ok(None),
+        result => result?,
     }
     let mut params = vec![0 as c_uint; count];
     // SAFETY: params has room for the `count` words just reported.
-    status(unsafe { nc_inq_var_filter_info(ncid, varid, id, &mut count, params.as_mut_ptr()) })?;
+    check(unsafe { nc_inq_var_filter_info(ncid, varid, id, &mut count, params.as_mut_ptr()) })?;
     params.truncate(count);
     Ok(Some(params))
 }
@@ -189,7 +181,7 @@ unsafe fn inquire_level(
 /// bzip2 (id 307) with block size `level` 1..=9.
 #[no_mangle]
 pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    status_of("nc_def_var_bzip2", || {
+    status_of(crate::function_name!(), || {
         define_standard(ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level))
     })
 }
@@ -213,7 +205,7 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
 /// (4.9.0 built without zstd returned `NC_NOERR` and did nothing).
 #[no_mangle]
 pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    status_of("nc_def_var_zstandard", || {
+    status_of(crate::function_name!(), || {
         define_standard(ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level))
     })
 }
@@ -244,7 +236,7 @@ pub extern "C" fn nc_def_var_blosc(
     blocksize: c_uint,
     addshuffle: c_uint,
 ) -> c_int {
-    status_of("nc_def_var_blosc", || {
+    status_of(crate::function_name!(), || {
         let params = standard_filters::blosc_params(BloscSettings { subcompressor, level, blocksize, addshuffle });
         define_standard(ncid, varid, H5Z_FILTER_BLOSC, params)
     })
@@ -265,7 +257,7 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     addshufflep: *mut c_uint,
 ) -> c_int {
     let mut hasfilter = 0;
-    let code = status_of("nc_inq_var_blosc", || {
+    let code = status_of(crate::function_name!(), || {
         let Some(params) = defined_params(ncid, varid, H5Z_FILTER_BLOSC)? else {
             return Ok(());
         };

@@ -2,13 +2,13 @@
 
 use crate::c_heap::CArray;
 use crate::c_types::NC_H5_Filterspec;
-use crate::error::{report, NcResult, NC_EINVAL};
+use crate::error::{report, NcError, NcResult, NC_EINVAL};
 use crate::ffi_boundary::{c_str_bytes, status_of, void_of, write_opt};
 use crate::filterspec::{self, FilterSpec, SpecError};
 use std::os::raw::{c_char, c_int, c_uchar, c_uint};
 use std::ptr;
 
-fn rejected(function: &str, text: &[u8], error: SpecError) -> i32 {
+fn rejected(function: &str, text: &[u8], error: SpecError) -> NcError {
     report(format_args!("{function}({:?}): {error}", String::from_utf8_lossy(text)));
     NC_EINVAL
 }
@@ -35,7 +35,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
     nparamsp: *mut usize,
     paramsp: *mut *mut c_uint,
 ) -> c_int {
-    status_of("ncaux_h5filterspec_parse", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: txt is NULL or NUL-terminated per the contract.
         let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
         let spec = filterspec::parse_spec(text).map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
@@ -64,7 +64,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
     nspecsp: *mut usize,
     vectorp: *mut *mut *mut NC_H5_Filterspec,
 ) -> c_int {
-    status_of("ncaux_h5filterspec_parselist", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: txt0 is NULL or NUL-terminated per the contract.
         let text = unsafe { c_str_bytes(txt0) }.ok_or(NC_EINVAL)?;
         let list = filterspec::parse_spec_list(text).map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
     nuiparamsp: *mut usize,
     uiparams: *mut c_uint,
 ) -> c_int {
-    status_of("ncaux_h5filterspec_parse_parameter", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: txt is NULL or NUL-terminated per the contract.
         let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
         if uiparams.is_null() {
@@ -125,7 +125,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 /// `f` is NULL or a C-heap spec whose `params` is NULL or C-heap, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
-    void_of("ncaux_h5filterspec_free", || {
+    void_of(crate::function_name!(), || {
         if f.is_null() {
             return;
         }
@@ -144,7 +144,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
 /// `mem8` is NULL or valid for reads and writes of 8 bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
-    void_of("ncaux_h5filterspec_fix8", || {
+    void_of(crate::function_name!(), || {
         // SAFETY: mem8 is NULL or valid for 8 bytes per the contract; u8 has alignment 1.
         if let Some(mem) = unsafe { mem8.cast::<[u8; 8]>().as_mut() } {
             filterspec::fix8(mem, decode != 0);

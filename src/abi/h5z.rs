@@ -8,12 +8,12 @@ use crate::c_heap::CVec;
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
 use crate::c_types::{H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
 use crate::error::report;
+use crate::ffi_boundary::guarded;
 use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params};
 use std::os::raw::c_int;
 use std::os::raw::{c_uint, c_void};
-use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// What a filter made of the chunk.
 pub enum Filtered {
@@ -41,7 +41,7 @@ unsafe fn run_filter(
     buf: *mut *mut c_void,
     filter: impl FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>,
 ) -> usize {
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
+    let run = || {
         if buf.is_null() || buf_size.is_null() {
             return Err(FilterError("NULL buffer pointer".into()));
         }
@@ -63,18 +63,13 @@ unsafe fn run_filter(
         let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
         // SAFETY: the block and its size are ours to replace per the protocol.
         unsafe { commit(result, block, nbytes, buf_size, buf) }
-    }));
-    match outcome {
-        Ok(Ok(produced)) => produced,
-        Ok(Err(why)) => {
+    };
+    guarded(name, || {
+        run().unwrap_or_else(|why| {
             report(format_args!("{name} filter: {why}"));
             0
-        }
-        Err(_) => {
-            report(format_args!("{name} filter: internal error (panic); chunk left unfiltered"));
-            0
-        }
-    }
+        })
+    })
 }
 
 /// Hands the result to C.
@@ -251,17 +246,12 @@ h5z_function!(
 
 /// Runs a `can_apply`/`set_local` body: its error (or a panic) becomes HDF5's -1, reported.
 fn callback_status(name: &str, body: impl FnOnce() -> Result<c_int, String>) -> c_int {
-    match catch_unwind(AssertUnwindSafe(body)) {
-        Ok(Ok(status)) => status,
-        Ok(Err(why)) => {
+    guarded(name, || {
+        body().unwrap_or_else(|why| {
             report(format_args!("{name}: {why}"));
             -1
-        }
-        Err(_) => {
-            report(format_args!("{name}: internal error (panic)"));
-            -1
-        }
-    }
+        })
+    })
 }
 
 fn hdf5_error(e: hdf5_sys::Hdf5Error) -> String {

@@ -40,7 +40,7 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
     params: *const c_uint,
     flags: c_int,
 ) -> c_int {
-    status_of("NC4_hdf5_addfilter", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
         add_filter(&mut var, id, params, flags)
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    status_of("NC4_hdf5_def_var_filter", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -91,7 +91,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    status_of("NC4_hdf5_inq_var_filter_ids", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let found = find_hdf5_var(ncid, varid)?;
         let filter_ids = found.var.ids();
@@ -118,7 +118,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of("NC4_hdf5_inq_var_filter_info", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
         found.var.ensure_list()?;
@@ -138,7 +138,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 /// `NC_NOERR` if HDF5 can apply filter `id` (built in, registered, or found on `HDF5_PLUGIN_PATH`).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    status_of("NC4_hdf5_inq_filter_avail", || filter_will_run(id))
+    status_of(crate::function_name!(), || filter_will_run(id))
 }
 
 /// HDF5 has filter `id` and it will run: a built-in stand-in whose C library (libblosc,
@@ -164,7 +164,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
     id: c_uint,
     specp: *mut *mut NC_HDF5_Filter,
 ) -> c_int {
-    status_of("NC4_hdf5_filter_lookup", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         var.ensure_list()?;
@@ -181,7 +181,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    status_of("NC4_hdf5_filter_remove", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
@@ -196,7 +196,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
-    status_of("NC4_hdf5_filter_freelist", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         unsafe { var_arg(var)? }.free_list();
         Ok(())
@@ -209,7 +209,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 /// `var` is NULL or a live HDF5 variable; `idp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
-    status_of("NC4_hdf5_find_missing_filter", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         let missing = (0..var.filters().len())
@@ -225,7 +225,7 @@ pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp
 /// Registers the built-in standard filters HDF5 lacks ([`super::builtin`]).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
-    status_of("NC4_hdf5_filter_initialize", || {
+    status_of(crate::function_name!(), || {
         super::builtin::register_standard_filters();
         Ok(())
     })

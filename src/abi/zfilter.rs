@@ -82,7 +82,7 @@ pub unsafe extern "C" fn NCZ_addfilter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    status_of("NCZ_addfilter", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
         add_filter(&mut var, id, params)
@@ -101,7 +101,7 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    status_of("NCZ_def_var_filter", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let mut found = ZarrLocation::find(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    status_of("NCZ_inq_var_filter_ids", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
         check_not_broken(&found.var)?;
@@ -159,7 +159,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of("NCZ_inq_var_filter_info", || {
+    status_of(crate::function_name!(), || {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
         check_not_broken(&found.var)?;
@@ -179,7 +179,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
 /// Whether a complete NCZarr plugin (HDF5 filter and codec) exists for `id`.
 #[no_mangle]
 pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    status_of("NCZ_inq_filter_avail", || {
+    status_of(crate::function_name!(), || {
         if !(1..=MAX_FILTER_ID).contains(&id) {
             return Err(NC_EINVAL);
         }
@@ -206,7 +206,7 @@ pub extern "C" fn NCZ_filter_initialize() -> c_int {
 /// Finalises and releases the plugins (netcdf-c calls it from `nc_finalize`).
 #[no_mangle]
 pub extern "C" fn NCZ_filter_finalize() -> c_int {
-    status_of("NCZ_filter_finalize", || {
+    status_of(crate::function_name!(), || {
         plugin_registry::finalize();
         Ok(())
     })
@@ -219,7 +219,7 @@ pub extern "C" fn NCZ_filter_finalize() -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
-    status_of("NCZ_filter_setup", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let (ncid, varid) = (var.ncid()?, var.varid());
@@ -238,7 +238,7 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
-    status_of("NCZ_filter_freelists", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         var.free_list(FilterList::Chain)?;
@@ -253,7 +253,7 @@ pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
 /// `zvar` is NULL or a live `NCZ_VAR_INFO_T`.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
-    status_of("NCZ_codec_freelist", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let zvar = unsafe { zvar.as_mut() }.ok_or(NC_EINVAL)?;
         let list = std::mem::replace(&mut zvar.incompletefilters, std::ptr::null_mut());
@@ -269,7 +269,7 @@ pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    status_of("NCZ_filter_remove", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
@@ -303,7 +303,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     // SAFETY: on decode the caller hands over the block (see the doc comment).
     let mut taken = (!encoding).then(|| unsafe { ChunkBuffer::from_raw(indata, inlen) });
     let mut result = None;
-    let status = status_of("NCZ_applyfilterchain", || {
+    let status = status_of(crate::function_name!(), || {
         if (indata.is_null() && inlen > 0) || outlenp.is_null() || outdatap.is_null() {
             return Err(NC_EINVAL);
         }
@@ -374,7 +374,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     filter: *mut NCZ_Filter,
     jfilterp: *mut *mut NCjson,
 ) -> c_int {
-    status_of("NCZ_filter_jsonize", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
@@ -408,7 +408,7 @@ pub unsafe extern "C" fn NCZ_filter_build(
     jfilter: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    status_of("NCZ_filter_build", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         unsafe { build_codec(var, "codec", jfilter, chainindex) }
     })
@@ -431,7 +431,7 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
     jcodec: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    status_of("ncfilters_zarr_codec", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: NULL or NUL-terminated per the contract.
         let key = unsafe { c_str_bytes(key) }.map_or_else(|| "codec".into(), String::from_utf8_lossy);
         // SAFETY: forwarded contract.
@@ -469,7 +469,7 @@ unsafe fn build_codec(var: *mut NC_VAR_INFO, key: &str, jcodec: *const NCjson, c
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
-    status_of("ncfilters_zarr_raw_chunk", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         match var.chunk_bytes() {
@@ -494,7 +494,7 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 /// has room for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
-    status_of("NCZ_codec_attr", || {
+    status_of(crate::function_name!(), || {
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         let mut all = var.filters(FilterList::Chain);

@@ -78,7 +78,7 @@ pub fn fail<T>(message: impl Into<String>) -> FilterResult<T> {
     Err(FilterError(message.into()))
 }
 
-pub fn out_of_memory(_: i32) -> FilterError {
+pub fn out_of_memory(_: crate::error::NcError) -> FilterError {
     FilterError("out of memory".into())
 }
 

@@ -3,7 +3,7 @@
 
 use super::nc4::{NC_HDF5_Filter, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_VAR_INFO};
 use crate::c_heap::CArray;
-use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM};
+use crate::error::{check, NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM};
 use std::os::raw::{c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
 
@@ -21,14 +21,6 @@ extern "C" {
     fn ncfilters_nclistfree(list: *mut NClist) -> c_int;
     fn ncfilters_nclistinsert(list: *mut NClist, index: usize, elem: *mut c_void) -> c_int;
     fn ncfilters_nclistremove(list: *mut NClist, index: usize) -> *mut c_void;
-}
-
-fn status(code: c_int) -> NcResult<()> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(code)
-    }
 }
 
 /// `H5Zfilter_avail`: whether HDF5 (built in, registered or on `HDF5_PLUGIN_PATH`) has filter `id`.
@@ -63,8 +55,8 @@ impl Hdf5Location {
             (*var).storage = NC_CHUNKED;
             let chunksizes = (*var).chunksizes;
             if !chunksizes.is_null() && *chunksizes == 0 {
-                status(ncfilters_nc4_find_default_chunksizes2(self.group, var))?;
-                status(ncfilters_nc4_adjust_var_cache(self.group, var))?;
+                check(ncfilters_nc4_find_default_chunksizes2(self.group, var))?;
+                check(ncfilters_nc4_adjust_var_cache(self.group, var))?;
             }
         }
         Ok(())
@@ -74,7 +66,7 @@ impl Hdf5Location {
 pub fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
     let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
     // SAFETY: valid out-pointers.
-    status(unsafe { ncfilters_nc4_hdf5_find_grp_h5_var(ncid, varid, &mut file, &mut group, &mut var) })?;
+    check(unsafe { ncfilters_nc4_hdf5_find_grp_h5_var(ncid, varid, &mut file, &mut group, &mut var) })?;
     let file = NonNull::new(file).ok_or(NC_EINVAL)?;
     // SAFETY: netcdf-c returned a live variable of an open HDF5 file.
     let var = unsafe { Hdf5Var::new(var) }.ok_or(NC_EINVAL)?;

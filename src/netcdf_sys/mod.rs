@@ -6,6 +6,7 @@
 //! `libncfilters.so` linkable; see [`netcdf_linked`].
 #![allow(non_camel_case_types)]
 
+use crate::error::{check, NcResult};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 pub mod hdf5_var;
@@ -140,50 +141,42 @@ const NC_CHUNKED: c_int = 0;
 const NC_ENDIAN_LITTLE: c_int = 1;
 const NC_ENDIAN_BIG: c_int = 2;
 
-fn status(code: c_int) -> Result<(), c_int> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(code)
-    }
-}
-
 /// `nc_inq_varndims` and `nc_inq_vardimid`: the variable's dimension ids.
-pub fn var_dim_ids(ncid: c_int, varid: c_int) -> Result<Vec<c_int>, c_int> {
+pub fn var_dim_ids(ncid: c_int, varid: c_int) -> NcResult<Vec<c_int>> {
     let mut ndims = 0;
     // SAFETY: a valid out-pointer.
-    status(unsafe { ncfilters_nc_inq_varndims(ncid, varid, &mut ndims) })?;
+    check(unsafe { ncfilters_nc_inq_varndims(ncid, varid, &mut ndims) })?;
     let ndims = usize::try_from(ndims).ok().filter(|&n| n <= NC_MAX_VAR_DIMS).ok_or(crate::error::NC_EINTERNAL)?;
     let mut ids = vec![0; ndims.max(1)];
     // SAFETY: room for ndims ids.
-    status(unsafe { ncfilters_nc_inq_vardimid(ncid, varid, ids.as_mut_ptr()) })?;
+    check(unsafe { ncfilters_nc_inq_vardimid(ncid, varid, ids.as_mut_ptr()) })?;
     ids.truncate(ndims);
     Ok(ids)
 }
 
 /// `nc_inq_dimlen`.
-pub fn dim_len(ncid: c_int, dimid: c_int) -> Result<usize, c_int> {
+pub fn dim_len(ncid: c_int, dimid: c_int) -> NcResult<usize> {
     let mut len = 0;
     // SAFETY: a valid out-pointer.
-    status(unsafe { ncfilters_nc_inq_dimlen(ncid, dimid, &mut len) })?;
+    check(unsafe { ncfilters_nc_inq_dimlen(ncid, dimid, &mut len) })?;
     Ok(len)
 }
 
 /// `nc_inq_var_chunking` of a variable of `ndims` dimensions: its chunk lengths, or `None`
 /// when it is not chunked.
-pub fn var_chunks(ncid: c_int, varid: c_int, ndims: usize) -> Result<Option<Vec<usize>>, c_int> {
+pub fn var_chunks(ncid: c_int, varid: c_int, ndims: usize) -> NcResult<Option<Vec<usize>>> {
     let (mut storage, mut lens) = (0, vec![0usize; ndims.max(1)]);
     // SAFETY: room for ndims lengths.
-    status(unsafe { ncfilters_nc_inq_var_chunking(ncid, varid, &mut storage, lens.as_mut_ptr()) })?;
+    check(unsafe { ncfilters_nc_inq_var_chunking(ncid, varid, &mut storage, lens.as_mut_ptr()) })?;
     lens.truncate(ndims);
     Ok((storage == NC_CHUNKED && ndims > 0).then_some(lens))
 }
 
 /// `nc_inq_var_endian`: `Some(true)` little-endian, `Some(false)` big-endian, `None` native.
-pub fn var_little_endian(ncid: c_int, varid: c_int) -> Result<Option<bool>, c_int> {
+pub fn var_little_endian(ncid: c_int, varid: c_int) -> NcResult<Option<bool>> {
     let mut endian = 0;
     // SAFETY: a valid out-pointer.
-    status(unsafe { ncfilters_nc_inq_var_endian(ncid, varid, &mut endian) })?;
+    check(unsafe { ncfilters_nc_inq_var_endian(ncid, varid, &mut endian) })?;
     Ok(match endian {
         NC_ENDIAN_LITTLE => Some(true),
         NC_ENDIAN_BIG => Some(false),
@@ -199,13 +192,10 @@ pub fn netcdf_linked() -> bool {
 }
 
 /// `NC_check_id`: the file's dispatch table for `ncid`.
-pub fn dispatch_table(ncid: c_int) -> Result<&'static NC_Dispatch, c_int> {
+pub fn dispatch_table(ncid: c_int) -> NcResult<&'static NC_Dispatch> {
     let mut ncp: *mut NC = std::ptr::null_mut();
     // SAFETY: ncp is a valid out-pointer; the shim returns NC_ENOTBUILT when unlinked.
-    let status = unsafe { ncfilters_NC_check_id(ncid, &mut ncp) };
-    if status != 0 {
-        return Err(status);
-    }
+    check(unsafe { ncfilters_NC_check_id(ncid, &mut ncp) })?;
     // SAFETY: on success NC_check_id stores a live NC* owned by netcdf-c's file list;
     // its dispatch table is static const data of libnetcdf.
     let table = unsafe { ncp.as_ref().and_then(|nc| nc.dispatch.as_ref()) };
@@ -221,31 +211,25 @@ pub fn dispatch_table(ncid: c_int) -> Result<&'static NC_Dispatch, c_int> {
 }
 
 /// `nc_inq_vartype`.
-pub fn var_type(ncid: c_int, varid: c_int) -> Result<c_int, c_int> {
+pub fn var_type(ncid: c_int, varid: c_int) -> NcResult<c_int> {
     let mut xtype = 0;
     // SAFETY: xtype is a valid out-pointer.
-    match unsafe { ncfilters_nc_inq_vartype(ncid, varid, &mut xtype) } {
-        0 => Ok(xtype),
-        status => Err(status),
-    }
+    check(unsafe { ncfilters_nc_inq_vartype(ncid, varid, &mut xtype) })?;
+    Ok(xtype)
 }
 
 /// `NC4_inq_type_fixed_size`: false for strings, vlens and compounds containing them.
-pub fn type_is_fixed_size(ncid: c_int, xtype: c_int) -> Result<bool, c_int> {
+pub fn type_is_fixed_size(ncid: c_int, xtype: c_int) -> NcResult<bool> {
     let mut fixed = 0;
     // SAFETY: fixed is a valid out-pointer.
-    match unsafe { ncfilters_NC4_inq_type_fixed_size(ncid, xtype, &mut fixed) } {
-        0 => Ok(fixed != 0),
-        status => Err(status),
-    }
+    check(unsafe { ncfilters_NC4_inq_type_fixed_size(ncid, xtype, &mut fixed) })?;
+    Ok(fixed != 0)
 }
 
 /// `nc_inq_type`: the size in bytes of type `xtype`.
-pub fn type_size(ncid: c_int, xtype: c_int) -> Result<usize, c_int> {
+pub fn type_size(ncid: c_int, xtype: c_int) -> NcResult<usize> {
     let mut size = 0usize;
     // SAFETY: size is a valid out-pointer; the name is not asked for.
-    match unsafe { ncfilters_nc_inq_type(ncid, xtype, std::ptr::null_mut(), &mut size) } {
-        0 => Ok(size),
-        status => Err(status),
-    }
+    check(unsafe { ncfilters_nc_inq_type(ncid, xtype, std::ptr::null_mut(), &mut size) })?;
+    Ok(size)
 }

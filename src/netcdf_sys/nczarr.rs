@@ -8,7 +8,7 @@
 
 use super::nc4::{nc_bool_t, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_INDEF, NC_OBJ, NC_VAR_INFO};
 use crate::c_heap::CBox;
-use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
+use crate::error::{check, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
 use crate::filter_chain::ZarrFilter;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -109,14 +109,6 @@ pub unsafe fn free_filter_list(list: *mut NClist) {
     }
 }
 
-fn status(code: c_int) -> NcResult<()> {
-    if code == 0 {
-        Ok(())
-    } else {
-        Err(code)
-    }
-}
-
 /// `NCJparse`: C-heap JSON for netcdf-c to own (and `NCJreclaim`).
 pub fn ncjson_parse(text: &str) -> NcResult<NonNull<NCjson>> {
     let text = CString::new(text).map_err(|_| NC_EFILTER)?;
@@ -161,7 +153,7 @@ impl ZarrLocation {
     pub fn find(ncid: c_int, varid: c_int) -> NcResult<Self> {
         let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
         // SAFETY: valid out-pointers; the shim returns NC_ENOTBUILT when unlinked.
-        status(unsafe { ncfilters_ncz_find_grp_file_var(ncid, varid, &mut file, &mut group, &mut var) })?;
+        check(unsafe { ncfilters_ncz_find_grp_file_var(ncid, varid, &mut file, &mut group, &mut var) })?;
         let file = NonNull::new(file).ok_or(NC_EINVAL)?;
         // SAFETY: netcdf-c returned a live variable of an open NCZarr file.
         let var = unsafe { ZarrVar::new(var) }.ok_or(NC_EINVAL)?;
@@ -190,7 +182,7 @@ impl ZarrLocation {
             (*var).storage = NC_CHUNKED;
             let chunksizes = (*var).chunksizes;
             if !chunksizes.is_null() && *chunksizes == 0 {
-                status(ncfilters_nc4_find_default_chunksizes2(self.group.cast(), var))?;
+                check(ncfilters_nc4_find_default_chunksizes2(self.group.cast(), var))?;
             }
         }
         Ok(())
@@ -349,8 +341,7 @@ impl ZarrVar {
             return Ok(());
         };
         // A panic must still end the computation, or the filter stays "computing" for good.
-        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| job.run(ncid, varid)))
-            .unwrap_or(Err(crate::error::NC_EINTERNAL));
+        let outcome = crate::ffi_boundary::guarded("NCZ_modify_parameters", || job.run(ncid, varid));
         self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome))?
     }
 

@@ -59,8 +59,9 @@ pub fn test_clippy(h: &Harness) -> Result {
 
 /// The unit tests Miri runs (test-name filters): everything that calls no C. zstd, bzip2,
 /// blosc and szip are C libraries, and the C-ABI tests call netcdf-c, which Miri cannot run.
-const MIRI_TESTS: [&str; 12] = [
+const MIRI_TESTS: [&str; 13] = [
     "c_heap::",
+    "ffi_boundary::",
     "filter_chain::",
     "filters::tests",
     "filters::shuffle",
