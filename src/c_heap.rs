@@ -58,11 +58,11 @@ impl<T: Copy> Drop for CArray<T> {
 
 /// A C-heap parameter vector `(nparams, params)` as netcdf-c and the codec plugins exchange it:
 /// `params` is `malloc`'d (NULL when empty), and plugins may `free` and replace it in place
-/// (`NCZ_modify_parameters`), which is why the two fields are public and `repr(C)`-sized.
+/// (`NCZ_modify_parameters`, through [`CParams::raw_parts_mut`]).
 #[derive(Debug)]
 pub struct CParams {
-    pub len: usize,
-    pub ptr: *mut std::os::raw::c_uint,
+    len: usize,
+    ptr: *mut std::os::raw::c_uint,
 }
 
 impl CParams {
@@ -91,6 +91,20 @@ impl CParams {
         (values.len(), if values.is_empty() { std::ptr::null() } else { values.as_ptr() })
     }
 
+    /// `(&nparams, &params)` for a C function that may free the vector and store another (a
+    /// codec's `NCZ_modify_parameters`). Raw pointers: storing through them is `unsafe`, and
+    /// whoever does must leave a C-heap vector of that many words (or NULL) for `Drop` to free.
+    pub fn raw_parts_mut(&mut self) -> (*mut usize, *mut *mut std::os::raw::c_uint) {
+        (&mut self.len, &mut self.ptr)
+    }
+
+    /// Gives the vector to C, which frees it: `(nparams, params)`.
+    pub fn into_raw(self) -> (usize, *mut std::os::raw::c_uint) {
+        let out = (self.len, self.ptr);
+        std::mem::forget(self);
+        out
+    }
+
     /// The parameters; empty when the pointer is NULL whatever `len` says.
     pub fn as_slice(&self) -> &[u32] {
         if self.ptr.is_null() || self.len == 0 {
@@ -114,9 +128,9 @@ impl Drop for CParams {
 /// the allocation; dropping the value frees whatever it holds at that point.
 #[derive(Debug)]
 pub struct ChunkBuffer {
-    pub ptr: *mut std::os::raw::c_void,
-    pub buf_size: usize,
-    pub used: usize,
+    ptr: *mut std::os::raw::c_void,
+    buf_size: usize,
+    used: usize,
 }
 
 impl ChunkBuffer {
@@ -149,6 +163,39 @@ impl ChunkBuffer {
     pub fn from_bytes(bytes: &[u8]) -> NcResult<Self> {
         // SAFETY: a slice is readable for its length.
         unsafe { Self::copy_of(bytes.as_ptr().cast(), bytes.len()) }
+    }
+
+    /// The number of bytes in use.
+    pub fn len(&self) -> usize {
+        self.used
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.used == 0
+    }
+
+    /// Runs `filter` on the block per the `H5Z_func_t` protocol: it gets the bytes in use, the
+    /// block's size and the block, and may free the block and store another. Whatever block it
+    /// leaves is this buffer's now. Its return value is the new number of bytes in use, `None`
+    /// on failure: 0, `(size_t)-1` (netcdf-c's C plugins' error value), or a NULL block.
+    ///
+    /// # Safety
+    /// `filter` leaves in `*buf` NULL or a `malloc`'d block of at least `*buf_size` bytes, the
+    /// first `return value` of them initialised when it succeeds.
+    pub unsafe fn filter_in_place(
+        &mut self,
+        filter: impl FnOnce(usize, *mut usize, *mut *mut std::os::raw::c_void) -> usize,
+    ) -> Option<usize> {
+        // Locals, not references to self, go to C.
+        let (mut ptr, mut buf_size) = (self.ptr, self.buf_size);
+        let used = filter(self.used, &mut buf_size, &mut ptr);
+        self.ptr = ptr;
+        self.buf_size = buf_size;
+        if used == 0 || used == usize::MAX || ptr.is_null() {
+            return None;
+        }
+        self.used = used;
+        Some(used)
     }
 
     /// The bytes in use.
@@ -410,10 +457,18 @@ mod tests {
         let mut params = CParams::from_slice(&[7, 8]).unwrap();
         assert_eq!(params.as_slice(), &[7, 8]);
         // What NCZ_modify_parameters may do: free the vector and put a longer one in its place.
-        c_free(params.ptr);
-        params.ptr = CArray::from_slice(&[1u32, 2, 3]).unwrap().into_raw();
-        params.len = 3;
+        let (len, ptr) = params.raw_parts_mut();
+        // SAFETY: len and ptr point into `params`; the old vector is freed once and replaced by
+        // a C-heap vector of the length stored.
+        unsafe {
+            c_free(*ptr);
+            *ptr = CArray::from_slice(&[1u32, 2, 3]).unwrap().into_raw();
+            *len = 3;
+        }
         assert_eq!(params.as_slice(), &[1, 2, 3]);
+        let (len, ptr) = params.into_raw();
+        // SAFETY: into_raw gave up the vector of `len` words.
+        assert_eq!(unsafe { CParams::from_raw(ptr, len) }.as_slice(), &[1, 2, 3]);
         // A NULL vector reads as empty whatever its length says.
         // SAFETY: NULL with any length is the documented empty vector.
         assert!(unsafe { CParams::from_raw(std::ptr::null_mut(), 5) }.as_slice().is_empty());
@@ -422,19 +477,30 @@ mod tests {
     #[test]
     fn chunk_buffers_copy_hand_over_and_take_back() {
         let chunk = ChunkBuffer::from_bytes(b"chunk").unwrap();
-        assert_eq!(chunk.bytes(), b"chunk");
+        assert_eq!((chunk.bytes(), chunk.len()), (&b"chunk"[..], 5));
         // SAFETY: a zero-length copy reads nothing.
         let empty = unsafe { ChunkBuffer::copy_of(std::ptr::null(), 0) }.unwrap();
-        assert!(empty.bytes().is_empty() && !empty.ptr.is_null());
+        assert!(empty.bytes().is_empty() && empty.is_empty());
         let (ptr, used) = chunk.into_raw();
         // SAFETY: ptr is the malloc'd block of `used` bytes into_raw gave up.
         let mut back = unsafe { ChunkBuffer::from_raw(ptr, used) };
         // What a filter does: replace the block with a longer one and report its sizes.
-        // SAFETY: back.ptr is a malloc'd block owned by `back`; realloc keeps its bytes.
-        back.ptr = unsafe { libc::realloc(back.ptr, 64) };
-        assert!(!back.ptr.is_null());
-        back.buf_size = 64;
-        assert_eq!(back.bytes(), b"chunk");
+        // SAFETY: the closure follows the H5Z_func_t protocol: realloc keeps the 5 bytes and
+        // frees the old block (or leaves it on failure, which the assert catches).
+        let used = unsafe {
+            back.filter_in_place(|used, buf_size, buf| {
+                let grown = libc::realloc(*buf, 64);
+                assert!(!grown.is_null());
+                grown.cast::<u8>().add(used).write(b'!');
+                (*buf, *buf_size) = (grown, 64);
+                used + 1
+            })
+        };
+        assert_eq!((used, back.bytes()), (Some(6), &b"chunk!"[..]));
+        // A failing filter keeps the block and the length.
+        // SAFETY: the closure leaves the block as it is.
+        assert_eq!(unsafe { back.filter_in_place(|_, _, _| usize::MAX) }, None);
+        assert_eq!(back.bytes(), b"chunk!");
     }
 
     #[test]

@@ -314,10 +314,10 @@ pub fn apply_chain(
         stages.iter().rev().try_for_each(|stage| run(stage, &mut chunk))?;
         // Shorter would be read past its end; longer netcdf-c accepts (its first bytes are
         // used; nczarr_test's testfilter_misc relies on it).
-        if let Some(size) = chunk_bytes.filter(|&size| chunk.used < size) {
+        if let Some(size) = chunk_bytes.filter(|&size| chunk.len() < size) {
             report(format_args!(
                 "variable \"{varname}\": a chunk decodes to {} bytes, fewer than the chunk's {size}: it does not match the declared filters",
-                chunk.used
+                chunk.len()
             ));
             return Err(NC_EFILTER);
         }

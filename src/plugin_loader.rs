@@ -316,33 +316,30 @@ impl FilterPart {
             return Err(format!("filter {} ({}) has a NULL filter function", self.id, self.name));
         };
         let flags = if reverse { H5Z_FLAG_REVERSE } else { 0 };
-        let (mut ptr, mut buf_size) = (buffer.ptr, buffer.buf_size);
         let (count, values) = params.as_raw();
         // The library's own copy of the limit takes this thread's for a decode, and gets its
         // previous value back after.
         let set_decode_limit = self.set_decode_limit.filter(|_| reverse);
         // SAFETY: the library's ncfilters_set_decode_limit, held loaded with the part.
         let previous_limit = set_decode_limit.map(|set| unsafe { set(crate::filters::decode_limit()) });
-        // SAFETY: buffer owns a malloc'd block of at least `used` bytes; params are NULL or
-        // readable for `count` words; the filter follows the H5Z_func_t contract.
-        let used = unsafe { function(flags, count, values, buffer.used, &mut buf_size, &mut ptr) };
+        // SAFETY: the buffer hands its malloc'd block of at least `used` bytes; params are NULL
+        // or readable for `count` words; the filter follows the H5Z_func_t contract.
+        let used = unsafe {
+            buffer.filter_in_place(|used, buf_size, buf| function(flags, count, values, used, buf_size, buf))
+        };
         if let (Some(set), Some(previous)) = (set_decode_limit, previous_limit) {
             // SAFETY: as above.
             unsafe { set(previous) };
         }
-        // Whatever the outcome, the block to own now is the one the filter left in *buf.
-        buffer.ptr = ptr;
-        buffer.buf_size = buf_size;
-        if used == 0 || used == usize::MAX || ptr.is_null() {
-            return Err(format!(
+        match used {
+            Some(_) => Ok(()),
+            None => Err(format!(
                 "filter {} ({}) failed to {}",
                 self.id,
                 self.name,
                 if reverse { "decode" } else { "encode" }
-            ));
+            )),
         }
-        buffer.used = used;
-        Ok(())
     }
 }
 
@@ -500,8 +497,10 @@ impl CodecPart {
         let code = match self.functions {
             CodecFunctions::Library { modify_parameters: None, .. } => return Ok(()),
             CodecFunctions::Library { modify_parameters: Some(modify), .. } => {
+                let ((visible_len, visible_ptr), (working_len, working_ptr)) =
+                    (visible.raw_parts_mut(), working.raw_parts_mut());
                 // SAFETY: both pairs are C-heap vectors the plugin may free and replace, as the protocol allows.
-                unsafe { modify(ncid, varid, &mut visible.len, &mut visible.ptr, &mut working.len, &mut working.ptr) }
+                unsafe { modify(ncid, varid, visible_len, visible_ptr, working_len, working_ptr) }
             }
             CodecFunctions::Native { codec, .. } if !codec.modifies_parameters() => return Ok(()),
             CodecFunctions::Native { codec, working: working_of } => {

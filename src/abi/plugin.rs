@@ -214,8 +214,7 @@ unsafe fn modify_parameters(
     // SAFETY: the old working vector is C-heap and ours to replace, as the protocol allows.
     unsafe {
         drop(CParams::from_raw(*wparamsp, *wnparamsp));
-        let (len, ptr) = (working.len, working.ptr);
-        std::mem::forget(working);
+        let (len, ptr) = working.into_raw();
         wnparamsp.write(len);
         wparamsp.write(ptr);
     }
