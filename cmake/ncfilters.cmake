@@ -177,15 +177,17 @@ endfunction()
 # The Rust plugin libraries (plugins/) in place of netcdf-c's C plugin targets: those targets
 # still build (other targets and scripts refer to them), then `ncfilters_plugins`, which runs
 # after them on every build, puts the Rust libraries, of the same file names, in their place.
-# h5szip and h5blosc exist only when netcdf-c found libsz and libblosc; the others always do.
-set(NCFILTERS_RUST_PLUGINS h5deflate h5shuffle h5fletcher32 h5szip h5bzip2 h5zstd h5blosc nczhdf5filters nczstdfilters)
+# The targets, NCFILTERS_RUST_PLUGINS, come from the table of standard filters; those in
+# NCFILTERS_OPTIONAL_PLUGINS (h5szip, h5blosc) exist only when netcdf-c found their C library.
+include("${NCFILTERS_ROOT}/cmake/ncfilters_plugins.cmake")
 function(ncfilters_replace_plugins)
   set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/plugins")
   set(copies)
   set(replaced)
   foreach(target IN LISTS NCFILTERS_RUST_PLUGINS)
     if(NOT TARGET ${target})
-      if(target STREQUAL "h5szip" OR target STREQUAL "h5blosc")
+      list(FIND NCFILTERS_OPTIONAL_PLUGINS ${target} optional)
+      if(NOT optional EQUAL -1)
         continue()
       endif()
       message(FATAL_ERROR "ncfilters: netcdf-c plugin target ${target} not found (configure with -DENABLE_PLUGINS=ON, or -DNCFILTERS_PLUGINS=OFF)")

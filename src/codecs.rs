@@ -9,11 +9,13 @@
 
 use crate::codec_json::{integer_of, parse_codec};
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL};
-use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params, szip_user_mask};
+use crate::standard_filters::{
+    blosc_local_params, szip_bits_per_pixel, szip_local_params, szip_user_mask, BLOSC_COMPRESSORS,
+};
 use serde_json::{Map, Value};
 
-/// blosc's compressor names by code (`blosc_compcode_to_compname`).
-pub const BLOSC_COMPRESSORS: [&str; 6] = ["blosclz", "lz4", "lz4hc", "snappy", "zlib", "zstd"];
+/// A standard codec: one per row of the table of standard filters, whose row gives its ids.
+pub use crate::standard_filter_table::Codec;
 
 /// What a codec's `NCZ_modify_parameters` may ask of the variable it is defined on.
 pub trait VarFacts {
@@ -27,45 +29,7 @@ pub trait VarFacts {
     fn little_endian(&self) -> NcResult<bool>;
 }
 
-/// A standard codec.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Codec {
-    Zlib,
-    Shuffle,
-    Fletcher32,
-    Bz2,
-    Zstd,
-    Blosc,
-    Szip,
-}
-
 impl Codec {
-    /// The numcodecs id.
-    pub const fn codec_id(self) -> &'static str {
-        match self {
-            Codec::Zlib => "zlib",
-            Codec::Shuffle => "shuffle",
-            Codec::Fletcher32 => "fletcher32",
-            Codec::Bz2 => "bz2",
-            Codec::Zstd => "zstd",
-            Codec::Blosc => "blosc",
-            Codec::Szip => "szip",
-        }
-    }
-
-    /// The HDF5 filter id.
-    pub const fn hdf5_id(self) -> u32 {
-        match self {
-            Codec::Zlib => 1,
-            Codec::Shuffle => 2,
-            Codec::Fletcher32 => 3,
-            Codec::Bz2 => 307,
-            Codec::Zstd => 32015,
-            Codec::Blosc => 32001,
-            Codec::Szip => 4,
-        }
-    }
-
     /// `NCZ_hdf5_to_codec`: the codec JSON of visible parameters, as 4.9.0 writes it.
     pub fn to_json(self, params: &[u32]) -> NcResult<String> {
         let id = self.codec_id();
@@ -80,7 +44,8 @@ impl Codec {
             Codec::Fletcher32 => Ok(format!("{{\"id\": \"{id}\"}}")),
             Codec::Blosc => {
                 let [_, _, _, blocksize, level, shuffle, compressor, ..] = *params else { return Err(NC_EINVAL) };
-                let name = BLOSC_COMPRESSORS.get(compressor as usize).ok_or(NC_EFILTER)?;
+                let name =
+                    BLOSC_COMPRESSORS.get(compressor as usize).ok_or(NC_EFILTER)?.to_str().map_err(|_| NC_EFILTER)?;
                 // H5Zblosc's "%d": the shuffle's bit pattern as a signed number.
                 let shuffle = shuffle as i32;
                 Ok(format!("{{\"id\": \"{id}\",\"clevel\": {level},\"blocksize\": {blocksize},\"cname\": \"{name}\",\"shuffle\": {shuffle}}}"))
@@ -121,10 +86,12 @@ impl Codec {
                 };
                 let compressor = match codec.get("cname") {
                     None => 1,
-                    Some(Value::String(name)) => BLOSC_COMPRESSORS.iter().position(|c| c == name).ok_or_else(|| {
-                        crate::error::report(format_args!("codec \"blosc\": unknown compressor \"{name}\""));
-                        NC_EFILTER
-                    })? as u32,
+                    Some(Value::String(name)) => {
+                        BLOSC_COMPRESSORS.iter().position(|c| c.to_bytes() == name.as_bytes()).ok_or_else(|| {
+                            crate::error::report(format_args!("codec \"blosc\": unknown compressor \"{name}\""));
+                            NC_EFILTER
+                        })? as u32
+                    }
                     Some(_) => return Err(NC_EFILTER),
                 };
                 Ok(vec![0, 0, 0, word("blocksize", 1)?, word("clevel", 9)?, shuffle, compressor])

@@ -6,7 +6,8 @@
 //!    public filter headers;
 //! 2. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
 //! 3. [`filterspec`]: the filter-spec parser; [`hdf5_filter_rules`]: ordering and conflict rules
-//!    of a variable's filter list; [`standard_filters`]: parameters of the bzip2/zstd/blosc
+//!    of a variable's filter list; [`standard_filter_table`]: the table of standard filters (ids,
+//!    names, codecs, libraries); [`standard_filters`]: parameters of the bzip2/zstd/blosc
 //!    helpers; [`codec_json`]: NCZarr codec JSON, its numeric and legacy dialects; then
 //!    [`codecs`]: the standard filters' Zarr codecs; [`filters`]: the standard filters
 //!    themselves; [`hdf5_sys`]: bindings to HDF5;
@@ -38,4 +39,5 @@ pub mod hdf5_sys;
 pub mod netcdf_sys;
 pub mod plugin_loader;
 pub mod plugin_registry;
+pub mod standard_filter_table;
 pub mod standard_filters;

@@ -3,6 +3,12 @@
 
 use crate::c_types::ids::{BLOSC_BITSHUFFLE, BLOSC_ZSTD};
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL};
+use std::ffi::CStr;
+
+/// blosc's compressor names by code (`BLOSC_BLOSCLZ` … `BLOSC_ZSTD`, `blosc_compcode_to_compname`):
+/// the codec's `"cname"` and the name the filter hands libblosc.
+pub const BLOSC_COMPRESSORS: [&CStr; BLOSC_ZSTD as usize + 1] =
+    [c"blosclz", c"lz4", c"lz4hc", c"snappy", c"zlib", c"zstd"];
 
 /// bzip2 block size in units of 100k: 1..=9.
 pub fn bzip2_params(level: i32) -> NcResult<[u32; 1]> {

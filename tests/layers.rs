@@ -3,13 +3,14 @@
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first (`src/lib.rs`).
-const LAYERS: [&str; 17] = [
+const LAYERS: [&str; 18] = [
     "error",
     "c_types",
     "c_heap",
     "ffi_boundary",
     "filterspec",
     "hdf5_filter_rules",
+    "standard_filter_table",
     "standard_filters",
     "codec_json",
     "codecs",

@@ -21,6 +21,7 @@ use crate::error::report;
 use crate::ffi_boundary::guarded;
 use crate::plugin_loader::{CodecPart, FilterPart};
 use crate::plugin_registry::{self, Registry};
+use crate::standard_filter_table::standard_filter_rows;
 use std::os::raw::{c_int, c_uint, c_void};
 use std::sync::Arc;
 
@@ -88,7 +89,7 @@ fn failure_as_zero(used: usize) -> usize {
 }
 
 macro_rules! stand_in {
-    ($module:ident, $id:expr, $name:literal) => {
+    ($module:ident, $id:literal) => {
         mod $module {
             use super::*;
 
@@ -127,7 +128,9 @@ macro_rules! stand_in {
                 id: $id as c_int,
                 encoder_present: 1,
                 decoder_present: 1,
-                name: concat!($name, " (ncfilters built-in, or the plugin on HDF5_PLUGIN_PATH)\0").as_ptr().cast(),
+                name: concat!(stringify!($module), " (ncfilters built-in, or the plugin on HDF5_PLUGIN_PATH)\0")
+                    .as_ptr()
+                    .cast(),
                 can_apply: Some(can_apply),
                 set_local: Some(set_local),
                 filter: Some(filter),
@@ -136,16 +139,15 @@ macro_rules! stand_in {
     };
 }
 
-stand_in!(deflate, 1u32, "deflate");
-stand_in!(shuffle, 2u32, "shuffle");
-stand_in!(fletcher32, 3u32, "fletcher32");
-stand_in!(szip, 4u32, "szip");
-stand_in!(bzip2, 307u32, "bzip2");
-stand_in!(zstd, 32015u32, "zstd");
-stand_in!(blosc, 32001u32, "blosc");
+macro_rules! stand_ins {
+    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr;)*) => {
+        $(stand_in!($filter, $id);)*
 
-static STAND_INS: [&StaticClass; 7] =
-    [&deflate::CLASS, &shuffle::CLASS, &fletcher32::CLASS, &szip::CLASS, &bzip2::CLASS, &zstd::CLASS, &blosc::CLASS];
+        /// A stand-in per standard filter, in table order.
+        static STAND_INS: [&StaticClass; [$($id),*].len()] = [$(&$filter::CLASS),*];
+    };
+}
+standard_filter_rows!(stand_ins);
 
 /// The ids whose stand-in this process registered.
 static REGISTERED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
@@ -204,13 +206,13 @@ mod tests {
     #[test]
     fn the_builtin_parts_are_the_plugin_libraries_parts() {
         let libraries = [
-            (&p::DEFLATE, &p::zlib::CODEC, &[5][..]),
-            (&p::SHUFFLE, &p::shuffle::CODEC, &[4]),
-            (&p::FLETCHER32, &p::fletcher32::CODEC, &[]),
-            (&p::SZIP, &p::szip::CODEC, &[32, 16]),
-            (&p::BZIP2, &p::bz2::CODEC, &[9]),
-            (&p::ZSTD, &p::zstd::CODEC, &[3]),
-            (&p::BLOSC, &p::blosc::CODEC, &[0, 0, 0, 1, 5, 1, 4]),
+            (&p::deflate::CLASS, &p::deflate::CODEC, &[5][..]),
+            (&p::shuffle::CLASS, &p::shuffle::CODEC, &[4]),
+            (&p::fletcher32::CLASS, &p::fletcher32::CODEC, &[]),
+            (&p::szip::CLASS, &p::szip::CODEC, &[32, 16]),
+            (&p::bzip2::CLASS, &p::bzip2::CODEC, &[9]),
+            (&p::zstd::CLASS, &p::zstd::CODEC, &[3]),
+            (&p::blosc::CLASS, &p::blosc::CODEC, &[0, 0, 0, 1, 5, 1, 4]),
         ];
         let builtins = builtin_parts();
         assert_eq!(builtins.len(), libraries.len());

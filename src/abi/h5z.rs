@@ -6,7 +6,8 @@
 
 use crate::c_heap::CVec;
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
-use crate::c_types::{H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
+use crate::c_types::{H5Z_can_apply_func_t, H5Z_func_t, H5Z_set_local_func_t, H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
+use crate::codecs::Codec;
 use crate::error::report;
 use crate::ffi_boundary::guarded;
 use crate::filters::{self, decode_limit, FilterError, FilterResult};
@@ -244,6 +245,37 @@ h5z_function!(
     }
 );
 
+/// A standard filter's functions in its `H5Z_class2_t`.
+pub struct Hdf5Functions {
+    pub filter: H5Z_func_t,
+    /// HDF5 callbacks run when a dataset is created.
+    pub can_apply: H5Z_can_apply_func_t,
+    pub set_local: H5Z_set_local_func_t,
+}
+
+impl Hdf5Functions {
+    const fn filter(filter: H5Z_func_t) -> Self {
+        Hdf5Functions { filter, can_apply: None, set_local: None }
+    }
+}
+
+/// Each standard filter's functions (the classes are built from the table in `abi::plugin`).
+pub const fn hdf5_functions(codec: Codec) -> Hdf5Functions {
+    match codec {
+        Codec::Zlib => Hdf5Functions::filter(Some(h5z_deflate)),
+        Codec::Shuffle => Hdf5Functions::filter(Some(h5z_shuffle)),
+        Codec::Fletcher32 => Hdf5Functions::filter(Some(h5z_fletcher32)),
+        Codec::Szip => Hdf5Functions {
+            can_apply: Some(szip_can_apply),
+            set_local: Some(szip_set_local),
+            ..Hdf5Functions::filter(Some(h5z_szip))
+        },
+        Codec::Bz2 => Hdf5Functions::filter(Some(h5z_bzip2)),
+        Codec::Zstd => Hdf5Functions::filter(Some(h5z_zstd)),
+        Codec::Blosc => Hdf5Functions { set_local: Some(blosc_set_local), ..Hdf5Functions::filter(Some(h5z_blosc)) },
+    }
+}
+
 /// Runs a `can_apply`/`set_local` body: its error (or a panic) becomes HDF5's -1, reported.
 fn callback_status(name: &str, body: impl FnOnce() -> Result<c_int, String>) -> c_int {
     guarded(name, || {
@@ -305,7 +337,6 @@ pub extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::c_types::H5Z_func_t;
 
     /// Runs a filter on a malloc'd copy of `data`: (returned size, resulting bytes).
     fn call(filter: H5Z_func_t, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {

@@ -1,8 +1,10 @@
 //! What a plugin library exports: HDF5's plugin entry points (`H5PLget_plugin_type`,
 //! `H5PLget_plugin_info` returning an `H5Z_class2_t`), netcdf-c's codec entry points
 //! (`NCZ_get_codec_info`, `NCZ_codec_info_defaults` returning `NCZ_codec_t`s), and the codec
-//! functions those structs point to. The libraries in `plugins/` are one macro call each:
-//! [`export_plugin!`](crate::export_plugin) and [`export_codec_defaults!`](crate::export_codec_defaults).
+//! functions those structs point to, one module per row of the table of standard filters. The
+//! libraries in `plugins/` are one macro call each, naming their row or codec-defaults library:
+//! [`export_standard_plugin!`](crate::export_standard_plugin) and
+//! [`export_codec_defaults!`](crate::export_codec_defaults).
 
 use super::h5z;
 use crate::c_heap::{CArray, CParams};
@@ -11,6 +13,7 @@ use crate::codecs::{Codec, VarFacts};
 use crate::error::{NcResult, NC_EINVAL};
 use crate::ffi_boundary::{c_str_bytes, status_of};
 use crate::netcdf_sys;
+use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
@@ -46,8 +49,18 @@ pub struct StandardFilter {
 }
 
 impl StandardFilter {
-    const fn new(id: u32, name: &'static CStr, function: H5Z_func_t, codec: Codec) -> Self {
-        StandardFilter { id, name, function, can_apply: None, set_local: None, codec }
+    /// The filter of `codec`'s row, named `class_name` (`"<filter> (ncfilters)"`).
+    const fn new(codec: Codec, class_name: &'static str) -> Self {
+        let Ok(name) = CStr::from_bytes_with_nul(class_name.as_bytes()) else { panic!("a class name without its NUL") };
+        let functions = h5z::hdf5_functions(codec);
+        StandardFilter {
+            id: codec.hdf5_id(),
+            name,
+            function: functions.filter,
+            can_apply: functions.can_apply,
+            set_local: functions.set_local,
+            codec,
+        }
     }
 
     /// The filter's HDF5 class, as its plugin library exports it.
@@ -65,41 +78,16 @@ impl StandardFilter {
     }
 }
 
-const DEFLATE_FILTER: StandardFilter =
-    StandardFilter::new(1, c"deflate (ncfilters)", Some(h5z::h5z_deflate), Codec::Zlib);
-const SHUFFLE_FILTER: StandardFilter =
-    StandardFilter::new(2, c"shuffle (ncfilters)", Some(h5z::h5z_shuffle), Codec::Shuffle);
-const FLETCHER32_FILTER: StandardFilter =
-    StandardFilter::new(3, c"fletcher32 (ncfilters)", Some(h5z::h5z_fletcher32), Codec::Fletcher32);
-const SZIP_FILTER: StandardFilter = StandardFilter {
-    can_apply: Some(h5z::szip_can_apply),
-    set_local: Some(h5z::szip_set_local),
-    ..StandardFilter::new(4, c"szip (ncfilters)", Some(h5z::h5z_szip), Codec::Szip)
-};
-const BZIP2_FILTER: StandardFilter = StandardFilter::new(307, c"bzip2 (ncfilters)", Some(h5z::h5z_bzip2), Codec::Bz2);
-const ZSTD_FILTER: StandardFilter = StandardFilter::new(32015, c"zstd (ncfilters)", Some(h5z::h5z_zstd), Codec::Zstd);
-const BLOSC_FILTER: StandardFilter = StandardFilter {
-    set_local: Some(h5z::blosc_set_local),
-    ..StandardFilter::new(32001, c"blosc (ncfilters)", Some(h5z::h5z_blosc), Codec::Blosc)
-};
-
-pub static DEFLATE: StaticClass = DEFLATE_FILTER.class();
-pub static SHUFFLE: StaticClass = SHUFFLE_FILTER.class();
-pub static FLETCHER32: StaticClass = FLETCHER32_FILTER.class();
-pub static SZIP: StaticClass = SZIP_FILTER.class();
-pub static BZIP2: StaticClass = BZIP2_FILTER.class();
-pub static ZSTD: StaticClass = ZSTD_FILTER.class();
-pub static BLOSC: StaticClass = BLOSC_FILTER.class();
-
-/// The standard filters, each with its codec: what libnetcdf has built in.
-pub static STANDARD: [&StandardFilter; 7] =
-    [&DEFLATE_FILTER, &SHUFFLE_FILTER, &FLETCHER32_FILTER, &SZIP_FILTER, &BZIP2_FILTER, &ZSTD_FILTER, &BLOSC_FILTER];
-
-/// The codec functions of one [`Codec`], as C function pointers.
-macro_rules! codec_functions {
-    ($module:ident, $codec:expr, $id:literal) => {
-        pub mod $module {
+/// One module per standard filter: its [`StandardFilter`] (`FILTER`), its plugin library's class
+/// (`CLASS`) and codec (`CODEC`) with the codec functions as C function pointers.
+macro_rules! standard_filter_module {
+    ($filter:ident, $codec:expr, $id:literal) => {
+        pub mod $filter {
             use super::*;
+
+            pub const FILTER: StandardFilter =
+                StandardFilter::new($codec, concat!(stringify!($filter), " (ncfilters)\0"));
+            pub static CLASS: StaticClass = FILTER.class();
 
             unsafe extern "C" fn to_hdf5(
                 codec: *const c_char,
@@ -148,13 +136,35 @@ macro_rules! codec_functions {
     };
 }
 
-codec_functions!(zlib, Codec::Zlib, "zlib");
-codec_functions!(shuffle, Codec::Shuffle, "shuffle");
-codec_functions!(fletcher32, Codec::Fletcher32, "fletcher32");
-codec_functions!(bz2, Codec::Bz2, "bz2");
-codec_functions!(zstd, Codec::Zstd, "zstd");
-codec_functions!(blosc, Codec::Blosc, "blosc");
-codec_functions!(szip, Codec::Szip, "szip");
+macro_rules! standard_filter_modules {
+    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr;)*) => {
+        $(standard_filter_module!($filter, Codec::$codec, $codec_id);)*
+
+        /// The standard filters, each with its codec, in table order: what libnetcdf has built in.
+        pub static STANDARD: [&StandardFilter; STANDARD_FILTERS.len()] = [$(&$filter::FILTER),*];
+
+        /// Their codecs, in table order.
+        static CODECS: [&StaticCodec; STANDARD_FILTERS.len()] = [$(&$filter::CODEC),*];
+    };
+}
+standard_filter_rows!(standard_filter_modules);
+
+/// The list `library`'s `NCZ_codec_info_defaults` returns: its codecs in table order, then NULL
+/// (`N` is [`CodecDefaults::codec_count`] + 1).
+pub const fn codec_defaults<const N: usize>(library: CodecDefaults) -> StaticCodecList<N> {
+    let mut list = [std::ptr::null(); N];
+    let mut listed = 0;
+    let mut row = 0;
+    while row < STANDARD_FILTERS.len() {
+        if STANDARD_FILTERS[row].codec_defaults as u8 == library as u8 {
+            list[listed] = &CODECS[row].0 as *const NCZ_codec_t;
+            listed += 1;
+        }
+        row += 1;
+    }
+    assert!(listed + 1 == N, "N is not the library's codec count + 1");
+    StaticCodecList(list)
+}
 
 /// # Safety
 /// `text` is NULL or NUL-terminated; the out-pointers are NULL or writable.
@@ -291,12 +301,25 @@ macro_rules! export_plugin {
     };
 }
 
-/// Exports `NCZ_codec_info_defaults`: a NULL-terminated list of the given codecs.
+/// Exports a standard filter's plugin library: its class and codec (its module here, named as
+/// its row of the table of standard filters).
+#[macro_export]
+macro_rules! export_standard_plugin {
+    ($filter:ident) => {
+        $crate::export_plugin!($crate::abi::plugin::$filter::CLASS, $crate::abi::plugin::$filter::CODEC);
+    };
+}
+
+/// Exports `NCZ_codec_info_defaults` of a codec-defaults library (a
+/// [`CodecDefaults`](crate::standard_filter_table::CodecDefaults) variant): a NULL-terminated list
+/// of the codecs the table of standard filters assigns to it.
 #[macro_export]
 macro_rules! export_codec_defaults {
-    ($($codec:expr),* $(,)?) => {
-        static DEFAULTS: $crate::abi::plugin::StaticCodecList<{ [$(stringify!($codec)),*].len() + 1 }> =
-            $crate::abi::plugin::StaticCodecList([$(&$codec.0 as *const _,)* ::std::ptr::null()]);
+    ($library:ident) => {
+        const LIBRARY: $crate::standard_filter_table::CodecDefaults =
+            $crate::standard_filter_table::CodecDefaults::$library;
+        static DEFAULTS: $crate::abi::plugin::StaticCodecList<{ LIBRARY.codec_count() + 1 }> =
+            $crate::abi::plugin::codec_defaults(LIBRARY);
 
         /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
         #[no_mangle]

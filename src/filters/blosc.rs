@@ -11,16 +11,13 @@
 
 use super::{fail, output, FilterResult};
 use crate::c_heap::CVec;
-use std::ffi::CStr;
+use crate::standard_filters::BLOSC_COMPRESSORS;
 use std::os::raw::c_int;
 
 /// `BLOSC_MAX_OVERHEAD`: a frame's header; with this much room compression cannot fail.
 const MAX_OVERHEAD: usize = 16;
 /// `BLOSC_MAX_BUFFERSIZE`.
 const MAX_BUFFER: usize = i32::MAX as usize - MAX_OVERHEAD;
-
-/// Compressor codes (`BLOSC_BLOSCLZ` … `BLOSC_ZSTD`) and their names.
-const COMPRESSORS: [&CStr; 6] = [c"blosclz", c"lz4", c"lz4hc", c"snappy", c"zlib", c"zstd"];
 
 /// The settings H5Zblosc.c derives from `cd_values`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +44,7 @@ pub fn settings(params: &[u32]) -> FilterResult<Settings> {
     if settings.shuffle > 2 {
         return fail(format!("blosc shuffle {} is not 0, 1 or 2", settings.shuffle));
     }
-    if settings.compressor >= COMPRESSORS.len() {
+    if settings.compressor >= BLOSC_COMPRESSORS.len() {
         return fail(format!("unknown blosc compressor code {}", settings.compressor));
     }
     Ok(settings)
@@ -71,7 +68,7 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
             input.as_ptr().cast(),
             out.whole_mut().as_mut_ptr().cast(),
             room,
-            COMPRESSORS[settings.compressor].as_ptr(),
+            BLOSC_COMPRESSORS[settings.compressor].as_ptr(),
             0,
             1,
         )

@@ -121,10 +121,9 @@ pub fn szip() -> Result<&'static Szip, String> {
 /// Why ncfilters' own filter `id` cannot run here: its C library does not load (`None` for a
 /// filter that needs none, or whose library loads).
 pub fn load_error(id: u32) -> Option<String> {
-    use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
-    match id {
-        H5Z_FILTER_SZIP => szip().err(),
-        H5Z_FILTER_BLOSC => blosc().err(),
-        _ => None,
+    use crate::standard_filter_table::{standard_filter, NativeLibrary};
+    match standard_filter(id)?.native_library? {
+        NativeLibrary::Libsz => szip().err(),
+        NativeLibrary::Libblosc => blosc().err(),
     }
 }

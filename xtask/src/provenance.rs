@@ -24,8 +24,9 @@ const KNOWN_REPLACED: [&str; 5] = [
 /// Rust runtime's and compiler-generated ones, and mangled Rust (legacy and v0 schemes).
 const NOT_NETCDF_API: [&str; 5] = ["ncfilters_", "rust_", "_ZN", "_R", "__"];
 
-const STANDARD_PLUGINS: [&str; 7] = ["deflate", "shuffle", "fletcher32", "szip", "bzip2", "zstd", "blosc"];
-const CODEC_DEFAULTS_LIBRARIES: [&str; 2] = ["zhdf5filters", "zstdfilters"];
+/// The CMake module's list of replaced plugin targets, generated from the table of standard
+/// filters (src/standard_filter_table.rs).
+const PLUGIN_LIST: &str = include_str!("../../cmake/ncfilters_plugins.cmake");
 const HEADERS: [&str; 3] = ["netcdf_filter.h", "netcdf_filter_build.h", "netcdf_filter_hdf5_build.h"];
 /// Shared libraries ncfilters may add: Rust's unwinder (libgcc_s, for the panic boundary) and
 /// the dynamic loader itself, which every process has mapped.
@@ -246,28 +247,39 @@ fn opens_theirs_first(dep_file: &str, ours: &str, theirs: &str) -> bool {
     false
 }
 
+/// netcdf-c's plugin targets ncfilters replaces (`NCFILTERS_RUST_PLUGINS` of the CMake list):
+/// `h5<filter>` for each standard filter, then the codec-defaults libraries.
+fn replaced_plugin_targets(cmake_list: &str) -> Vec<&str> {
+    cmake_list
+        .lines()
+        .find_map(|line| line.strip_prefix("set(NCFILTERS_RUST_PLUGINS "))
+        .and_then(|rest| rest.strip_suffix(')'))
+        .map(|targets| targets.split_whitespace().collect())
+        .unwrap_or_default()
+}
+
 /// The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see
 /// ncfilters.cmake).
 fn check_plugins_are_ours(build: &Path) -> Result {
-    for name in STANDARD_PLUGINS {
-        let plugin = build.join(format!("plugins/lib__nch5{name}.so"));
-        if !file_contains(&plugin, format!("{name} (ncfilters)").as_bytes()) {
-            fail!("{} is not ncfilters' Rust plugin", plugin.display());
-        }
-        if !dynamic_symbols(&plugin)?.contains_key("NCZ_get_codec_info") {
-            fail!("{} exports no NCZ_get_codec_info", plugin.display());
-        }
+    let targets = replaced_plugin_targets(PLUGIN_LIST);
+    if targets.is_empty() {
+        fail!("cmake/ncfilters_plugins.cmake lists no plugin targets");
     }
-    for name in CODEC_DEFAULTS_LIBRARIES {
-        let plugin = build.join(format!("plugins/lib__nc{name}.so"));
-        if !file_contains(&plugin, b"rust_panic") {
+    for target in &targets {
+        // netcdf-c names target T's library lib__ncT.so.
+        let plugin = build.join(format!("plugins/lib__nc{target}.so"));
+        if let Some(filter) = target.strip_prefix("h5") {
+            if !file_contains(&plugin, format!("{filter} (ncfilters)").as_bytes()) {
+                fail!("{} is not ncfilters' Rust plugin", plugin.display());
+            }
+            if !dynamic_symbols(&plugin)?.contains_key("NCZ_get_codec_info") {
+                fail!("{} exports no NCZ_get_codec_info", plugin.display());
+            }
+        } else if !file_contains(&plugin, b"rust_panic") {
             fail!("{} is not ncfilters' Rust codec-defaults library", plugin.display());
         }
     }
-    println!(
-        "PASS {}/plugins: deflate, shuffle, fletcher32, szip, bzip2, zstd, blosc and both codec-defaults libraries are ncfilters' Rust ones",
-        build.display()
-    );
+    println!("PASS {}/plugins: {} are ncfilters' Rust ones", build.display(), targets.join(", "));
     Ok(())
 }
 
@@ -311,6 +323,15 @@ fn needed_libraries(lib: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_plugin_targets_come_from_the_cmake_list() {
+        let list =
+            "# comment\nset(NCFILTERS_RUST_PLUGINS h5zstd nczstdfilters)\nset(NCFILTERS_OPTIONAL_PLUGINS h5zstd)\n";
+        assert_eq!(replaced_plugin_targets(list), ["h5zstd", "nczstdfilters"]);
+        let targets = replaced_plugin_targets(PLUGIN_LIST);
+        assert!(targets.contains(&"h5deflate") && targets.contains(&"nczhdf5filters"), "{targets:?}");
+    }
 
     #[test]
     fn only_ncfilters_own_exports_are_replaced_symbols() {

@@ -1,4 +1,3 @@
 //! lib__nczstdfilters.so: codec defaults for the standard filters (bz2, zstd, blosc).
-use ncfilters::abi::plugin as p;
 
-ncfilters::export_codec_defaults!(p::bz2::CODEC, p::zstd::CODEC, p::blosc::CODEC);
+ncfilters::export_codec_defaults!(StdFilters);

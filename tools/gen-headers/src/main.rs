@@ -1,11 +1,15 @@
-//! gen-headers: writes include/*.h from the ncfilters sources with cbindgen, checks that the
-//! checked-in copies are current, and checks ncfilters' ABI against netcdf-c 4.9.0's headers.
+//! gen-headers: writes include/*.h from the ncfilters sources with cbindgen, and the files
+//! derived from the table of standard filters (`cmake/ncfilters_plugins.cmake`, the README's
+//! table); checks that the checked-in copies are current; and checks ncfilters' ABI against
+//! netcdf-c 4.9.0's headers.
 //!
 //! ```text
-//! gen-headers                 regenerate include/*.h
-//! gen-headers --check         fail if include/*.h differ from what cbindgen produces now
+//! gen-headers                 regenerate include/*.h and the files derived from the table
+//! gen-headers --check         fail if any of them differs from what would be generated now
 //! gen-headers abi-check --netcdf-src DIR --netcdf-build DIR [--lib libncfilters.so] [--expect-failure] [-- CFLAGS...]
 //! ```
+
+mod standard_filter_lists;
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -139,6 +143,34 @@ fn headers(check_only: bool) {
     }
     if check_only {
         println!("include/ headers are current ({} files)", HEADERS.len());
+    }
+    standard_filter_lists(check_only);
+}
+
+/// Writes (or checks) the files derived from the table of standard filters.
+fn standard_filter_lists(check_only: bool) {
+    let root = crate_root();
+    let files = standard_filter_lists::generated_files(&root).unwrap_or_else(|e| fail(e));
+    let mut stale = Vec::new();
+    for (file, text) in &files {
+        let path = root.join(file);
+        if check_only {
+            if fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
+                stale.push(*file);
+            }
+        } else {
+            fs::write(&path, text).unwrap_or_else(|e| fail(format!("{}: {e}", path.display())));
+            println!("wrote {}", path.display());
+        }
+    }
+    if !stale.is_empty() {
+        fail(format!(
+            "stale files derived from src/standard_filter_table.rs: {} (run `cargo run -p gen-headers` and commit the result)",
+            stale.join(", ")
+        ));
+    }
+    if check_only {
+        println!("the files derived from the table of standard filters are current ({} files)", files.len());
     }
 }
 

@@ -1,0 +1,216 @@
+//! The table of standard filters: one row per filter, the one place their facts are written.
+//!
+//! Everything else is derived from it: the [`Codec`] enum and its ids, the plugin libraries'
+//! classes and codecs and the codec-defaults lists (`abi::plugin`), the HDF5 stand-ins and
+//! NCZarr's built-ins (`abi::builtin`), which filters need a C library loaded at run time
+//! ([`crate::filters`]), and, through `tools/gen-headers`, the CMake module's plugin list
+//! (`cmake/ncfilters_plugins.cmake`), the harness's plugin checks and the README's table.
+//! `tests/standard_filter_table.rs` checks what cannot be generated (the plugin crates).
+//!
+//! Adding a standard filter is one row here plus its byte format: its module in `src/filters/`,
+//! its `H5Z_func_t` in `abi/h5z.rs` (bound in `h5z::hdf5_functions`), its codec in `codecs.rs`
+//! (the compiler lists the `match`es that lack it) and its plugin crate `plugins/h5<filter>`.
+#![forbid(unsafe_code)]
+
+/// Calls `$then!` with the rows of the table, in table order: the order of the stand-in
+/// registrations, of NCZarr's built-ins and of the codec-defaults lists. A row:
+///
+/// `filter: Codec = HDF5 id, "Zarr codec id", codec-defaults library, in HDF5, C library;`
+///
+/// - `filter` names the filter (HDF5 class name, plugin library `lib__nch5<filter>.so`, plugin
+///   crate and CMake target `h5<filter>`) and its modules in `filters` and `abi`;
+/// - `Codec` is its variant of [`Codec`];
+/// - the codec-defaults library is the [`CodecDefaults`] library listing its codec;
+/// - in HDF5 is [`InHdf5`]: whether HDF5 predefines the filter;
+/// - the C library is the [`NativeLibrary`] loaded at run time, if any.
+macro_rules! standard_filter_rows {
+    ($then:ident) => {
+        $then! {
+            // filter   Codec        HDF5 id  Zarr codec    codec defaults  in HDF5      C library
+            deflate:    Zlib       = 1,       "zlib",       Hdf5Filters,    Predefined,  None;
+            shuffle:    Shuffle    = 2,       "shuffle",    Hdf5Filters,    Predefined,  None;
+            fletcher32: Fletcher32 = 3,       "fletcher32", Hdf5Filters,    Predefined,  None;
+            szip:       Szip       = 4,       "szip",       Hdf5Filters,    Predefined,  Some(Libsz);
+            bzip2:      Bz2        = 307,     "bz2",        StdFilters,     StandIn,     None;
+            zstd:       Zstd       = 32015,   "zstd",       StdFilters,     StandIn,     None;
+            blosc:      Blosc      = 32001,   "blosc",      StdFilters,     StandIn,     Some(Libblosc);
+        }
+    };
+}
+pub(crate) use standard_filter_rows;
+
+/// One row of the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StandardFilterRow {
+    /// The filter's name: its HDF5 class name is `"<name> (ncfilters)"`.
+    pub name: &'static str,
+    /// The HDF5 filter id.
+    pub id: u32,
+    pub codec: Codec,
+    /// The Zarr (numcodecs) codec id.
+    pub codec_id: &'static str,
+    /// The plugin library netcdf-c builds for it, `lib__nch5<name>.so`.
+    pub plugin_library: &'static str,
+    /// netcdf-c's CMake target of that library, also the plugin crate's directory in `plugins/`.
+    pub plugin_target: &'static str,
+    /// The codec-defaults library whose `NCZ_codec_info_defaults` lists its codec.
+    pub codec_defaults: CodecDefaults,
+    pub in_hdf5: InHdf5,
+    /// The C library the filter loads on first use (`None`: all Rust).
+    pub native_library: Option<NativeLibrary>,
+}
+
+/// netcdf-c's two codec-defaults libraries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CodecDefaults {
+    /// `lib__nczhdf5filters.so`: the codecs of HDF5's own filters.
+    Hdf5Filters,
+    /// `lib__nczstdfilters.so`: the codecs of the other standard filters.
+    StdFilters,
+}
+
+impl CodecDefaults {
+    pub const ALL: [CodecDefaults; 2] = [CodecDefaults::Hdf5Filters, CodecDefaults::StdFilters];
+
+    /// netcdf-c's CMake target, also the crate's directory in `plugins/`.
+    pub const fn target(self) -> &'static str {
+        match self {
+            CodecDefaults::Hdf5Filters => "nczhdf5filters",
+            CodecDefaults::StdFilters => "nczstdfilters",
+        }
+    }
+
+    pub const fn library(self) -> &'static str {
+        match self {
+            CodecDefaults::Hdf5Filters => "lib__nczhdf5filters.so",
+            CodecDefaults::StdFilters => "lib__nczstdfilters.so",
+        }
+    }
+
+    /// How many codecs the library lists.
+    pub const fn codec_count(self) -> usize {
+        let mut count = 0;
+        let mut row = 0;
+        while row < STANDARD_FILTERS.len() {
+            if STANDARD_FILTERS[row].codec_defaults as u8 == self as u8 {
+                count += 1;
+            }
+            row += 1;
+        }
+        count
+    }
+}
+
+/// Whether HDF5 has the filter itself. Either way a stand-in is registered at netCDF
+/// initialisation when HDF5 has no class for the id (`abi::builtin`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InHdf5 {
+    /// HDF5's predefined filter (szip only where HDF5 was built with it): HDF5's own class runs.
+    Predefined,
+    /// Not in HDF5: ncfilters' stand-in is registered unless the application registered a class.
+    StandIn,
+}
+
+/// A C library a filter loads the first time it runs, instead of libnetcdf linking it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NativeLibrary {
+    /// c-blosc 1.x.
+    Libblosc,
+    /// libaec's szip-compatible library.
+    Libsz,
+}
+
+impl NativeLibrary {
+    pub const fn name(self) -> &'static str {
+        match self {
+            NativeLibrary::Libblosc => "libblosc",
+            NativeLibrary::Libsz => "libsz",
+        }
+    }
+}
+
+macro_rules! define_table {
+    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr;)*) => {
+        /// The standard filters' codecs, one per row, in table order.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Codec {
+            $($codec,)*
+        }
+
+        /// The table.
+        pub static STANDARD_FILTERS: [StandardFilterRow; [$($id),*].len()] = {
+            use NativeLibrary::*;
+            [$(StandardFilterRow {
+                name: stringify!($filter),
+                id: $id,
+                codec: Codec::$codec,
+                codec_id: $codec_id,
+                plugin_library: concat!("lib__nch5", stringify!($filter), ".so"),
+                plugin_target: concat!("h5", stringify!($filter)),
+                codec_defaults: CodecDefaults::$defaults,
+                in_hdf5: InHdf5::$in_hdf5,
+                native_library: $native,
+            },)*]
+        };
+    };
+}
+standard_filter_rows!(define_table);
+
+impl Codec {
+    /// The codec's row.
+    pub const fn row(self) -> &'static StandardFilterRow {
+        // The variants are declared in table order.
+        &STANDARD_FILTERS[self as usize]
+    }
+
+    /// The numcodecs id.
+    pub const fn codec_id(self) -> &'static str {
+        self.row().codec_id
+    }
+
+    /// The HDF5 filter id.
+    pub const fn hdf5_id(self) -> u32 {
+        self.row().id
+    }
+}
+
+/// The row of HDF5 filter `id`, if it is a standard filter.
+pub fn standard_filter(id: u32) -> Option<&'static StandardFilterRow> {
+    STANDARD_FILTERS.iter().find(|row| row.id == id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::c_types::ids;
+
+    #[test]
+    fn ids_are_netcdf_filter_h_s() {
+        let header = [
+            ("deflate", ids::H5Z_FILTER_DEFLATE),
+            ("shuffle", ids::H5Z_FILTER_SHUFFLE),
+            ("fletcher32", ids::H5Z_FILTER_FLETCHER32),
+            ("szip", ids::H5Z_FILTER_SZIP),
+            ("bzip2", ids::H5Z_FILTER_BZIP2),
+            ("zstd", ids::H5Z_FILTER_ZSTD),
+            ("blosc", ids::H5Z_FILTER_BLOSC),
+        ];
+        for (name, id) in header {
+            assert_eq!(standard_filter(id).map(|row| row.name), Some(name));
+        }
+    }
+
+    #[test]
+    fn rows_are_distinct_and_in_variant_order() {
+        for (index, row) in STANDARD_FILTERS.iter().enumerate() {
+            assert_eq!(row.codec as usize, index);
+            assert_eq!(row.codec.row(), row);
+            let others = STANDARD_FILTERS.iter().filter(|other| other != &row);
+            for other in others {
+                assert!(other.id != row.id && other.name != row.name && other.codec_id != row.codec_id);
+            }
+        }
+        let listed: usize = CodecDefaults::ALL.iter().map(|library| library.codec_count()).sum();
+        assert_eq!(listed, STANDARD_FILTERS.len());
+    }
+}
