@@ -58,7 +58,6 @@ pub enum SpecError {
     BadFormatPrefix { text: String },
     NothingAfterFormat,
     EmptySpecInList { index: usize },
-    NotText,
 }
 
 impl fmt::Display for SpecError {
@@ -77,7 +76,6 @@ impl fmt::Display for SpecError {
             }
             SpecError::NothingAfterFormat => write!(f, "format prefix with no filter spec after it"),
             SpecError::EmptySpecInList { index } => write!(f, "filter spec {index} in the '|' list is empty"),
-            SpecError::NotText => write!(f, "filter spec is not valid text"),
         }
     }
 }

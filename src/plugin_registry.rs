@@ -449,11 +449,6 @@ pub fn registry(builtins: Builtins) -> Arc<Registry> {
     registry
 }
 
-/// Whether discovery has run (and not been finalised since).
-pub fn is_loaded() -> bool {
-    lock(&REGISTRY).is_some()
-}
-
 /// `NCZ_filter_finalize`: finalises the complete plugins' codecs and drops the registry; the
 /// libraries are unloaded once no variable uses them any more. A later use discovers again.
 pub fn finalize() {

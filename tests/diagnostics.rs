@@ -21,8 +21,8 @@ fn child_reports_to_a_failing_stderr() {
     // The loader's debug account and skip messages.
     std::env::set_var("NCFILTERS_DEBUG", "1");
     std::env::set_var("HDF5_PLUGIN_PATH", "/nonexistent-ncfilters-dir:/dev/null");
-    ncfilters::plugin_registry::finalize();
-    assert!(ncfilters::abi::builtin::registry().get(32015).is_some());
+    ncfilters::test_support::forget_plugins();
+    assert!(ncfilters::test_support::registry_has(32015));
     println!("child survived");
 }
 

@@ -1,8 +1,8 @@
 //! Every symbol ncfilters exports to C, grouped by the netcdf-c file it replaces.
 //!
-//! Each export only converts arguments, runs inside [`crate::ffi_boundary::status_of`]
-//! (so panics become `NC_EINTERNAL`) and calls safe Rust.
-
+//! Each export only converts arguments, runs inside the panic boundary
+//! ([`crate::ffi_boundary::guarded`]: a panic becomes the return type's failure value) and
+//! calls safe Rust.
 //!
 //! The netcdf-c replacements are behind the default feature `netcdf-abi`; the plugin libraries
 //! (`plugins/`) build without it, so they export only their plugin entry points.

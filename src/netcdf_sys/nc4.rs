@@ -14,8 +14,7 @@ pub type nc_bool_t = c_int;
 pub const NC_INDEF: c_int = 0x01;
 /// `NC_CHUNKED` storage.
 pub const NC_CHUNKED: c_int = 0;
-/// `NC_HDF5_VAR_FILTER_MISSING` / `NC_HDF5_FILTER_MISSING`.
-pub const NC_HDF5_VAR_FILTER_MISSING: c_int = 1;
+/// `NC_HDF5_FILTER_MISSING`.
 pub const NC_HDF5_FILTER_MISSING: c_int = 1;
 
 /// `NC_OBJ`: sort, name, id.
@@ -94,7 +93,6 @@ pub struct NC_VAR_INFO {
     /// An `NClist*` of `struct NC_HDF5_Filter*` for HDF5 variables.
     pub filters: *mut c_void,
 }
-pub type NC_VAR_INFO_T = NC_VAR_INFO;
 
 /// The leading fields of `NC_FILE_INFO_T` (non-parallel layout): `flags`, `parallel` and the
 /// `controller` behind `ncidfor()`. A parallel (`USE_PARALLEL4`) build moves `cmode` and what
@@ -108,7 +106,6 @@ pub struct NC_FILE_INFO {
     pub flags: c_int,
     pub parallel: nc_bool_t,
 }
-pub type NC_FILE_INFO_T = NC_FILE_INFO;
 
 /// `NC_HDF5_VAR_INFO_T` (HDF5 ≥ 1.10: `hid_t` is 64-bit).
 #[repr(C)]

@@ -30,7 +30,6 @@ pub struct NCZ_VAR_INFO {
     /// Filters defined through the API whose plugin is incomplete (never applied).
     pub incompletefilters: *mut NClist,
 }
-pub type NCZ_VAR_INFO_T = NCZ_VAR_INFO;
 
 /// The leading fields of `NC_GRP_INFO_T`: what `ncidfor(var)` reads.
 #[repr(C)]
