@@ -26,6 +26,8 @@
 //! [`filterspec`] and [`standard_filter_table`] (and `test_support` for `tests/`); the other
 //! modules are crate-private, so the dead-code lint sees what nothing uses.
 #![deny(unsafe_op_in_unsafe_fn)]
+// The layer list above names the crate-private modules too.
+#![allow(rustdoc::private_intra_doc_links)]
 // The plugin libraries build without `netcdf-abi`: only the filters and their entry points, so
 // what only libnetcdf uses (the NCZarr chain, the registry) is dead there. The default build,
 // which CI lints, keeps the lint.
