@@ -2,7 +2,7 @@
 # src/standard_filter_table.rs; `cargo xtask headers` fails when it is stale.
 #
 # netcdf-c's plugin targets that ncfilters' Rust libraries (plugins/) replace: one per standard
-# filter, then the codec-defaults libraries. The library of target T is lib__ncT.so.
+# filter, then the codec-defaults libraries. Target h5F builds lib__nch5F.so, nczX builds lib__nczX.so.
 set(NCFILTERS_RUST_PLUGINS h5deflate h5shuffle h5fletcher32 h5szip h5bzip2 h5zstd h5blosc nczhdf5filters nczstdfilters)
 # The targets netcdf-c defines only when it found the filter's C library.
 set(NCFILTERS_OPTIONAL_PLUGINS h5szip h5blosc)

@@ -258,6 +258,12 @@ fn replaced_plugin_targets(cmake_list: &str) -> Vec<&str> {
         .unwrap_or_default()
 }
 
+/// The library file of netcdf-c's plugin target: `lib__nc` and the target's name without its
+/// `nc` prefix (`h5zstd` → `lib__nch5zstd.so`, `nczhdf5filters` → `lib__nczhdf5filters.so`).
+fn plugin_library(target: &str) -> String {
+    format!("lib__nc{}.so", target.strip_prefix("nc").unwrap_or(target))
+}
+
 /// The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see
 /// ncfilters.cmake).
 fn check_plugins_are_ours(build: &Path) -> Result {
@@ -266,8 +272,7 @@ fn check_plugins_are_ours(build: &Path) -> Result {
         fail!("cmake/ncfilters_plugins.cmake lists no plugin targets");
     }
     for target in &targets {
-        // netcdf-c names target T's library lib__ncT.so.
-        let plugin = build.join(format!("plugins/lib__nc{target}.so"));
+        let plugin = build.join("plugins").join(plugin_library(target));
         if let Some(filter) = target.strip_prefix("h5") {
             if !file_contains(&plugin, format!("{filter} (ncfilters)").as_bytes()) {
                 fail!("{} is not ncfilters' Rust plugin", plugin.display());

@@ -20,7 +20,7 @@ fn cmake_plugin_list() -> String {
          # src/standard_filter_table.rs; `cargo xtask headers` fails when it is stale.\n\
          #\n\
          # netcdf-c's plugin targets that ncfilters' Rust libraries (plugins/) replace: one per standard\n\
-         # filter, then the codec-defaults libraries. The library of target T is lib__ncT.so.\n\
+         # filter, then the codec-defaults libraries. Target h5F builds lib__nch5F.so, nczX builds lib__nczX.so.\n\
          set(NCFILTERS_RUST_PLUGINS {})\n\
          # The targets netcdf-c defines only when it found the filter's C library.\n\
          set(NCFILTERS_OPTIONAL_PLUGINS {})\n",
