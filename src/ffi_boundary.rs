@@ -41,7 +41,7 @@ impl<T> OnPanic for NcResult<T> {
     fn on_panic() -> Self {
         Err(NC_EINTERNAL)
     }
-    const MEANING: &'static str = "NC_EINTERNAL";
+    const MEANING: &'static str = "returning NC_EINTERNAL";
 }
 
 /// Lookups whose failure is "none".

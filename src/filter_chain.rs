@@ -289,7 +289,8 @@ pub fn decode_limit_for(chunk_bytes: usize) -> usize {
 
 /// Applies the stages to a chunk (`NCZ_applyfilterchain`), taking ownership of it: on failure
 /// the current block (the chunk, or what a stage replaced it with) is freed. On decode, when
-/// the chunk's byte size is known, the built-in decoders are bounded by [`decode_limit_for`] it
+/// the chunk's byte size is known, the built-in decoders and ncfilters' own plugin libraries are
+/// bounded by [`decode_limit_for`] it
 /// and the result must be at least that size (else the stored chunk cannot come from the
 /// declared chain). `varname` names the variable in diagnostics.
 pub fn apply_chain(

@@ -319,15 +319,15 @@ impl FilterPart {
         let (count, values) = params.as_raw();
         // The library's own copy of the limit takes this thread's for a decode, and gets its
         // previous value back after.
-        let set_decode_limit = self.set_decode_limit.filter(|_| reverse);
         // SAFETY: the library's ncfilters_set_decode_limit, held loaded with the part.
-        let previous_limit = set_decode_limit.map(|set| unsafe { set(crate::filters::decode_limit()) });
+        let restore =
+            self.set_decode_limit.filter(|_| reverse).map(|set| (set, unsafe { set(crate::filters::decode_limit()) }));
         // SAFETY: the buffer hands its malloc'd block of at least `used` bytes; params are NULL
         // or readable for `count` words; the filter follows the H5Z_func_t contract.
         let used = unsafe {
             buffer.filter_in_place(|used, buf_size, buf| function(flags, count, values, used, buf_size, buf))
         };
-        if let (Some(set), Some(previous)) = (set_decode_limit, previous_limit) {
+        if let Some((set, previous)) = restore {
             // SAFETY: as above.
             unsafe { set(previous) };
         }

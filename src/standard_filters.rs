@@ -88,7 +88,7 @@ pub mod szip_mask {
     pub const LSB: u32 = 8;
     pub const MSB: u32 = 16;
     pub const RAW: u32 = 128;
-    /// The coding bits (entropy coding, nearest neighbour) pass through unchanged.
+    /// Nearest-neighbour coding: the tests' mask (the coding bits pass through unchanged).
     #[cfg(test)]
     pub const NN: u32 = 32;
 }
