@@ -23,6 +23,12 @@
 #   NCFILTERS_CODEC_DIALECT     codec JSON written to NCZarr metadata: numeric (default; what
 #                               zarr-python reads) or legacy (netcdf-c 4.9.0's text). The
 #                               environment variable of the same name overrides it at run time.
+#   NCFILTERS_CLI               ON (default): build and install the `ncfilters` command
+#                               (tools/ncfilters-cli), linked against this build's libnetcdf.
+#
+# `cmake --install` installs what netcdf-c installs, with ncfilters' headers, truthful metadata
+# (netcdf_meta.h, nc-config, libnetcdf.settings), the Rust plugins and the `ncfilters` command:
+# see cmake/ncfilters_install.cmake.
 
 if(CMAKE_VERSION VERSION_LESS 3.24) # $<LINK_LIBRARY:WHOLE_ARCHIVE,...>
   message(FATAL_ERROR "ncfilters needs CMake >= 3.24")
@@ -36,12 +42,24 @@ set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/release/libncfilters.a")
 option(NCFILTERS_PLUGINS "Replace netcdf-c's standard filter plugins and codec-defaults libraries with ncfilters' Rust ones" ON)
 set(NCFILTERS_CODEC_DIALECT "numeric" CACHE STRING "NCZarr codec JSON dialect written by default: numeric or legacy")
 set_property(CACHE NCFILTERS_CODEC_DIALECT PROPERTY STRINGS numeric legacy)
+option(NCFILTERS_CLI "Build and install the ncfilters command" ON)
 if(NOT NCFILTERS_CODEC_DIALECT MATCHES "^(numeric|legacy)$")
   message(FATAL_ERROR "ncfilters: NCFILTERS_CODEC_DIALECT must be numeric or legacy, not '${NCFILTERS_CODEC_DIALECT}'")
 endif()
 # What rustc's `--print native-static-libs` lists for a Linux staticlib; whole-archive
 # pulls in all of std, so all of these must resolve under -Wl,--no-undefined.
 set(NCFILTERS_NATIVE_LIBS gcc_s util rt pthread m dl c)
+
+# Install rules run in the order they are declared, subdirectories' included (netcdf-c 4.9.0's
+# minimum CMake leaves this OLD: its subdirectories' rules would run after ncfilters'), so that
+# ncfilters' rules, declared last, overwrite the files of netcdf-c's they replace.
+cmake_policy(SET CMP0082 NEW)
+
+# netcdf-c 4.9.0 takes a -DPLUGIN_INSTALL_DIR=<directory> from PLUGIN_PATH, which it sets only for
+# PLUGIN_INSTALL_DIR=YES (otherwise its configure fails): give it the directory.
+if(DEFINED PLUGIN_INSTALL_DIR AND NOT PLUGIN_INSTALL_DIR MATCHES "^([Nn][Oo]|[Yy][Ee][Ss])$" AND NOT DEFINED PLUGIN_PATH)
+  set(PLUGIN_PATH "${PLUGIN_INSTALL_DIR}")
+endif()
 
 include_directories(BEFORE "${NCFILTERS_ROOT}/include")
 # netcdf-c's own headers quote-include their neighbouring netcdf_filter.h; see the prelude.
@@ -206,6 +224,27 @@ function(ncfilters_replace_plugins)
   message(STATUS "ncfilters: Rust plugins replace netcdf-c's ${replaced}")
 endfunction()
 
+# The `ncfilters` command, built with cargo against this build's libnetcdf (its public API and
+# ncfilters' own functions); installed next to nc-config, it finds the installed library through
+# its RPATH.
+function(ncfilters_cli)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+    set(rpath "${CMAKE_INSTALL_LIBDIR}")
+  else()
+    set(rpath "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+  endif()
+  set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/cli")
+  set(NCFILTERS_CLI_EXECUTABLE "${target_dir}/release/ncfilters" PARENT_SCOPE)
+  add_custom_target(ncfilters_cli ALL
+    COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}"
+            "NCFILTERS_LIBNETCDF_DIR=$<TARGET_FILE_DIR:netcdf>" "NCFILTERS_CLI_RPATH=${rpath}"
+            "${NCFILTERS_CARGO}" build --release --locked --manifest-path "${NCFILTERS_ROOT}/tools/ncfilters-cli/Cargo.toml"
+    WORKING_DIRECTORY "${NCFILTERS_ROOT}/tools/ncfilters-cli"
+    COMMENT "ncfilters: the ncfilters command"
+    VERBATIM USES_TERMINAL)
+  add_dependencies(ncfilters_cli netcdf)
+endfunction()
+
 function(ncfilters_edit_netcdf_targets)
   foreach(target dispatch netcdfhdf5 netcdf)
     if(NOT TARGET ${target})
@@ -255,6 +294,11 @@ function(ncfilters_edit_netcdf_targets)
     "LINKER:--gc-sections")
   set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_STATICLIB}" "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver")
   message(STATUS "ncfilters: libnetcdf links ${NCFILTERS_STATICLIB} (whole archive)")
+  if(NCFILTERS_CLI)
+    ncfilters_cli()
+  endif()
+  # Last, so that its install rules run after netcdf-c's (see CMP0082 above).
+  include("${NCFILTERS_ROOT}/cmake/ncfilters_install.cmake")
 endfunction()
 
 cmake_language(DEFER DIRECTORY "${CMAKE_SOURCE_DIR}" CALL ncfilters_edit_netcdf_targets)

@@ -15,25 +15,26 @@
 /// Calls `$then!` with the rows of the table, in table order: the order of the stand-in
 /// registrations, of NCZarr's built-ins and of the codec-defaults lists. A row:
 ///
-/// `filter: Codec = HDF5 id, "Zarr codec id", codec-defaults library, in HDF5, C library;`
+/// `filter: Codec = HDF5 id, "Zarr codec id", codec-defaults library, in HDF5, C library, netcdf-c's plugin;`
 ///
 /// - `filter` names the filter (HDF5 class name, plugin library `lib__nch5<filter>.so`, plugin
 ///   crate and CMake target `h5<filter>`) and its modules in `filters` and `abi`;
 /// - `Codec` is its variant of [`Codec`];
 /// - the codec-defaults library is the [`CodecDefaults`] library listing its codec;
 /// - in HDF5 is [`InHdf5`]: whether HDF5 predefines the filter;
-/// - the C library is the [`NativeLibrary`] loaded at run time, if any.
+/// - the C library is the [`NativeLibrary`] loaded at run time, if any;
+/// - netcdf-c's plugin is [`NetcdfPlugin`]: whether netcdf-c 4.9.0 always builds its C plugin target.
 macro_rules! standard_filter_rows {
     ($then:ident) => {
         $then! {
-            // filter   Codec        HDF5 id  Zarr codec    codec defaults  in HDF5      C library
-            deflate:    Zlib       = 1,       "zlib",       Hdf5Filters,    Predefined,  None;
-            shuffle:    Shuffle    = 2,       "shuffle",    Hdf5Filters,    Predefined,  None;
-            fletcher32: Fletcher32 = 3,       "fletcher32", Hdf5Filters,    Predefined,  None;
-            szip:       Szip       = 4,       "szip",       Hdf5Filters,    Predefined,  Some(Libsz);
-            bzip2:      Bz2        = 307,     "bz2",        StdFilters,     StandIn,     None;
-            zstd:       Zstd       = 32015,   "zstd",       StdFilters,     StandIn,     None;
-            blosc:      Blosc      = 32001,   "blosc",      StdFilters,     StandIn,     Some(Libblosc);
+            // filter   Codec        HDF5 id  Zarr codec    codec defaults  in HDF5      C library       netcdf-c's plugin
+            deflate:    Zlib       = 1,       "zlib",       Hdf5Filters,    Predefined,  None,           Always;
+            shuffle:    Shuffle    = 2,       "shuffle",    Hdf5Filters,    Predefined,  None,           Always;
+            fletcher32: Fletcher32 = 3,       "fletcher32", Hdf5Filters,    Predefined,  None,           Always;
+            szip:       Szip       = 4,       "szip",       Hdf5Filters,    Predefined,  Some(Libsz),    IfLibraryFound;
+            bzip2:      Bz2        = 307,     "bz2",        StdFilters,     StandIn,     None,           Always;
+            zstd:       Zstd       = 32015,   "zstd",       StdFilters,     StandIn,     None,           IfLibraryFound;
+            blosc:      Blosc      = 32001,   "blosc",      StdFilters,     StandIn,     Some(Libblosc), IfLibraryFound;
         }
     };
 }
@@ -58,6 +59,7 @@ pub struct StandardFilterRow {
     pub in_hdf5: InHdf5,
     /// The C library the filter loads on first use (`None`: all Rust).
     pub native_library: Option<NativeLibrary>,
+    pub netcdf_plugin: NetcdfPlugin,
 }
 
 /// netcdf-c's two codec-defaults libraries.
@@ -129,8 +131,17 @@ impl NativeLibrary {
     }
 }
 
+/// When netcdf-c 4.9.0 defines the filter's C plugin target (`plugins/CMakeLists.txt`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetcdfPlugin {
+    /// Always (bzip2 from bundled sources when libbz2 is missing).
+    Always,
+    /// Only when its configure found the filter's C library (libsz, libzstd, libblosc).
+    IfLibraryFound,
+}
+
 macro_rules! define_table {
-    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr;)*) => {
+    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr, $netcdf_plugin:ident;)*) => {
         /// The standard filters' codecs, one per row, in table order.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Codec {
@@ -150,6 +161,7 @@ macro_rules! define_table {
                 codec_defaults: CodecDefaults::$defaults,
                 in_hdf5: InHdf5::$in_hdf5,
                 native_library: $native,
+                netcdf_plugin: NetcdfPlugin::$netcdf_plugin,
             },)*]
         };
     };

@@ -140,7 +140,7 @@ macro_rules! stand_in {
 }
 
 macro_rules! stand_ins {
-    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr;)*) => {
+    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr, $netcdf_plugin:ident;)*) => {
         $(stand_in!($filter, $id);)*
 
         /// A stand-in per standard filter, in table order.

@@ -137,7 +137,7 @@ macro_rules! standard_filter_module {
 }
 
 macro_rules! standard_filter_modules {
-    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr;)*) => {
+    ($($filter:ident: $codec:ident = $id:literal, $codec_id:literal, $defaults:ident, $in_hdf5:ident, $native:expr, $netcdf_plugin:ident;)*) => {
         $(standard_filter_module!($filter, Codec::$codec, $codec_id);)*
 
         /// The standard filters, each with its codec, in table order: what libnetcdf has built in.

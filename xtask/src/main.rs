@@ -6,6 +6,7 @@ mod bench;
 mod c_tests;
 mod demo;
 mod harness;
+mod install;
 mod interop;
 mod leaks;
 mod netcdf;
@@ -71,6 +72,9 @@ enum Step {
     C,
     /// zarr-python and h5py interoperability, malformed metadata, bad plugins (pytest)
     Interop,
+    /// A packager's build (no libzstd found) installed by a non-root user into /tmp and with DESTDIR:
+    /// files, truthful metadata, the ncfilters command, Debian's netcdf-bin on it (pytest)
+    Install,
     /// netcdf-c's filter-reaching ctest tests under valgrind, stock and ncfilters builds
     Valgrind,
     /// Fuzz smoke run of every cargo-fuzz target (NCFILTERS_FUZZ_SECONDS each; no netcdf-c build)
@@ -85,7 +89,7 @@ enum Step {
 }
 
 /// The test steps of `test`, in the order they run after the build.
-const TEST_STEPS: [Step; 13] = [
+const TEST_STEPS: [Step; 14] = [
     Step::Rust,
     Step::Headers,
     Step::Fmt,
@@ -97,6 +101,7 @@ const TEST_STEPS: [Step; 13] = [
     Step::C,
     Step::NetcdfSuite,
     Step::Interop,
+    Step::Install,
     Step::Valgrind,
     Step::Fuzz,
 ];
@@ -121,6 +126,7 @@ impl Step {
             Step::SymbolProvenance => "symbol-provenance",
             Step::C => "c",
             Step::Interop => "interop",
+            Step::Install => "install",
             Step::Valgrind => "valgrind",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
@@ -202,6 +208,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::SymbolProvenance => provenance::test_symbol_provenance(h),
         Step::C => c_tests::test_c(h),
         Step::Interop => interop::test_interop(h),
+        Step::Install => install::test_install(h),
         Step::Valgrind => valgrind::test_valgrind(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),

@@ -95,8 +95,11 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     log(format!("configure netcdf-c ({flavour})"));
     let mut configure = cmd("cmake", ["-S"]);
     configure.arg(src).arg("-B").arg(build);
-    configure.args(NETCDF_FLAGS);
-    if flavour == "ncfilters" {
+    match flavour {
+        "install" => configure.args(crate::install::INSTALL_TREE_FLAGS),
+        _ => configure.args(NETCDF_FLAGS),
+    };
+    if flavour != "stock" {
         configure.arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()));
         configure.arg(format!("-DNCFILTERS_CARGO_TARGET_DIR={}", h.repo.join("target").display()));
     }

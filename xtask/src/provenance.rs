@@ -247,21 +247,26 @@ fn opens_theirs_first(dep_file: &str, ours: &str, theirs: &str) -> bool {
     false
 }
 
-/// netcdf-c's plugin targets ncfilters replaces (`NCFILTERS_RUST_PLUGINS` of the CMake list):
-/// `h5<filter>` for each standard filter, then the codec-defaults libraries.
-fn replaced_plugin_targets(cmake_list: &str) -> Vec<&str> {
-    cmake_list
+/// A `set(NAME a b c)` list of the generated CMake plugin list.
+fn cmake_list<'a>(cmake: &'a str, name: &str) -> Vec<&'a str> {
+    cmake
         .lines()
-        .find_map(|line| line.strip_prefix("set(NCFILTERS_RUST_PLUGINS "))
+        .find_map(|line| line.strip_prefix("set(")?.strip_prefix(name)?.strip_prefix(' '))
         .and_then(|rest| rest.strip_suffix(')'))
-        .map(|targets| targets.split_whitespace().collect())
+        .map(|items| items.split_whitespace().collect())
         .unwrap_or_default()
 }
 
-/// The library file of netcdf-c's plugin target: `lib__nc` and the target's name without its
-/// `nc` prefix (`h5zstd` → `lib__nch5zstd.so`, `nczhdf5filters` → `lib__nczhdf5filters.so`).
-fn plugin_library(target: &str) -> String {
-    format!("lib__nc{}.so", target.strip_prefix("nc").unwrap_or(target))
+/// netcdf-c's plugin targets ncfilters replaces (`NCFILTERS_RUST_PLUGINS` of the CMake list),
+/// `h5<filter>` for each standard filter, then the codec-defaults libraries, each with its
+/// library file (`NCFILTERS_RUST_PLUGIN_FILES`, in the same order).
+fn replaced_plugin_targets(cmake: &str) -> Vec<(&str, &str)> {
+    let targets = cmake_list(cmake, "NCFILTERS_RUST_PLUGINS");
+    let files = cmake_list(cmake, "NCFILTERS_RUST_PLUGIN_FILES");
+    if targets.len() != files.len() {
+        return Vec::new();
+    }
+    targets.into_iter().zip(files).collect()
 }
 
 /// The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see
@@ -271,8 +276,8 @@ fn check_plugins_are_ours(build: &Path) -> Result {
     if targets.is_empty() {
         fail!("cmake/ncfilters_plugins.cmake lists no plugin targets");
     }
-    for target in &targets {
-        let plugin = build.join("plugins").join(plugin_library(target));
+    for (target, file) in &targets {
+        let plugin = build.join("plugins").join(file);
         if let Some(filter) = target.strip_prefix("h5") {
             if !file_contains(&plugin, format!("{filter} (ncfilters)").as_bytes()) {
                 fail!("{} is not ncfilters' Rust plugin", plugin.display());
@@ -284,7 +289,8 @@ fn check_plugins_are_ours(build: &Path) -> Result {
             fail!("{} is not ncfilters' Rust codec-defaults library", plugin.display());
         }
     }
-    println!("PASS {}/plugins: {} are ncfilters' Rust ones", build.display(), targets.join(", "));
+    let files: Vec<&str> = targets.iter().map(|(_, file)| *file).collect();
+    println!("PASS {}/plugins: {} are ncfilters' Rust ones", build.display(), files.join(", "));
     Ok(())
 }
 
@@ -332,10 +338,12 @@ mod tests {
     #[test]
     fn the_plugin_targets_come_from_the_cmake_list() {
         let list =
-            "# comment\nset(NCFILTERS_RUST_PLUGINS h5zstd nczstdfilters)\nset(NCFILTERS_OPTIONAL_PLUGINS h5zstd)\n";
-        assert_eq!(replaced_plugin_targets(list), ["h5zstd", "nczstdfilters"]);
+            "# comment\nset(NCFILTERS_RUST_PLUGINS h5zstd nczstdfilters)\nset(NCFILTERS_RUST_PLUGIN_FILES a.so b.so)\n";
+        assert_eq!(replaced_plugin_targets(list), [("h5zstd", "a.so"), ("nczstdfilters", "b.so")]);
+        assert!(replaced_plugin_targets("set(NCFILTERS_RUST_PLUGINS h5zstd)\n").is_empty(), "no files: no pairs");
         let targets = replaced_plugin_targets(PLUGIN_LIST);
-        assert!(targets.contains(&"h5deflate") && targets.contains(&"nczhdf5filters"), "{targets:?}");
+        assert!(targets.contains(&("h5deflate", "lib__nch5deflate.so")), "{targets:?}");
+        assert!(targets.contains(&("nczhdf5filters", "lib__nczhdf5filters.so")), "{targets:?}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::harness::{self, fail, log, Failure, Harness, Result, NETCDF_VERSION};
 use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
 use crate::text::last_lines;
 
-const APT_PACKAGES: [&str; 17] = [
+const APT_PACKAGES: [&str; 18] = [
     "cmake",
     "libhdf5-dev",
     "libzstd-dev",
@@ -27,6 +27,8 @@ const APT_PACKAGES: [&str; 17] = [
     "file",
     "dpkg-dev",
     "valgrind",
+    // Debian's own netcdf-c 4.9.0 programs (ncdump, nccopy, ncgen), for the drop-in test.
+    "netcdf-bin",
 ];
 
 const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources";
@@ -193,7 +195,9 @@ fn fetch_rust_dependencies(h: &Harness) -> Result {
         fail!("cargo not found (the Rust toolchain is a prerequisite)");
     }
     run(cmd("cargo", ["fetch", "--locked", "-q"]).current_dir(&h.repo))?;
-    run(cmd("cargo", ["fetch", "--locked", "-q", "--manifest-path", "plugins/Cargo.toml"]).current_dir(&h.repo))?;
+    for manifest in ["plugins/Cargo.toml", "tools/ncfilters-cli/Cargo.toml"] {
+        run(cmd("cargo", ["fetch", "--locked", "-q", "--manifest-path", manifest]).current_dir(&h.repo))?;
+    }
     Ok(())
 }
 

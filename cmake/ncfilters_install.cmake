@@ -1,0 +1,55 @@
+# ncfilters' install rules. ncfilters.cmake includes this file after netcdf-c's CMakeLists.txt has
+# run, and install rules run in declaration order (CMP0082), so these run after netcdf-c's own and
+# overwrite the files they replace:
+#   * ncfilters' generated headers in place of netcdf-c's netcdf_filter.h and netcdf_filter_build.h,
+#     and ncfilters.h (the `ncfilters_*` functions);
+#   * netcdf_meta.h, nc-config and libnetcdf.settings, corrected to what the library does (zstd,
+#     bzip2 and blosc are built in, whatever netcdf-c's configure found; see ncfilters_truthful_copy);
+#   * the Rust plugin libraries into netcdf-c's plugin directory (-DPLUGIN_INSTALL_DIR=YES or a path),
+#     all of them: netcdf-c installs only those whose C library its configure found;
+#   * the `ncfilters` command.
+
+install(FILES "${NCFILTERS_ROOT}/include/netcdf_filter.h" "${NCFILTERS_ROOT}/include/netcdf_filter_build.h"
+              "${NCFILTERS_ROOT}/include/ncfilters.h"
+        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT headers)
+
+# A copy of a file netcdf-c configured, with each regular expression replaced (pairs after `out`);
+# every expression must match, so a changed template fails here instead of installing a lie.
+function(ncfilters_truthful_copy in out)
+  file(READ "${in}" text)
+  math(EXPR last "${ARGC} - 1")
+  foreach(i RANGE 2 ${last} 2)
+    math(EXPR j "${i} + 1")
+    if(NOT text MATCHES "${ARGV${i}}")
+      message(FATAL_ERROR "ncfilters: ${in} has no match for ${ARGV${i}}")
+    endif()
+    string(REGEX REPLACE "${ARGV${i}}" "${ARGV${j}}" text "${text}")
+  endforeach()
+  file(WRITE "${out}.tmp" "${text}")
+  file(COPY_FILE "${out}.tmp" "${out}" ONLY_IF_DIFFERENT)
+endfunction()
+
+set(generated "${CMAKE_BINARY_DIR}/ncfilters-generated")
+ncfilters_truthful_copy("${netCDF_BINARY_DIR}/include/netcdf_meta.h" "${generated}/netcdf_meta.h"
+  "(#define NC_HAS_ZSTD[ \t]+)[01]" "\\11")
+ncfilters_truthful_copy("${netCDF_BINARY_DIR}/libnetcdf.settings" "${generated}/libnetcdf.settings"
+  "(ZSTD Support:[ \t]+)[a-z]+" "\\1yes")
+# 4.9.0's CMake nc-config has no --has-zstd (its autotools one does): add it.
+ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config"
+  "(\n  --has-nczarr [^\n]*\n)" "\\1  --has-zstd      whether zstandard compression is available (ncfilters: built in)\n"
+  "(\n[ \t]*echo \"  --has-nczarr [^\n]*\n)" "\\1        echo \"  --has-zstd      -> yes\"\n"
+  "(\n[ \t]*--has-nczarr\\)\n)" "\n    --has-zstd)\n        echo yes\n        ;;\n\\1")
+install(FILES "${generated}/netcdf_meta.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT headers)
+install(FILES "${generated}/libnetcdf.settings" DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT libraries)
+install(PROGRAMS "${generated}/nc-config" DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT utilities)
+
+if(NCFILTERS_PLUGINS AND ENABLE_PLUGIN_INSTALL AND PLUGIN_INSTALL_DIR)
+  foreach(file IN LISTS NCFILTERS_RUST_PLUGIN_FILES)
+    install(PROGRAMS "${NCFILTERS_CARGO_TARGET_DIR}/plugins/release/${file}" DESTINATION "${PLUGIN_INSTALL_DIR}")
+  endforeach()
+  message(STATUS "ncfilters: installs ${NCFILTERS_RUST_PLUGIN_FILES} into ${PLUGIN_INSTALL_DIR}")
+endif()
+
+if(NCFILTERS_CLI)
+  install(PROGRAMS "${NCFILTERS_CLI_EXECUTABLE}" DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT utilities)
+endif()

@@ -1,0 +1,322 @@
+"""The installed ncfilters build (`cargo xtask install`): files, truthful metadata, a program
+built against the installed headers, the installed plugins, the `ncfilters` command, and Debian's
+own netcdf-bin 4.9.0 programs running on the installed libnetcdf with no HDF5_PLUGIN_PATH.
+
+The install tree was configured with libzstd hidden (CMAKE_DISABLE_FIND_PACKAGE_Zstd), so
+netcdf-c's configure wrote NC_HAS_ZSTD 0: the installed metadata must say 1 all the same.
+"""
+import filecmp
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+PREFIX = Path(os.environ["NCFILTERS_PREFIX"])
+PLUGIN_DIR = Path(os.environ["NCFILTERS_PLUGIN_DIR"])
+DESTDIR = Path(os.environ["NCFILTERS_DESTDIR"])
+BUILD = Path(os.environ["NCFILTERS_INSTALL_BUILD"])
+REPO = Path(os.environ["NCFILTERS_REPO"])
+UNPRIVILEGED_USER = os.environ.get("NCFILTERS_UNPRIVILEGED_USER")
+LIB = PREFIX / "lib"
+NCFILTERS = PREFIX / "bin" / "ncfilters"
+DEBIAN_BIN = Path("/usr/bin")
+DEBIAN_LIBNETCDF = "/usr/lib/x86_64-linux-gnu/libnetcdf.so.19"
+
+RUST_PLUGINS = [
+    "lib__nch5deflate.so", "lib__nch5shuffle.so", "lib__nch5fletcher32.so", "lib__nch5szip.so",
+    "lib__nch5bzip2.so", "lib__nch5zstd.so", "lib__nch5blosc.so",
+    "lib__nczhdf5filters.so", "lib__nczstdfilters.so",
+]
+
+# The filters Debian's programs write and read through the drop-in libnetcdf (nccopy -F specs).
+DROP_IN_FILTERS = {
+    "zstd": "32015,3",
+    "bzip2": "307,9",
+    "blosc": "32001,0,0,0,0,5,1,1",
+    "szip": "4,32,32",
+}
+
+CDL = """netcdf source {
+dimensions:
+    y = 64 ;
+    x = 128 ;
+variables:
+    float v(y, x) ;
+    int counts(y, x) ;
+data:
+ v = %s ;
+ counts = %s ;
+}
+"""
+
+
+def clean_env(**extra):
+    """The environment of a user who set nothing: no plugin path, no library path."""
+    env = {k: v for k, v in os.environ.items() if k not in ("HDF5_PLUGIN_PATH", "LD_LIBRARY_PATH")}
+    env.update(extra)
+    return env
+
+
+def run(args, env=None, check=True, **kwargs):
+    result = subprocess.run([str(a) for a in args], capture_output=True, text=True,
+                            env=env if env is not None else clean_env(), timeout=120, **kwargs)
+    if check and result.returncode != 0:
+        raise AssertionError(f"{args} failed ({result.returncode}):\n{result.stdout}\n{result.stderr}")
+    return result
+
+
+def installed_files(root):
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() or p.is_symlink())
+
+
+# --- the installed tree -------------------------------------------------------------------------
+
+def test_the_prefix_holds_the_library_headers_programs_and_plugins():
+    for relative in ["lib/libnetcdf.so.19", "lib/libnetcdf.so", "include/netcdf.h", "include/netcdf_filter.h",
+                     "include/netcdf_filter_build.h", "include/netcdf_meta.h", "include/ncfilters.h",
+                     "bin/nc-config", "bin/ncdump", "bin/nccopy", "bin/ncfilters", "lib/pkgconfig/netcdf.pc",
+                     "lib/libnetcdf.settings"]:
+        assert (PREFIX / relative).exists(), relative
+    for plugin in RUST_PLUGINS:
+        assert (PLUGIN_DIR / plugin).is_file(), f"{plugin} not installed in {PLUGIN_DIR}"
+
+
+def test_the_prefix_belongs_to_the_user_who_installed():
+    if UNPRIVILEGED_USER is None:
+        pytest.skip("the harness ran as a user who is not root: the install above was already unprivileged")
+    import pwd
+    uid = pwd.getpwnam(UNPRIVILEGED_USER).pw_uid
+    assert all(p.lstat().st_uid == uid for p in PREFIX.rglob("*")), "files installed by someone else"
+
+
+def test_destdir_stages_the_same_files():
+    staged = DESTDIR / PREFIX.relative_to("/")
+    assert installed_files(staged) == installed_files(PREFIX)
+
+
+def test_the_installed_headers_are_ncfilters_generated_ones():
+    for header in ["netcdf_filter.h", "netcdf_filter_build.h", "ncfilters.h"]:
+        assert filecmp.cmp(PREFIX / "include" / header, REPO / "include" / header, shallow=False), header
+
+
+def test_the_installed_plugins_are_ncfilters_rust_ones():
+    for plugin in RUST_PLUGINS:
+        symbols = run(["nm", "-D", "--defined-only", PLUGIN_DIR / plugin]).stdout
+        assert "ncfilters_set_decode_limit" in symbols or "NCZ_codec_info_defaults" in symbols, plugin
+        assert b"rust_panic" in (PLUGIN_DIR / plugin).read_bytes(), f"{plugin} is not Rust"
+
+
+def test_the_installed_library_contains_ncfilters():
+    symbols = run(["nm", "-D", "--defined-only", LIB / "libnetcdf.so.19"]).stdout
+    for symbol in ["nc_def_var_filter", "NCZ_applyfilterchain", "ncfilters_report"]:
+        assert f" {symbol}\n" in symbols, symbol
+
+
+# --- metadata -----------------------------------------------------------------------------------
+
+def meta_value(text, name):
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) >= 3 and parts[0] == "#define" and parts[1] == name:
+            return parts[2]
+    raise AssertionError(f"{name} not in netcdf_meta.h")
+
+
+def test_netcdf_c_configure_found_no_zstd_here():
+    """The premise: netcdf-c's own configure result says no zstd in this build."""
+    assert meta_value((BUILD / "include/netcdf_meta.h").read_text(), "NC_HAS_ZSTD") == "0"
+
+
+def test_the_installed_netcdf_meta_h_says_zstd():
+    assert meta_value((PREFIX / "include/netcdf_meta.h").read_text(), "NC_HAS_ZSTD") == "1"
+
+
+def test_nc_config_says_zstd():
+    assert run([PREFIX / "bin/nc-config", "--has-zstd"]).stdout.strip() == "yes"
+    assert "--has-zstd      -> yes" in run([PREFIX / "bin/nc-config", "--all"]).stdout
+    assert run([PREFIX / "bin/nc-config", "--prefix"]).stdout.strip() == str(PREFIX)
+
+
+def test_libnetcdf_settings_says_zstd():
+    settings = (PREFIX / "lib/libnetcdf.settings").read_text()
+    assert any(line.split(":")[0] == "ZSTD Support" and line.split()[-1] == "yes" for line in settings.splitlines())
+
+
+def test_pkg_config_and_cmake_find_the_install(tmp_path):
+    env = clean_env(PKG_CONFIG_PATH=str(LIB / "pkgconfig"))
+    assert run(["pkg-config", "--modversion", "netcdf"], env=env).stdout.strip() == "4.9.0"
+    assert f"-L{LIB}" in run(["pkg-config", "--libs", "netcdf"], env=env).stdout
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.12)\nproject(probe C)\nfind_package(netCDF REQUIRED CONFIG)\n"
+        "message(STATUS \"found netCDF ${netCDF_VERSION} in ${netCDF_INSTALL_PREFIX}\")\n")
+    configured = run(["cmake", "-S", tmp_path, "-B", tmp_path / "build", f"-DCMAKE_PREFIX_PATH={PREFIX}"])
+    assert f"found netCDF 4.9.0 in {PREFIX}" in configured.stdout
+
+
+PROGRAM = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <netcdf.h>
+#include <netcdf_meta.h>
+#include <netcdf_filter.h>
+#include <ncfilters.h>
+#if !NC_HAS_ZSTD
+#error "netcdf_meta.h says this libnetcdf has no zstd"
+#endif
+#define CHECK(e) do { int s_ = (e); if (s_) { printf("%s: %s\n", #e, nc_strerror(s_)); return 1; } } while (0)
+int main(int argc, char **argv) {
+    int nc, dim, var, level = 0, has = 0;
+    float data[1000], back[1000];
+    for (int i = 0; i < 1000; i++) data[i] = (float)(i % 17);
+    CHECK(nc_create(argv[1], NC_NETCDF4 | NC_CLOBBER, &nc));
+    CHECK(nc_def_dim(nc, "x", 1000, &dim));
+    CHECK(nc_def_var(nc, "v", NC_FLOAT, 1, &dim, &var));
+    CHECK(nc_def_var_zstandard(nc, var, 5));
+    CHECK(nc_put_var_float(nc, var, data));
+    CHECK(nc_close(nc));
+    CHECK(nc_open(argv[1], NC_NOWRITE, &nc));
+    CHECK(nc_inq_var_zstandard(nc, 0, &has, &level));
+    CHECK(nc_get_var_float(nc, 0, back));
+    CHECK(nc_close(nc));
+    if (!has || level != 5 || memcmp(data, back, sizeof data)) { printf("zstd round trip differs\n"); return 1; }
+    char *report = NULL;
+    CHECK(ncfilters_report(&report));
+    if (!report || !strstr(report, "\"filters\"")) { printf("no report\n"); return 1; }
+    free(report);
+    printf("ok\n");
+    return 0;
+}
+"""
+
+
+def test_a_program_built_with_nc_config_writes_zstd(tmp_path):
+    source = tmp_path / "probe.c"
+    source.write_text(PROGRAM)
+    cflags = run([PREFIX / "bin/nc-config", "--cflags"]).stdout.split()
+    libs = run([PREFIX / "bin/nc-config", "--libs"]).stdout.split()
+    run(["cc", "-std=c99", *cflags, "-o", tmp_path / "probe", source, *libs, f"-Wl,-rpath,{LIB}"])
+    assert run([tmp_path / "probe", tmp_path / "z.nc"]).stdout.strip() == "ok"
+
+
+# --- the ncfilters command ----------------------------------------------------------------------
+
+def ncfilters(*args, env=None, check=True):
+    return run([NCFILTERS, *args], env=env, check=check)
+
+
+def filter_row(listing, filter_id):
+    rows = [row for row in listing["filters"] if row["id"] == filter_id]
+    assert len(rows) == 1, f"id {filter_id}: {rows}"
+    return rows[0]
+
+
+def test_the_installed_command_runs_with_no_library_path():
+    assert str(LIB / "libnetcdf.so.19") in run(["ldd", NCFILTERS]).stdout
+    assert "list" in ncfilters("--help").stdout
+
+
+def test_the_installed_command_as_the_unprivileged_user():
+    if UNPRIVILEGED_USER is None:
+        pytest.skip("the harness ran as a user who is not root: every command here already is")
+    result = run(["setpriv", f"--reuid={UNPRIVILEGED_USER}", "--regid=nogroup", "--clear-groups", "--",
+                  NCFILTERS, "list"], env=clean_env(HOME="/nonexistent"))
+    assert "32015" in result.stdout
+
+
+def test_list_shows_the_built_in_filters_with_no_plugin_path():
+    listing = json.loads(ncfilters("--json", "list").stdout)
+    for filter_id in (307, 32015):
+        row = filter_row(listing, filter_id)
+        assert row["hdf5"]["source"] == "built-in" and row["hdf5"]["usable"], row
+        assert row["nczarr"]["usable"], row
+    assert filter_row(listing, 1)["hdf5"]["source"] == "hdf5"
+
+
+def test_list_shows_the_installed_plugins_when_they_are_on_the_path():
+    listing = json.loads(ncfilters("--json", "list", env=clean_env(HDF5_PLUGIN_PATH=str(PLUGIN_DIR))).stdout)
+    row = filter_row(listing, 32015)
+    assert row["hdf5"]["source"] == "plugin" and row["hdf5"]["path"] == str(PLUGIN_DIR / "lib__nch5zstd.so"), row
+
+
+def test_explain_names_the_searched_directories_and_what_to_set():
+    text = ncfilters("explain", "32004", env=clean_env(HDF5_PLUGIN_PATH=str(PLUGIN_DIR)), check=False)
+    assert text.returncode != 0
+    assert str(PLUGIN_DIR) in text.stdout and "HDF5_PLUGIN_PATH" in text.stdout, text.stdout
+
+
+def test_spec_and_codec_convert_both_ways():
+    spec = json.loads(ncfilters("--json", "spec", "zstd,3|307,9").stdout)
+    assert [(f["id"], f["params"]) for f in spec["filters"]] == [(32015, [3]), (307, [9])]
+    codec = json.loads(ncfilters("--json", "codec", '{"id": "zstd", "level": 3}').stdout)
+    assert (codec["id"], codec["params"]) == (32015, [3])
+    bad = ncfilters("spec", "zstd,notanumber", check=False)
+    assert bad.returncode not in (0, 2) and "notanumber" in bad.stderr, bad
+
+
+# --- Debian's netcdf-bin on the installed libnetcdf ---------------------------------------------
+
+def drop_in_env():
+    return clean_env(LD_LIBRARY_PATH=str(LIB))
+
+
+def debian_tool(tool, *args, env=None, check=True):
+    return run([DEBIAN_BIN / tool, *args], env=env or drop_in_env(), check=check)
+
+
+def loaded_libnetcdf(tool, *args):
+    """The libnetcdf the dynamic loader initialised for Debian's `tool`."""
+    traced = run([DEBIAN_BIN / tool, *args], env=dict(drop_in_env(), LD_DEBUG="libs"), check=False)
+    return [line.split("calling init:")[1].strip() for line in traced.stderr.splitlines()
+            if "calling init:" in line and "libnetcdf.so" in line]
+
+
+@pytest.fixture(scope="module")
+def source_file(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("drop-in")
+    values = ", ".join(str((i * 7919 % 1000) / 8.0) for i in range(64 * 128))
+    counts = ", ".join(str(i % 251) for i in range(64 * 128))
+    cdl = directory / "source.cdl"
+    cdl.write_text(CDL % (values, counts))
+    source = directory / "source.nc"
+    debian_tool("ncgen", "-4", "-o", source, cdl)
+    return source
+
+
+def data_of(path):
+    dump = debian_tool("ncdump", path).stdout
+    return dump[dump.index("data:"):]
+
+
+def test_debian_programs_load_the_installed_libnetcdf(source_file):
+    assert loaded_libnetcdf("ncdump", "-h", source_file) == [str(LIB / "libnetcdf.so.19")]
+    assert loaded_libnetcdf("nccopy", source_file, source_file.with_name("copy.nc")) == [str(LIB / "libnetcdf.so.19")]
+    assert loaded_libnetcdf("ncgen", "-version") == [str(LIB / "libnetcdf.so.19")]
+
+
+@pytest.mark.parametrize("name", DROP_IN_FILTERS)
+def test_debian_nccopy_writes_and_ncdump_reads_with_no_plugin_path(source_file, name):
+    out = source_file.with_name(f"{name}.nc")
+    debian_tool("nccopy", "-F", f"*,{DROP_IN_FILTERS[name]}", source_file, out)
+    header = debian_tool("ncdump", "-hs", out).stdout
+    filter_id = DROP_IN_FILTERS[name].split(",")[0]
+    assert f'v:_Filter = "{filter_id}' in header, header
+    assert data_of(out) == data_of(source_file)
+
+
+def test_debian_nccopy_writes_nczarr_with_the_built_in_codecs(source_file):
+    target = source_file.with_name("zstd.zarr")
+    url = f"file://{target}#mode=nczarr,file"
+    debian_tool("nccopy", "-F", "*,32015,3", source_file, url)
+    assert '"id": "zstd"' in (target / "v" / ".zarray").read_text().replace('"id":"zstd"', '"id": "zstd"')
+    assert data_of(url) == data_of(source_file)
+
+
+def test_debian_libnetcdf_alone_lacks_the_filters(source_file):
+    """The control: without the installed libnetcdf first, Debian's own cannot write zstd here."""
+    stock = debian_tool("nccopy", "-F", "*,32015,3", source_file, source_file.with_name("stock.nc"),
+                        env=clean_env(), check=False)
+    assert stock.returncode != 0, "Debian's libnetcdf wrote zstd: this machine has an HDF5 zstd plugin installed"
+    assert Path(DEBIAN_LIBNETCDF).exists()
