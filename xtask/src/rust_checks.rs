@@ -35,8 +35,10 @@ fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
     command
 }
 
-/// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them).
-const WORKSPACES: [&str; 4] = [".", "plugins", "fuzz", "tools/bench-filters"];
+/// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them;
+/// tools/ncfilters-cli carries an identical copy). Clippy checks tools/ncfilters-cli without
+/// linking, so it needs no libnetcdf (NCFILTERS_LIBNETCDF_DIR unset).
+const WORKSPACES: [&str; 5] = [".", "plugins", "fuzz", "tools/bench-filters", "tools/ncfilters-cli"];
 
 /// Runs `cargo <args>` in each workspace.
 fn in_every_workspace<const N: usize>(h: &Harness, args: [&str; N]) -> Result {
