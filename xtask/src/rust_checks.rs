@@ -16,7 +16,9 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 
 pub fn test_rust(h: &Harness) -> Result {
     log("cargo test (unit, property and C-ABI tests)");
-    run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))
+    run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
+    log("cargo test of tools/ncfilters-cli (its logic; the binary is tested installed, by `install`)");
+    run(cmd("cargo", ["test", "--release", "--locked"]).current_dir(h.repo.join("tools/ncfilters-cli")))
 }
 
 pub fn test_headers(h: &Harness) -> Result {
@@ -35,8 +37,8 @@ fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
     command
 }
 
-/// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them;
-/// tools/ncfilters-cli carries an identical copy). Clippy checks tools/ncfilters-cli without
+/// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them).
+/// Clippy checks tools/ncfilters-cli without
 /// linking, so it needs no libnetcdf (NCFILTERS_LIBNETCDF_DIR unset).
 const WORKSPACES: [&str; 5] = [".", "plugins", "fuzz", "tools/bench-filters", "tools/ncfilters-cli"];
 
