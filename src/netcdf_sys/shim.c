@@ -28,11 +28,6 @@ int ncfilters_NC_check_id(int ncid, struct NC **ncpp)
     return NC_check_id ? NC_check_id(ncid, ncpp) : NCFILTERS_ENOTBUILT;
 }
 
-/* ncfilters_report initialises netCDF first: that registers the built-in filters with HDF5. */
-extern int nc_initialize(void) __attribute__((weak));
-
-int ncfilters_nc_initialize(void) { return nc_initialize ? nc_initialize() : NCFILTERS_ENOTBUILT; }
-
 /*
  * A plugin library (plugins/) calls back into netcdf-c without linking libnetcdf. When libnetcdf
  * is in the global scope (a program linked with it) the weak references bind to it; when it was
@@ -150,6 +145,8 @@ static void *cached_function(_Atomic(void *) *cache, const char *library, const 
     }
 
 FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_vartype, (int ncid, int varid, int *xtypep), (ncid, varid, xtypep))
+/* ncfilters_report initialises netCDF first: that registers the built-in filters with HDF5. */
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_initialize, (void), ())
 
 int ncfilters_NC4_inq_type_fixed_size(int ncid, int xtype, int *fixedsizep)
 {
