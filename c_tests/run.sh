@@ -3,7 +3,9 @@
 #  1. netcdf-c's own nc_test4/tst_filterparser.c, unchanged, against include/ and libncfilters.so;
 #  2. filter_api.c against the stock and the ncfilters libnetcdf: identical output required;
 #  3. filter_api.c ncfilters-only cases (inputs 4.9.0 mishandles), plain and under valgrind;
-#  4. shim_stress.c: shim.c's lookup (plugins reaching an RTLD_LOCAL libnetcdf/HDF5) against
+#  4. report_api.c: ncfilters' own API (include/ncfilters.h) against the ncfilters libnetcdf, plain
+#     and under valgrind;
+#  5. shim_stress.c: shim.c's lookup (plugins reaching an RTLD_LOCAL libnetcdf/HDF5) against
 #     concurrent dlopen/dlclose, directly and through the plugins; a deadlock fails it.
 set -euo pipefail
 WORK=$1 REPO=$2
@@ -88,6 +90,19 @@ for args in "" "ncfilters-only"; do
     echo "   filter_api $args: no invalid access; definite leaks: $(definite "$log"), none from ncfilters code"
   fi
 done
+
+echo "-- report_api: ncfilters' own API (include/ncfilters.h) through libnetcdf, plain and under valgrind"
+build=$WORK/build-ncfilters
+cc "${CFLAGS[@]}" -I"$REPO/include" -I"$build/include" -I"$SRC/include" "$REPO/c_tests/report_api.c" \
+   -L"$build/liblib" -lnetcdf -Wl,-rpath,"$build/liblib" -o "$OUT/report_api"
+HDF5_PLUGIN_PATH="$build/plugins" NCFILTERS_QUIET=1 "$OUT/report_api" > "$OUT/report_api.txt" \
+  || { cat "$OUT/report_api.txt"; echo "report_api failed"; exit 1; }
+log=$OUT/valgrind-report_api.log
+HDF5_PLUGIN_PATH="$build/plugins" NCFILTERS_QUIET=1 valgrind -q --error-exitcode=97 --leak-check=full \
+   --errors-for-leak-kinds=none --log-file="$log" "$OUT/report_api" > /dev/null \
+  || { cat "$log"; echo "valgrind found invalid accesses (report_api)"; exit 1; }
+classify_leaks "$log" || { echo "definite leak allocated by ncfilters (report_api)"; exit 1; }
+echo "   $(tail -n 1 "$OUT/report_api.txt"); under valgrind no invalid access and no leak from ncfilters code"
 
 echo "-- shim_stress: the shim's lookup against concurrent dlopen/dlclose (a hang fails)"
 # Its libraries come from the same file (-DLIBRARY): renamed HDF5/netCDF as wheels ship them, a

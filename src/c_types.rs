@@ -152,6 +152,8 @@ pub mod ids {
     pub const H5Z_FILTER_SHUFFLE: u32 = 2;
     pub const H5Z_FILTER_FLETCHER32: u32 = 3;
     pub const H5Z_FILTER_SZIP: u32 = 4;
+    pub const H5Z_FILTER_NBIT: u32 = 5;
+    pub const H5Z_FILTER_SCALEOFFSET: u32 = 6;
     pub const H5Z_FILTER_BZIP2: u32 = 307;
     pub const H5Z_FILTER_BLOSC: u32 = 32001;
     pub const H5Z_FILTER_ZSTD: u32 = 32015;

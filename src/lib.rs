@@ -14,7 +14,7 @@
 //! 4. [`plugin_loader`]: plugin libraries' FFI, and ncfilters' own codecs as native parts; then
 //!    [`plugin_registry`]: NCZarr plugin discovery and pairing (the built-in parts are handed in
 //!    by its caller); then [`filter_chain`]: an NCZarr variable's filters and the chunk filter
-//!    chain;
+//!    chain; then [`filter_report`]: the JSON of `ncfilters_report` and `ncfilters_describe_*`;
 //! 5. [`netcdf_sys`]: bindings to netcdf-c internals (the NCZarr filter lists hold
 //!    [`filter_chain`] filters); then [`abi_layout`]: the layout table the ABI check compares
 //!    with netcdf-c's headers;
@@ -43,6 +43,7 @@ pub(crate) mod codecs;
 pub mod error;
 pub mod ffi_boundary;
 pub(crate) mod filter_chain;
+pub(crate) mod filter_report;
 pub mod filters;
 pub mod filterspec;
 pub(crate) mod hdf5_filter_rules;

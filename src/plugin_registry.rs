@@ -45,18 +45,77 @@ fn debug(message: std::fmt::Arguments<'_>) {
     }
 }
 
-/// The directories to search, in order: `HDF5_PLUGIN_PATH` split on `;` and `:` (empty pieces
-/// dropped; an empty variable counts as unset), then the default directory if not listed.
-pub fn plugin_dirs(plugin_path: Option<&str>) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = Vec::new();
+/// The directories to search, in order, each with where it came from: `HDF5_PLUGIN_PATH` split
+/// on `;` and `:` (empty pieces dropped; an empty variable counts as unset), then the default
+/// directory if not listed.
+pub fn plugin_dirs(plugin_path: Option<&str>) -> Vec<(PathBuf, DirOrigin)> {
+    let mut dirs: Vec<(PathBuf, DirOrigin)> = Vec::new();
     for piece in plugin_path.unwrap_or("").split([';', ':']).filter(|p| !p.is_empty()) {
-        dirs.push(PathBuf::from(piece));
+        dirs.push((PathBuf::from(piece), DirOrigin::PluginPath));
     }
-    if !dirs.iter().any(|d| d == Path::new(DEFAULT_PLUGIN_DIR)) {
-        dirs.push(PathBuf::from(DEFAULT_PLUGIN_DIR));
+    if !dirs.iter().any(|(d, _)| d == Path::new(DEFAULT_PLUGIN_DIR)) {
+        dirs.push((PathBuf::from(DEFAULT_PLUGIN_DIR), DirOrigin::Default));
     }
     dirs
 }
+
+/// Where a searched directory came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirOrigin {
+    /// A piece of `HDF5_PLUGIN_PATH`.
+    PluginPath,
+    /// [`DEFAULT_PLUGIN_DIR`].
+    Default,
+}
+
+/// What discovery found at a directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DirState {
+    Searched,
+    /// No such directory (not an error: the default usually does not exist).
+    Missing,
+    /// Could not be read; the error.
+    Unreadable(String),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirRecord {
+    pub dir: PathBuf,
+    pub origin: DirOrigin,
+    pub state: DirState,
+}
+
+/// What became of a file in a searched directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileOutcome {
+    /// It provides (parts of) these ids; `partly` says what of it was skipped, if anything.
+    Used { ids: Vec<u32>, partly: Option<String> },
+    /// Bad or redundant: the loader's reason, with the ids it was for when known.
+    Skipped { ids: Vec<u32>, reason: String },
+    /// Not a candidate (name, no entry points) or nothing of it needed.
+    Ignored { reason: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRecord {
+    pub path: PathBuf,
+    pub outcome: FileOutcome,
+}
+
+/// What discovery did, for `ncfilters_report`: the directories searched and every file seen,
+/// in search order. Recorded alongside the diagnostics, which stay as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DiscoveryLog {
+    /// `HDF5_PLUGIN_PATH` at discovery (`None` when unset).
+    pub plugin_path: Option<String>,
+    pub dirs: Vec<DirRecord>,
+    pub files: Vec<FileRecord>,
+}
+
+/// Reasons a file is ignored.
+pub const NOT_A_LIBRARY_NAME: &str = "not a shared library name";
+pub const A_DIRECTORY: &str = "a directory";
+pub const NO_ENTRY_POINTS: &str = "no HDF5 plugin or NCZarr codec entry points";
 
 /// netcdf-c's name filter: some `.` in the file name starts `.so`, `.dll` or `.dylib`
 /// (so `x.so.1` passes, `x.la` and `x.o` do not).
@@ -97,13 +156,19 @@ impl Plugin {
     }
 }
 
-/// The plugins found, by HDF5 id.
+/// The plugins found, by HDF5 id, and how they were found.
 #[derive(Debug, Default)]
 pub struct Registry {
     plugins: BTreeMap<u32, Arc<Plugin>>,
+    log: DiscoveryLog,
 }
 
 impl Registry {
+    /// What discovery searched and found.
+    pub fn discovery_log(&self) -> &DiscoveryLog {
+        &self.log
+    }
+
     pub fn get(&self, id: u32) -> Option<&Arc<Plugin>> {
         self.plugins.get(&id)
     }
@@ -169,6 +234,16 @@ struct Draft {
     libraries: Vec<KeepAlive>,
 }
 
+/// One thing that happened to a file, for the [`DiscoveryLog`].
+#[derive(Debug)]
+enum FileEvent {
+    Used(u32),
+    Skipped(Option<u32>, String),
+    /// A default codec no HDF5-only plugin needed.
+    Unneeded(u32),
+    Ignored(String),
+}
+
 /// Pairs libraries into plugins: the first library found for a part wins; later duplicates
 /// are reported and unused; defaults libraries supply codecs for HDF5-only plugins.
 #[derive(Debug, Default)]
@@ -177,6 +252,10 @@ pub struct RegistryBuilder {
     defaults: Vec<(CodecPart, PathBuf, KeepAlive)>,
     builtins: Vec<(FilterPart, CodecPart)>,
     skipped: Vec<SkippedForId>,
+    plugin_path: Option<String>,
+    dirs: Vec<DirRecord>,
+    /// Files in the order first seen, with what happened to each.
+    files: Vec<(PathBuf, Vec<FileEvent>)>,
 }
 
 /// Where a built-in part came from, in the pairing table.
@@ -191,12 +270,41 @@ fn valid_id(id: u32) -> bool {
 }
 
 impl RegistryBuilder {
+    fn record(&mut self, path: &Path, event: FileEvent) {
+        match self.files.iter_mut().find(|(seen, _)| seen == path) {
+            Some((_, events)) => events.push(event),
+            None => self.files.push((path.to_path_buf(), vec![event])),
+        }
+    }
+
+    /// Records a directory of the search, for the [`DiscoveryLog`].
+    pub fn searched_dir(&mut self, dir: &Path, origin: DirOrigin, state: DirState) {
+        self.dirs.push(DirRecord { dir: dir.to_path_buf(), origin, state });
+    }
+
+    /// Records the plugin path discovery used, for the [`DiscoveryLog`].
+    pub fn set_plugin_path(&mut self, plugin_path: Option<String>) {
+        self.plugin_path = plugin_path;
+    }
+
+    /// Records a file that is no plugin candidate.
+    pub fn ignore_file(&mut self, path: &Path, reason: &str) {
+        self.record(path, FileEvent::Ignored(reason.to_string()));
+    }
+
+    /// A library skipped at once (its reason is final), reported now.
+    fn skip_now(&mut self, path: &Path, id: Option<u32>, why: impl std::fmt::Display) {
+        let why = why.to_string();
+        skip(path, &why);
+        self.record(path, FileEvent::Skipped(id, why));
+    }
+
     /// A library skipped: reported at once when the id it was for is unknown, else by
     /// [`RegistryBuilder::finish`], which can say what serves the id instead.
     pub fn skip_library(&mut self, path: &Path, id: Option<u32>, why: impl std::fmt::Display) {
         match id {
             Some(id) => self.skipped.push(SkippedForId { path: path.to_path_buf(), id, why: why.to_string() }),
-            None => skip(path, why),
+            None => self.skip_now(path, None, why),
         }
     }
 
@@ -228,10 +336,14 @@ impl RegistryBuilder {
                     }
                     (Some(f), _) => f.id,
                     (None, Some(c)) => c.hdf5_id,
-                    (None, None) => return,
+                    (None, None) => return self.ignore_file(&path, NO_ENTRY_POINTS),
                 };
                 if !valid_id(id) {
-                    return skip(&path, format_args!("filter id {id} is outside 1..{MAX_FILTER_ID}"));
+                    return self.skip_now(
+                        &path,
+                        Some(id),
+                        format_args!("filter id {id} is outside 1..{MAX_FILTER_ID}"),
+                    );
                 }
                 let draft = self.drafts.entry(id).or_insert(Draft {
                     filter: None,
@@ -240,16 +352,19 @@ impl RegistryBuilder {
                     libraries: Vec::new(),
                 });
                 let mut used = false;
+                let mut duplicates = Vec::new();
                 if let Some(filter) = filter {
                     match &draft.filter {
                         None => {
                             draft.filter = Some((filter, path.clone()));
                             used = true;
                         }
-                        Some((_, first)) => skip(
-                            &path,
-                            format_args!("duplicate HDF5 filter {id}, already provided by {}", first.display()),
-                        ),
+                        Some((_, first)) => {
+                            // Reported now, as before; logged once the draft is released.
+                            let why = format!("duplicate HDF5 filter {id}, already provided by {}", first.display());
+                            skip(&path, &why);
+                            duplicates.push(why);
+                        }
                     }
                 }
                 if let Some(codec) = codec {
@@ -258,15 +373,21 @@ impl RegistryBuilder {
                             draft.codec = Some((codec, path.clone()));
                             used = true;
                         }
-                        Some((_, first)) => skip(
-                            &path,
-                            format_args!("duplicate codec for id {id}, already provided by {}", first.display()),
-                        ),
+                        Some((_, first)) => {
+                            // Reported now, as before; logged once the draft is released.
+                            let why = format!("duplicate codec for id {id}, already provided by {}", first.display());
+                            skip(&path, &why);
+                            duplicates.push(why);
+                        }
                     }
                 }
                 if used {
                     debug(format_args!("{}: provides id {id}", path.display()));
                     draft.libraries.push(keep_alive);
+                    self.record(&path, FileEvent::Used(id));
+                }
+                for why in duplicates {
+                    self.record(&path, FileEvent::Skipped(Some(id), why));
                 }
             }
         }
@@ -281,19 +402,25 @@ impl RegistryBuilder {
     /// Attaches default codecs, then built-in parts, and reports the libraries skipped for an id
     /// with what serves that id now. Nothing is initialised here (see [`CodecPart::ensure_initialized`]).
     pub fn finish(mut self) -> Registry {
+        let mut events = Vec::new();
         for (codec, path, keep_alive) in self.defaults {
             match self.drafts.get_mut(&codec.hdf5_id) {
                 Some(draft) if draft.filter.is_some() && draft.codec.is_none() => {
-                    draft.codec = Some((codec, path));
+                    let id = codec.hdf5_id;
+                    draft.codec = Some((codec, path.clone()));
                     draft.codec_defaulted = true;
                     draft.libraries.push(keep_alive);
+                    events.push((path, FileEvent::Used(id)));
                 }
-                _ => debug(format_args!(
-                    "default codec \"{}\" ({}) unused: no HDF5-only plugin for id {}",
-                    codec.codec_id,
-                    path.display(),
-                    codec.hdf5_id
-                )),
+                _ => {
+                    debug(format_args!(
+                        "default codec \"{}\" ({}) unused: no HDF5-only plugin for id {}",
+                        codec.codec_id,
+                        path.display(),
+                        codec.hdf5_id
+                    ));
+                    events.push((path, FileEvent::Unneeded(codec.hdf5_id)));
+                }
             }
         }
         for (filter, codec) in self.builtins {
@@ -328,11 +455,62 @@ impl RegistryBuilder {
             })
             .map(|plugin| (plugin.id, Arc::new(plugin)))
             .collect();
-        let registry = Registry { plugins };
+        let mut registry = Registry { plugins, log: DiscoveryLog::default() };
         for SkippedForId { path, id, why } in self.skipped {
-            skip(&path, format_args!("{why}; {}", registry.served_by(id)));
+            let why = format!("{why}; {}", registry.served_by(id));
+            skip(&path, &why);
+            events.push((path, FileEvent::Skipped(Some(id), why)));
         }
+        let mut files = self.files;
+        for (path, event) in events {
+            match files.iter_mut().find(|(seen, _)| *seen == path) {
+                Some((_, file_events)) => file_events.push(event),
+                None => files.push((path, vec![event])),
+            }
+        }
+        registry.log = DiscoveryLog {
+            plugin_path: self.plugin_path,
+            dirs: self.dirs,
+            files: files.into_iter().map(|(path, events)| FileRecord { path, outcome: outcome_of(events) }).collect(),
+        };
         registry
+    }
+}
+
+/// A file's outcome from what happened to it: used if any part of it is, else skipped if any
+/// part was, else ignored.
+fn outcome_of(events: Vec<FileEvent>) -> FileOutcome {
+    let (mut used, mut skipped, mut unneeded, mut reasons, mut ignored) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), None);
+    for event in events {
+        match event {
+            FileEvent::Used(id) => used.push(id),
+            FileEvent::Skipped(id, why) => {
+                skipped.extend(id);
+                reasons.push(why);
+            }
+            FileEvent::Unneeded(id) => unneeded.push(id),
+            FileEvent::Ignored(why) => ignored = Some(why),
+        }
+    }
+    for ids in [&mut used, &mut skipped, &mut unneeded] {
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    let reasons = (!reasons.is_empty()).then(|| reasons.join("; "));
+    match (used.is_empty(), reasons) {
+        (false, partly) => FileOutcome::Used { ids: used, partly },
+        (true, Some(reason)) => FileOutcome::Skipped { ids: skipped, reason },
+        (true, None) if !unneeded.is_empty() => {
+            let ids: Vec<String> = unneeded.iter().map(u32::to_string).collect();
+            FileOutcome::Ignored {
+                reason: format!(
+                    "codec-defaults library whose codecs no HDF5-only plugin needs (ids {})",
+                    ids.join(", ")
+                ),
+            }
+        }
+        (true, None) => FileOutcome::Ignored { reason: ignored.unwrap_or_else(|| NO_ENTRY_POINTS.to_string()) },
     }
 }
 
@@ -341,21 +519,29 @@ pub type Builtins = fn() -> Vec<(FilterPart, CodecPart)>;
 
 /// Loads every plugin directory and pairs what it found with the `builtins`.
 fn discover(builtins: Builtins) -> Registry {
-    let plugin_path = std::env::var(PLUGIN_PATH_ENV).ok();
+    discover_in(std::env::var(PLUGIN_PATH_ENV).ok(), builtins)
+}
+
+/// [`discover`] with `plugin_path` for `HDF5_PLUGIN_PATH`.
+fn discover_in(plugin_path: Option<String>, builtins: Builtins) -> Registry {
     let mut builder = RegistryBuilder::default();
     builder.add_builtins(builtins());
-    for dir in plugin_dirs(plugin_path.as_deref()) {
+    builder.set_plugin_path(plugin_path.clone());
+    for (dir, origin) in plugin_dirs(plugin_path.as_deref()) {
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 debug(format_args!("{}: no such directory", dir.display()));
+                builder.searched_dir(&dir, origin, DirState::Missing);
                 continue;
             }
             Err(e) => {
                 report(format_args!("plugin directory {} skipped: {e}", dir.display()));
+                builder.searched_dir(&dir, origin, DirState::Unreadable(e.to_string()));
                 continue;
             }
         };
+        builder.searched_dir(&dir, origin, DirState::Searched);
         let mut names: Vec<String> =
             entries.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
         names.sort();
@@ -363,11 +549,15 @@ fn discover(builtins: Builtins) -> Registry {
             let path = dir.join(&name);
             if !is_plugin_file_name(&name) || path.is_dir() {
                 debug(format_args!("{}: not a shared library name, ignored", path.display()));
+                builder.ignore_file(&path, if path.is_dir() { A_DIRECTORY } else { NOT_A_LIBRARY_NAME });
                 continue;
             }
             match plugin_loader::load(&path) {
                 Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
-                Ok(None) => debug(format_args!("{}: no plugin entry points, ignored", path.display())),
+                Ok(None) => {
+                    debug(format_args!("{}: no plugin entry points, ignored", path.display()));
+                    builder.ignore_file(&path, NO_ENTRY_POINTS);
+                }
                 Err(why) => builder.skip_library(&path, why.id, why),
             }
         }
@@ -481,13 +671,16 @@ mod tests {
 
     #[test]
     fn plugin_path_splits_on_both_separators_and_ends_with_the_default() {
+        let dirs = |path| plugin_dirs(path).into_iter().map(|(dir, _)| dir).collect::<Vec<_>>();
         assert_eq!(
-            plugin_dirs(Some("/a:/b;;/c:")),
+            dirs(Some("/a:/b;;/c:")),
             ["/a", "/b", "/c", DEFAULT_PLUGIN_DIR].iter().map(PathBuf::from).collect::<Vec<_>>()
         );
-        assert_eq!(plugin_dirs(Some("")), vec![PathBuf::from(DEFAULT_PLUGIN_DIR)]);
-        assert_eq!(plugin_dirs(None), vec![PathBuf::from(DEFAULT_PLUGIN_DIR)]);
-        assert_eq!(plugin_dirs(Some(&format!("{DEFAULT_PLUGIN_DIR}:/x"))).len(), 2);
+        assert_eq!(dirs(Some("")), vec![PathBuf::from(DEFAULT_PLUGIN_DIR)]);
+        assert_eq!(plugin_dirs(None), vec![(PathBuf::from(DEFAULT_PLUGIN_DIR), DirOrigin::Default)]);
+        let listed = plugin_dirs(Some(&format!("{DEFAULT_PLUGIN_DIR}:/x")));
+        assert_eq!(listed[0], (PathBuf::from(DEFAULT_PLUGIN_DIR), DirOrigin::PluginPath), "listed: from the path");
+        assert_eq!(listed.len(), 2);
     }
 
     #[test]
@@ -564,6 +757,69 @@ mod tests {
         assert!(r.get(40000).is_none() && r.get(40001).is_none(), "mismatched ids: library ignored");
         assert!(r.get(70000).is_none());
         assert!(r.get(1).unwrap().is_complete(), "one bad defaults entry disables nothing else");
+    }
+
+    #[test]
+    fn the_discovery_log_says_what_became_of_every_library() {
+        let mut b = RegistryBuilder::default();
+        b.add_builtins(vec![(filter(32015), codec("zstd", 32015))]);
+        b.ignore_file(Path::new("/p/README"), NOT_A_LIBRARY_NAME);
+        b.add(library("/p/a.so", plugin(Some(filter(307)), None)));
+        b.add(library("/p/b.so", plugin(Some(filter(307)), Some(codec("bz2", 307)))));
+        b.add(library("/p/c.so", plugin(Some(filter(307)), None)));
+        b.skip_library(Path::new("/p/d.so"), Some(32015), "NCZ_codec_t sort 2");
+        b.skip_library(Path::new("/p/e.so"), None, "cannot be loaded: bad ELF");
+        b.add(library("/p/f.so", LibraryContents::Defaults(vec![Ok(codec("x", 41000))])));
+        b.add(library("/p/g.so", plugin(None, None)));
+        let log = b.finish().log;
+        let outcome = |path: &str| log.files.iter().find(|f| f.path == Path::new(path)).map(|f| f.outcome.clone());
+        assert_eq!(log.files[0].path, Path::new("/p/README"), "in the order seen");
+        assert_eq!(outcome("/p/README"), Some(FileOutcome::Ignored { reason: NOT_A_LIBRARY_NAME.into() }));
+        assert_eq!(outcome("/p/a.so"), Some(FileOutcome::Used { ids: vec![307], partly: None }));
+        let Some(FileOutcome::Used { ids, partly: Some(partly) }) = outcome("/p/b.so") else { panic!("b.so") };
+        assert_eq!((ids, partly.as_str()), (vec![307], "duplicate HDF5 filter 307, already provided by /p/a.so"));
+        let Some(FileOutcome::Skipped { ids, reason }) = outcome("/p/c.so") else { panic!("c.so") };
+        assert_eq!((ids, reason.as_str()), (vec![307], "duplicate HDF5 filter 307, already provided by /p/a.so"));
+        let Some(FileOutcome::Skipped { ids, reason }) = outcome("/p/d.so") else { panic!("d.so") };
+        assert_eq!(
+            (ids, reason.as_str()),
+            (vec![32015], "NCZ_codec_t sort 2; ncfilters' built-in filter serves id 32015")
+        );
+        let Some(FileOutcome::Skipped { ids, .. }) = outcome("/p/e.so") else { panic!("e.so") };
+        assert!(ids.is_empty(), "no id known");
+        assert!(matches!(outcome("/p/f.so"), Some(FileOutcome::Ignored { reason }) if reason.contains("41000")));
+        assert_eq!(outcome("/p/g.so"), Some(FileOutcome::Ignored { reason: NO_ENTRY_POINTS.into() }));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "reads directories and dlopens")]
+    fn discovery_records_directories_and_files_as_it_searches() {
+        let root = std::env::temp_dir().join(format!("ncfilters-discovery-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(root.join("sub.so")).unwrap();
+        std::fs::write(root.join("readme.txt"), "text").unwrap();
+        std::fs::write(root.join("libbad.so"), "not an ELF file").unwrap();
+        let (missing, file) = (root.join("missing"), root.join("readme.txt"));
+        let path = format!("{}:{}:{}", root.display(), missing.display(), file.display());
+        let log = discover_in(Some(path.clone()), builtins).log;
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(log.plugin_path, Some(path));
+        let dir = |i: usize| (log.dirs[i].dir.clone(), log.dirs[i].origin, log.dirs[i].state.clone());
+        assert_eq!(dir(0), (root.clone(), DirOrigin::PluginPath, DirState::Searched));
+        assert_eq!(dir(1), (missing, DirOrigin::PluginPath, DirState::Missing));
+        assert!(matches!(dir(2), (f, DirOrigin::PluginPath, DirState::Unreadable(_)) if f == file), "{:?}", dir(2));
+        assert_eq!(log.dirs[3].origin, DirOrigin::Default);
+        let files: Vec<(PathBuf, FileOutcome)> = log
+            .files
+            .iter()
+            .filter(|f| f.path.starts_with(&root))
+            .map(|f| (f.path.clone(), f.outcome.clone()))
+            .collect();
+        assert_eq!(files.len(), 3, "{files:?}");
+        assert!(matches!(&files[0], (p, FileOutcome::Skipped { ids, reason })
+            if p.ends_with("libbad.so") && ids.is_empty() && reason.starts_with("cannot be loaded")));
+        assert_eq!(files[1], (file, FileOutcome::Ignored { reason: NOT_A_LIBRARY_NAME.into() }));
+        assert_eq!(files[2], (root.join("sub.so"), FileOutcome::Ignored { reason: A_DIRECTORY.into() }));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first (`src/lib.rs`).
-const LAYERS: [&str; 18] = [
+const LAYERS: [&str; 19] = [
     "error",
     "c_types",
     "c_heap",
@@ -19,6 +19,7 @@ const LAYERS: [&str; 18] = [
     "plugin_loader",
     "plugin_registry",
     "filter_chain",
+    "filter_report",
     "netcdf_sys",
     "abi_layout",
     "abi",

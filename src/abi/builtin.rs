@@ -156,6 +156,11 @@ fn registered_ids() -> std::sync::MutexGuard<'static, Vec<u32>> {
     REGISTERED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Whether HDF5's class for `id` is the stand-in this process registered.
+pub fn is_stand_in(id: u32) -> bool {
+    registered_ids().contains(&id)
+}
+
 /// Registers a stand-in for each standard filter that has no class registered with HDF5 yet
 /// (see the module documentation). Asks HDF5's registered table only, so HDF5 never searches
 /// its plugin path here, and a class registered before (HDF5's own, an application's, or ours
@@ -185,7 +190,7 @@ pub fn register_standard_filters() {
 /// stand-in and the implementation it would pick is ncfilters' own blosc or szip, whose C library
 /// does not load. `None` when it will run (or the class is not ours to judge).
 pub fn unavailable_reason(id: u32) -> Option<String> {
-    if !registered_ids().contains(&id) {
+    if !is_stand_in(id) {
         return None;
     }
     match guarded("the filter lookup", || registry().get(id).cloned()) {

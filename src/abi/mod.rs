@@ -4,6 +4,8 @@
 //! ([`crate::ffi_boundary::guarded`]: a panic becomes the return type's failure value) and
 //! calls safe Rust.
 //!
+//! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's.
+//!
 //! The netcdf-c replacements are behind the default feature `netcdf-abi`; the plugin libraries
 //! (`plugins/`) build without it, so they export only their plugin entry points.
 
@@ -11,6 +13,8 @@
 pub mod builtin;
 #[cfg(feature = "netcdf-abi")]
 pub mod filter_api;
+#[cfg(feature = "netcdf-abi")]
+pub mod filter_report;
 #[cfg(feature = "netcdf-abi")]
 pub mod filterspec;
 pub mod h5z;

@@ -122,6 +122,7 @@ pub struct NC_Dispatch {
 
 extern "C" {
     fn ncfilters_netcdf_linked() -> c_int;
+    fn ncfilters_nc_initialize() -> c_int;
     fn ncfilters_NC_check_id(ncid: c_int, ncpp: *mut *mut NC) -> c_int;
     fn ncfilters_nc_inq_vartype(ncid: c_int, varid: c_int, xtypep: *mut c_int) -> c_int;
     fn ncfilters_NC4_inq_type_fixed_size(ncid: c_int, xtype: c_int, fixedsizep: *mut c_int) -> c_int;
@@ -182,6 +183,13 @@ pub fn var_little_endian(ncid: c_int, varid: c_int) -> NcResult<Option<bool>> {
         NC_ENDIAN_BIG => Some(false),
         _ => None,
     })
+}
+
+/// `nc_initialize` (idempotent): registers the built-in filters with HDF5 and silences HDF5's
+/// automatic error printing, as any netCDF call would. `NC_ENOTBUILT` without netcdf-c.
+pub fn initialize() -> NcResult<()> {
+    // SAFETY: shim.c function with no arguments and no preconditions.
+    check(unsafe { ncfilters_nc_initialize() })
 }
 
 /// Whether netcdf-c's dispatch layer is linked into this process image (false for a

@@ -145,6 +145,8 @@ static void *cached_function(_Atomic(void *) *cache, const char *library, const 
     }
 
 FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_inq_vartype, (int ncid, int varid, int *xtypep), (ncid, varid, xtypep))
+/* ncfilters_report initialises netCDF first: that registers the built-in filters with HDF5. */
+FORWARD("libnetcdf.so", int, NCFILTERS_ENOTBUILT, nc_initialize, (void), ())
 
 int ncfilters_NC4_inq_type_fixed_size(int ncid, int xtype, int *fixedsizep)
 {

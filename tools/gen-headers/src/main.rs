@@ -42,6 +42,11 @@ const HEADERS: &[Header] = &[
     },
     Header { file: "netcdf_filter_build.h", functions: &[] },
     Header { file: "netcdf_filter_hdf5_build.h", functions: &[] },
+    // ncfilters' own API, not a netcdf-c header.
+    Header {
+        file: "ncfilters.h",
+        functions: &["ncfilters_report", "ncfilters_describe_spec", "ncfilters_describe_codec"],
+    },
 ];
 
 fn crate_root() -> PathBuf {
@@ -180,7 +185,11 @@ const UNDECLARED_DEFINITIONS: &str = "/* Defined without a header declaration in
     int NCZ_filter_remove(NC_VAR_INFO_T* var, unsigned int id); /* libnczarr/zfilter.c:416 */\n\n\
     /* Called by ncfilters.cmake's fixed copies of zsync.c and zxcache.c. */\n\
     int ncfilters_zarr_codec(const NC_FILE_INFO_T* file, NC_VAR_INFO_T* var, const char* key, const NCjson* jcodec, int chainindex);\n\
-    int ncfilters_zarr_raw_chunk(NC_VAR_INFO_T* var, size64_t size);\n\n";
+    int ncfilters_zarr_raw_chunk(NC_VAR_INFO_T* var, size64_t size);\n\n\
+    /* ncfilters' own API (include/ncfilters.h), declared as there: netcdf-c has no such functions. */\n\
+    int ncfilters_report(char **json_out);\n\
+    int ncfilters_describe_spec(const char *spec, char **json_out);\n\
+    int ncfilters_describe_codec(const char *codec_json, char **json_out);\n\n";
 
 /// The C translation unit of the ABI check: netcdf-c's own headers, then one
 /// `_Static_assert` per fact ncfilters relies on.

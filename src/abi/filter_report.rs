@@ -1,0 +1,230 @@
+//! ncfilters' own C API (`include/ncfilters.h`, not part of netcdf-c): the filter report and
+//! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
+
+use super::builtin;
+use crate::c_heap::CArray;
+use crate::codec_json::Dialect;
+use crate::error::{NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
+use crate::ffi_boundary::{c_str_bytes, guarded};
+use crate::filter_report::{self, Hdf5Facts, Refusal};
+use serde_json::{json, Value};
+use std::os::raw::{c_char, c_int};
+
+/// `text` as a NUL-terminated `malloc`'d string (JSON text holds no NUL byte).
+fn c_text(text: &str) -> NcResult<*mut c_char> {
+    let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
+    block.as_mut_slice()[..text.len()].copy_from_slice(text.as_bytes());
+    Ok(block.into_raw().cast())
+}
+
+/// Runs `body` inside the panic boundary and stores its JSON, or `{"error": …}`, in `*json_out`.
+///
+/// # Safety
+/// `json_out` is NULL or writable.
+unsafe fn answer(function: &str, json_out: *mut *mut c_char, body: impl FnOnce() -> Result<Value, Refusal>) -> c_int {
+    if json_out.is_null() {
+        return NC_EINVAL.code();
+    }
+    let outcome = guarded(function, || {
+        Some(match body() {
+            Ok(value) => (NC_NOERR, value.to_string()),
+            Err(refusal) => (refusal.status.code(), refusal.to_json().to_string()),
+        })
+    });
+    let (status, text) = outcome.unwrap_or_else(|| {
+        let error = json!({ "error": format!("internal error in {function} (see stderr)") });
+        (NC_EINTERNAL.code(), error.to_string())
+    });
+    let (status, text) = match c_text(&text) {
+        Ok(text) => (status, text),
+        Err(error) => (error.code(), std::ptr::null_mut()),
+    };
+    // SAFETY: checked non-NULL; writable per the contract. The caller owns the text from here.
+    unsafe { json_out.write(text) };
+    status
+}
+
+/// An input string, refused when NULL (`NC_EINVAL`) or not UTF-8.
+///
+/// # Safety
+/// `text` is NULL or NUL-terminated, and outlives `'a`.
+unsafe fn text_arg<'a>(text: *const c_char, what: &str) -> Result<&'a str, Refusal> {
+    // SAFETY: forwarded contract.
+    let bytes = unsafe { c_str_bytes(text) }.ok_or_else(|| Refusal::new(NC_EINVAL, format!("{what} is NULL")))?;
+    std::str::from_utf8(bytes)
+        .map_err(|_| Refusal::new(NC_EFILTER, format!("{what} {:?} is not UTF-8", String::from_utf8_lossy(bytes))))
+}
+
+/// What HDF5 says about `id`: asked whether a class is registered before whether it is
+/// available, which may load a plugin from HDF5's path. `None` without HDF5.
+fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
+    let registered = crate::hdf5_sys::filter_registered(id).ok()?;
+    let available = crate::hdf5_sys::filter_avail(id).unwrap_or(false);
+    Some(Hdf5Facts { registered, stand_in: registered && builtin::is_stand_in(id), available })
+}
+
+/// Reports which filters this process can use, for netCDF-4 (HDF5) files and for NCZarr, and
+/// how the plugin path was searched. Initialises netCDF and discovers plugins if not done yet;
+/// asks HDF5 about each listed id (`H5Zfilter_avail`, which may load plugins from HDF5's path).
+///
+/// Returns `NC_NOERR` or an `NC_E*` code; `NC_EINVAL` when `json_out` is NULL. Otherwise
+/// `*json_out` is set to NUL-terminated UTF-8 JSON the caller frees with `free()`, on error
+/// `{"error": "..."}`. The report:
+/// `{"ncfilters_version", "netcdf_version",
+///   "plugin_path": {"variable": "HDF5_PLUGIN_PATH", "value": text|null,
+///                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default",
+///                                "state": "searched"|"missing"|"unreadable", "error"?}]},
+///   "libraries": [{"path", "outcome": "used"|"skipped"|"ignored", "ids": [id], "reason": text|null}],
+///   "filters": [{"id", "name": text|null, "standard": bool,
+///                "hdf5": {"source": "hdf5"|"plugin"|"built-in"|"none", "path", "usable", "why_not"},
+///                "nczarr": {"codec_id", "filter_source", "filter_path",
+///                           "codec_source": "plugin"|"defaults"|"built-in"|"none", "codec_path",
+///                           "usable", "why_not"}}]}`
+/// with filters sorted by id (HDF5's predefined 1 to 6 always listed). A used library's reason
+/// says what of it was skipped, if anything.
+///
+/// # Safety
+/// `json_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
+    let body = || {
+        // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
+        let _ = crate::netcdf_sys::initialize();
+        Ok(filter_report::report(&builtin::registry(), hdf5_facts))
+    };
+    // SAFETY: forwarded contract.
+    unsafe { answer(crate::function_name!(), json_out, body) }
+}
+
+/// Describes a filter spec (`ncaux_h5filterspec_parselist` syntax: `|` between filters, each
+/// `id,param,...`; a standard filter's name or codec id, e.g. `zstd,3` or `bzip2`, may stand
+/// for its id): `{"filters": [{"id", "name", "params": [word], "codec": object|null,
+/// "codec_error": text|null}]}`. `codec` is the codec JSON NCZarr writes for the filter, in
+/// the dialect it writes now (shuffle's `elementsize`, the variable's type size, is 0 here);
+/// `codec_error` says why NCZarr would not write it, if so.
+///
+/// Returns `NC_NOERR`; `NC_EINVAL` for a NULL argument; `NC_EFILTER` for a bad spec. Unless
+/// `json_out` is NULL, `*json_out` is set to JSON text (on error `{"error": "..."}`) the caller
+/// frees with `free()`.
+///
+/// # Safety
+/// `spec` is NULL or NUL-terminated; `json_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: *mut *mut c_char) -> c_int {
+    let body = || {
+        // SAFETY: forwarded contract.
+        let spec = unsafe { text_arg(spec, "the filter spec") }?;
+        filter_report::describe_spec(&builtin::registry(), spec, Dialect::current())
+    };
+    // SAFETY: forwarded contract.
+    unsafe { answer(crate::function_name!(), json_out, body) }
+}
+
+/// Describes one codec JSON object (e.g. `{"id": "zstd", "level": 3}`) as the HDF5 filter
+/// NCZarr reads from it: `{"id", "name", "params": [word]}`.
+///
+/// Returns `NC_NOERR`; `NC_EINVAL` for a NULL argument; `NC_EFILTER` for bad JSON or a codec
+/// its plugin rejects; `NC_ENOFILTER` for an unknown codec id. Unless `json_out` is NULL,
+/// `*json_out` is set to JSON text (on error `{"error": "..."}`) the caller frees with `free()`.
+///
+/// # Safety
+/// `codec_json` is NULL or NUL-terminated; `json_out` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, json_out: *mut *mut c_char) -> c_int {
+    let body = || {
+        // SAFETY: forwarded contract.
+        let text = unsafe { text_arg(codec_json, "the codec JSON") }?;
+        filter_report::describe_codec(&builtin::registry(), text)
+    };
+    // SAFETY: forwarded contract.
+    unsafe { answer(crate::function_name!(), json_out, body) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::NC_ENOFILTER;
+    use std::ffi::{CStr, CString};
+
+    /// Calls an export with a C string argument (`None`: NULL) and takes back its JSON.
+    fn call(
+        function: unsafe extern "C" fn(*const c_char, *mut *mut c_char) -> c_int,
+        input: Option<&str>,
+    ) -> (c_int, Value) {
+        let input = input.map(|text| CString::new(text).unwrap());
+        let mut out: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a NUL-terminated string or NULL, and a writable out-pointer.
+        let status = unsafe { function(input.as_ref().map_or(std::ptr::null(), |t| t.as_ptr()), &mut out) };
+        assert!(!out.is_null(), "*json_out is always set");
+        // SAFETY: the export's malloc'd NUL-terminated text, ours to free.
+        let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
+        // SAFETY: as above, freed once.
+        unsafe { libc::free(out.cast()) };
+        (status, serde_json::from_str(&text).unwrap())
+    }
+
+    #[test]
+    fn null_arguments_give_nc_einval() {
+        // SAFETY: NULL arguments are part of the contract.
+        unsafe {
+            assert_eq!(ncfilters_report(std::ptr::null_mut()), NC_EINVAL.code());
+            assert_eq!(ncfilters_describe_spec(c"1".as_ptr(), std::ptr::null_mut()), NC_EINVAL.code());
+            assert_eq!(ncfilters_describe_codec(c"{}".as_ptr(), std::ptr::null_mut()), NC_EINVAL.code());
+        }
+        let (status, json) = call(ncfilters_describe_spec, None);
+        assert_eq!((status, json), (NC_EINVAL.code(), json!({"error": "the filter spec is NULL"})));
+        let (status, json) = call(ncfilters_describe_codec, None);
+        assert_eq!((status, json), (NC_EINVAL.code(), json!({"error": "the codec JSON is NULL"})));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "the built-in registry asks whether libblosc and libsz load")]
+    fn every_standard_filter_round_trips_through_the_c_functions() {
+        for spec in
+            ["zstd,3", "32015,-1", "bzip2,9", "deflate,5", "shuffle", "fletcher32", "blosc,0,0,0,1,5,1,4", "szip,32,32"]
+        {
+            let (status, described) = call(ncfilters_describe_spec, Some(spec));
+            assert_eq!(status, NC_NOERR, "{spec}: {described}");
+            let filter = &described["filters"][0];
+            assert!(filter["codec"].is_object(), "{spec}: {described}");
+            let (status, back) = call(ncfilters_describe_codec, Some(&filter["codec"].to_string()));
+            assert_eq!(status, NC_NOERR, "{spec}: {back}");
+            assert_eq!(back, json!({"id": filter["id"], "name": filter["name"], "params": filter["params"]}), "{spec}");
+        }
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "the built-in registry asks whether libblosc and libsz load")]
+    fn bad_input_gives_its_status_and_an_error_naming_it() {
+        let (status, json) = call(ncfilters_describe_spec, Some("zstd,1.5x"));
+        assert_eq!(status, NC_EFILTER.code());
+        assert!(json["error"].as_str().unwrap().contains("zstd,1.5x"), "{json}");
+        let (status, json) = call(ncfilters_describe_codec, Some("{\"id\": "));
+        assert_eq!(status, NC_EFILTER.code());
+        assert!(json["error"].as_str().unwrap().contains("{\"id\": "), "{json}");
+        let (status, json) = call(ncfilters_describe_codec, Some("{\"id\": \"nosuchcodec\"}"));
+        assert_eq!(status, NC_ENOFILTER.code());
+        assert!(json["error"].as_str().unwrap().contains("nosuchcodec"), "{json}");
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "calls the C shim")]
+    fn the_report_lists_hdf5_s_predefined_and_the_standard_filters() {
+        let mut out: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a writable out-pointer.
+        let status = unsafe { ncfilters_report(&mut out) };
+        // SAFETY: the export's malloc'd NUL-terminated text, ours to free.
+        let text = unsafe { CStr::from_ptr(out) }.to_str().unwrap().to_string();
+        // SAFETY: as above, freed once.
+        unsafe { libc::free(out.cast()) };
+        assert_eq!(status, NC_NOERR, "{text}");
+        let report: Value = serde_json::from_str(&text).unwrap();
+        let ids: Vec<u64> = report["filters"].as_array().unwrap().iter().map(|f| f["id"].as_u64().unwrap()).collect();
+        for id in [1, 2, 3, 4, 5, 6, 307, 32001, 32015] {
+            assert!(ids.contains(&id), "{id} in {ids:?}");
+        }
+        let bzip2 = report["filters"].as_array().unwrap().iter().find(|f| f["id"] == 307).unwrap();
+        assert_eq!(bzip2["nczarr"]["usable"], true, "{bzip2}");
+        assert_eq!(report["netcdf_version"], "4.9.0");
+    }
+}
