@@ -6,7 +6,6 @@
 # CMake runs this file at the end of netcdf-c's project() call. It then:
 #   * puts ncfilters' include/ ahead of netcdf-c's own, and force-includes cmake/ncfilters_prelude.h,
 #     so the library, tests and plugins compile against the cbindgen-generated netcdf_filter*.h;
-#     installs include/ncfilters.h (ncfilters' own API) next to netcdf.h;
 #   * at the end of the top-level CMakeLists.txt (cmake_language(DEFER)), removes
 #     libdispatch/dfilter.c from the `dispatch` object library, replaces daux.c with a copy
 #     that lacks the ncaux_h5filterspec_* code, removes libhdf5/hdf5filter.c from `netcdfhdf5`
@@ -66,9 +65,6 @@ include_directories(BEFORE "${NCFILTERS_ROOT}/include")
 # netcdf-c's own headers quote-include their neighbouring netcdf_filter.h; see the prelude.
 add_compile_options("$<$<COMPILE_LANGUAGE:C>:SHELL:-include \"${NCFILTERS_ROOT}/cmake/ncfilters_prelude.h\">")
 message(STATUS "ncfilters: ${NCFILTERS_ROOT} (headers from ${NCFILTERS_ROOT}/include)")
-# ncfilters' own API (ncfilters_report, ncfilters_describe_*), installed next to netcdf.h.
-include(GNUInstallDirs)
-install(FILES "${NCFILTERS_ROOT}/include/ncfilters.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT headers)
 
 # Remove the named sources from a target; fail loudly if any is not there, so a
 # netcdf-c layout change cannot silently leave the C implementation in place.
