@@ -9,9 +9,25 @@
 #     all of them: netcdf-c installs only those whose C library its configure found;
 #   * the `ncfilters` command.
 
-install(FILES "${NCFILTERS_ROOT}/include/netcdf_filter.h" "${NCFILTERS_ROOT}/include/netcdf_filter_build.h"
-              "${NCFILTERS_ROOT}/include/ncfilters.h"
-        DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT headers)
+# Installs `files` (FILES or PROGRAMS) into `dir`, replacing what netcdf-c's rules installed
+# there just before: file(INSTALL) skips a file whose time stamp matches the installed one to the
+# second, so the old file is removed first.
+function(ncfilters_install_replacing kind dir component)
+  if(IS_ABSOLUTE "${dir}")
+    set(installed "${dir}")
+  else()
+    set(installed "\${CMAKE_INSTALL_PREFIX}/${dir}")
+  endif()
+  foreach(file IN LISTS ARGN)
+    get_filename_component(name "${file}" NAME)
+    install(CODE "file(REMOVE \"\$ENV{DESTDIR}${installed}/${name}\")" COMPONENT ${component})
+  endforeach()
+  install(${kind} ${ARGN} DESTINATION "${dir}" COMPONENT ${component})
+endfunction()
+
+ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers
+  "${NCFILTERS_ROOT}/include/netcdf_filter.h" "${NCFILTERS_ROOT}/include/netcdf_filter_build.h"
+  "${NCFILTERS_ROOT}/include/ncfilters.h")
 
 # A copy of a file netcdf-c configured, with each regular expression replaced (pairs after `out`);
 # every expression must match, so a changed template fails here instead of installing a lie.
@@ -39,14 +55,13 @@ ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config
   "(\n  --has-nczarr [^\n]*\n)" "\\1  --has-zstd      whether zstandard compression is available (ncfilters: built in)\n"
   "(\n[ \t]*echo \"  --has-nczarr [^\n]*\n)" "\\1        echo \"  --has-zstd      -> yes\"\n"
   "(\n[ \t]*--has-nczarr\\)\n)" "\n    --has-zstd)\n        echo yes\n        ;;\n\\1")
-install(FILES "${generated}/netcdf_meta.h" DESTINATION "${CMAKE_INSTALL_INCLUDEDIR}" COMPONENT headers)
-install(FILES "${generated}/libnetcdf.settings" DESTINATION "${CMAKE_INSTALL_LIBDIR}" COMPONENT libraries)
-install(PROGRAMS "${generated}/nc-config" DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT utilities)
+ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers "${generated}/netcdf_meta.h")
+ncfilters_install_replacing(FILES "${CMAKE_INSTALL_LIBDIR}" libraries "${generated}/libnetcdf.settings")
+ncfilters_install_replacing(PROGRAMS "${CMAKE_INSTALL_BINDIR}" utilities "${generated}/nc-config")
 
 if(NCFILTERS_PLUGINS AND ENABLE_PLUGIN_INSTALL AND PLUGIN_INSTALL_DIR)
-  foreach(file IN LISTS NCFILTERS_RUST_PLUGIN_FILES)
-    install(PROGRAMS "${NCFILTERS_CARGO_TARGET_DIR}/plugins/release/${file}" DESTINATION "${PLUGIN_INSTALL_DIR}")
-  endforeach()
+  list(TRANSFORM NCFILTERS_RUST_PLUGIN_FILES PREPEND "${NCFILTERS_CARGO_TARGET_DIR}/plugins/release/" OUTPUT_VARIABLE plugins)
+  ncfilters_install_replacing(PROGRAMS "${PLUGIN_INSTALL_DIR}" Unspecified ${plugins})
   message(STATUS "ncfilters: installs ${NCFILTERS_RUST_PLUGIN_FILES} into ${PLUGIN_INSTALL_DIR}")
 endif()
 
