@@ -72,12 +72,28 @@ pub type NcResult<T> = Result<T, NcError>;
 /// Writes one diagnostic line to stderr, prefixed with `ncfilters:`.
 ///
 /// Only bad input and internal faults are reported; `NCFILTERS_QUIET=1` silences them
-/// for callers that print their own message from the returned status code.
+/// for callers that print their own message from the returned status code. In an MPI job only
+/// rank 0 reports (see [`is_secondary_mpi_rank`]).
 pub fn report(message: std::fmt::Arguments<'_>) {
-    if std::env::var_os("NCFILTERS_QUIET").is_some_and(|v| v == "1") {
+    if std::env::var_os("NCFILTERS_QUIET").is_some_and(|v| v == "1") || is_secondary_mpi_rank() {
         return;
     }
     write_stderr("ncfilters: ", message);
+}
+
+/// The variables MPI launchers set to each process's rank: OpenMPI's mpiexec, MPICH's and Intel
+/// MPI's (PMI), PMIx launchers, Slurm's srun.
+const MPI_RANK_VARIABLES: [&str; 4] = ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"];
+
+/// Whether this process is an MPI rank other than 0: every rank of a job meets the same bad
+/// plugin or metadata, and one copy of the message says it (`NCFILTERS_ALL_RANKS=1`: all ranks
+/// report). Read from the launcher's environment, so it holds before and without MPI_Init.
+fn is_secondary_mpi_rank() -> bool {
+    if std::env::var_os("NCFILTERS_ALL_RANKS").is_some_and(|v| v == "1") {
+        return false;
+    }
+    let rank = MPI_RANK_VARIABLES.iter().find_map(|name| std::env::var(name).ok());
+    rank.and_then(|rank| rank.trim().parse::<u64>().ok()).is_some_and(|rank| rank != 0)
 }
 
 /// Writes `prefix`, `message` and a newline to stderr in one write, ignoring every failure.

@@ -62,3 +62,27 @@ fn reporting_to_a_closed_pipe_does_not_panic() {
     drop(reader);
     assert_survived(run_child(Stdio::from(writer)), "stderr on a pipe without reader");
 }
+
+/// The child's stderr with `vars` set (its reports say "report N").
+fn child_stderr(vars: &[(&str, &str)]) -> String {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_reports_to_a_failing_stderr", "--nocapture", "--test-threads=1"])
+        .env(CHILD, "1")
+        .env_remove("NCFILTERS_QUIET")
+        .env_remove("NCFILTERS_ALL_RANKS")
+        .envs(vars.iter().copied())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "child failed: {output:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn in_an_mpi_job_only_rank_0_reports_unless_all_ranks_are_asked_for() {
+    for rank_variable in ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"] {
+        assert!(child_stderr(&[(rank_variable, "0")]).contains("ncfilters: report 999"), "{rank_variable}=0");
+        assert!(!child_stderr(&[(rank_variable, "3")]).contains("ncfilters: report"), "{rank_variable}=3");
+    }
+    let all = child_stderr(&[("OMPI_COMM_WORLD_RANK", "3"), ("NCFILTERS_ALL_RANKS", "1")]);
+    assert!(all.contains("ncfilters: report 999"));
+}

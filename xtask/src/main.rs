@@ -10,6 +10,7 @@ mod install;
 mod interop;
 mod leaks;
 mod netcdf;
+mod parallel;
 mod process;
 mod provenance;
 mod rust_checks;
@@ -75,6 +76,9 @@ enum Step {
     /// A packager's build (no libzstd found) installed by a non-root user into /tmp and with DESTDIR:
     /// files, truthful metadata, the ncfilters command, Debian's netcdf-bin on it (pytest)
     Install,
+    /// The MPI-parallel pair (ENABLE_PARALLEL4, OpenMPI HDF5), stock and ncfilters: netcdf-c's suite
+    /// with run_par_test.sh on both, the parallel ABI check, and a 4-rank filter test read back by h5py
+    Parallel,
     /// netcdf-c's filter-reaching ctest tests under valgrind, stock and ncfilters builds
     Valgrind,
     /// Fuzz smoke run of every cargo-fuzz target (NCFILTERS_FUZZ_SECONDS each; no netcdf-c build)
@@ -89,7 +93,7 @@ enum Step {
 }
 
 /// The test steps of `test`, in the order they run after the build.
-const TEST_STEPS: [Step; 14] = [
+const TEST_STEPS: [Step; 15] = [
     Step::Rust,
     Step::Headers,
     Step::Fmt,
@@ -102,6 +106,7 @@ const TEST_STEPS: [Step; 14] = [
     Step::NetcdfSuite,
     Step::Interop,
     Step::Install,
+    Step::Parallel,
     Step::Valgrind,
     Step::Fuzz,
 ];
@@ -127,6 +132,7 @@ impl Step {
             Step::C => "c",
             Step::Interop => "interop",
             Step::Install => "install",
+            Step::Parallel => "parallel",
             Step::Valgrind => "valgrind",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
@@ -209,6 +215,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::C => c_tests::test_c(h),
         Step::Interop => interop::test_interop(h),
         Step::Install => install::test_install(h),
+        Step::Parallel => parallel::test_parallel(h),
         Step::Valgrind => valgrind::test_valgrind(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),

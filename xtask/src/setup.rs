@@ -9,7 +9,7 @@ use crate::harness::{self, fail, log, Failure, Harness, Result, NETCDF_VERSION};
 use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
 use crate::text::last_lines;
 
-const APT_PACKAGES: [&str; 18] = [
+const APT_PACKAGES: [&str; 21] = [
     "cmake",
     "libhdf5-dev",
     "libzstd-dev",
@@ -29,6 +29,10 @@ const APT_PACKAGES: [&str; 18] = [
     "valgrind",
     // Debian's own netcdf-c 4.9.0 programs (ncdump, nccopy, ncgen), for the drop-in test.
     "netcdf-bin",
+    // The parallel (MPI) build pair: OpenMPI's mpicc and mpiexec, and HDF5 built with it.
+    "libopenmpi-dev",
+    "openmpi-bin",
+    "libhdf5-openmpi-dev",
 ];
 
 const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources";
@@ -57,7 +61,19 @@ fn install_packages() -> Result {
     run(&mut as_root("apt-get", ["update", "-q"])?)?;
     let mut install = as_root("env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q"])?;
     install.args(&missing);
-    run(&mut install)
+    run(&mut install)?;
+    keep_serial_hdf5_pc()
+}
+
+/// Installing libhdf5-openmpi-dev points the `hdf5.pc` alternative at the MPI HDF5 (it has the
+/// higher priority); the serial builds and everything else here want the serial one.
+fn keep_serial_hdf5_pc() -> Result {
+    let serial = "/usr/lib/x86_64-linux-gnu/pkgconfig/hdf5-serial.pc";
+    let current = output(&mut cmd("update-alternatives", ["--query", "hdf5.pc"])).unwrap_or_default();
+    if !Path::new(serial).is_file() || current.lines().any(|line| line == format!("Value: {serial}")) {
+        return Ok(());
+    }
+    run(&mut as_root("update-alternatives", ["--set", "hdf5.pc", serial])?)
 }
 
 /// A deb-src entry for the same mirror and suite as the machine's first deb entry, so that
@@ -233,9 +249,10 @@ pub fn stars_input(h: &Harness) -> Result<std::path::PathBuf> {
     Ok(input)
 }
 
-/// `pkg-config --cflags hdf5`, split into words as the shell did.
+/// `pkg-config --cflags hdf5-serial` (the serial HDF5, whatever `hdf5.pc` points at), split into
+/// words as the shell did.
 pub fn hdf5_cflags() -> Result<Vec<String>> {
-    Ok(output(&mut cmd("pkg-config", ["--cflags", "hdf5"]))?.split_whitespace().map(String::from).collect())
+    Ok(output(&mut cmd("pkg-config", ["--cflags", "hdf5-serial"]))?.split_whitespace().map(String::from).collect())
 }
 
 #[cfg(test)]

@@ -1,0 +1,113 @@
+//! `parallel`: the MPI-parallel build pair (netcdf-c 4.9.0 with ENABLE_PARALLEL4 against Debian's
+//! OpenMPI HDF5, stock and with ncfilters): netcdf-c's whole suite on both (run_par_test.sh
+//! included), the ABI check of the parallel layouts, and ncfilters' own MPI filter test
+//! (c_tests/mpi_filters.c, read back serially and with h5py).
+
+use crate::harness::{fail, log, Harness, Result, NETCDF_VERSION};
+use crate::netcdf::{build_netcdf, run_netcdf_ctest_expecting, NETCDF_FLAGS};
+use crate::process::{cmd, output, run, succeeds_into_log};
+use crate::text::print_tail;
+
+/// OpenMPI refuses to run as root and to start more ranks than cores (the suite starts 16 on
+/// 2 cores) unless told; set for every ctest and mpiexec here, never in netcdf-c's files.
+pub const MPI_ENV: [(&str, &str); 3] = [
+    ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
+    ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
+    ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+];
+
+/// Debian's HDF5 built with OpenMPI (libhdf5-openmpi-dev).
+const MPI_HDF5_LIB_DIR: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
+const MPI_HDF5_INCLUDE_DIR: &str = "/usr/include/hdf5/openmpi";
+
+/// The tests both parallel builds pass: the serial suite's 221, run_par_test.sh (nc_test4) and
+/// h5_test's run_par_tests.
+pub const PARALLEL_CTEST_EXPECTED: usize = 223;
+
+/// The serial builds' flags with parallel I/O on, its tests on, and the MPI HDF5.
+pub fn parallel_flags() -> Vec<String> {
+    let mut flags: Vec<String> = NETCDF_FLAGS
+        .iter()
+        .map(|flag| if *flag == "-DENABLE_PARALLEL4=OFF" { "-DENABLE_PARALLEL4=ON" } else { flag }.to_string())
+        .collect();
+    flags.push("-DENABLE_PARALLEL_TESTS=ON".into());
+    flags.push(format!("-DHDF5_C_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5.so"));
+    flags.push(format!("-DHDF5_HL_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5_hl.so"));
+    flags.push(format!("-DHDF5_INCLUDE_DIR={MPI_HDF5_INCLUDE_DIR}"));
+    flags
+}
+
+pub fn test_parallel(h: &Harness) -> Result {
+    crate::setup::setup(h)?;
+    build_netcdf(h, "stock-parallel")?;
+    build_netcdf(h, "ncfilters-parallel")?;
+    let mut counts = Vec::new();
+    for flavour in ["stock-parallel", "ncfilters-parallel"] {
+        log(format!("netcdf-c's ctest suite on the {flavour} build (mpiexec, oversubscribed)"));
+        let build = h.build_dir(flavour);
+        let log_file = h.work_file(&format!("ctest-{flavour}.log"));
+        let result = run_netcdf_ctest_expecting(h, &build, &log_file, PARALLEL_CTEST_EXPECTED);
+        let name = flavour.replace("-parallel", " parallel");
+        match &result {
+            Ok(passed) => println!("netcdf-c {NETCDF_VERSION} {name}: {passed} tests passed, 0 failed"),
+            Err(_) => println!("netcdf-c {NETCDF_VERSION} {name}: failed (see {})", log_file.display()),
+        }
+        counts.push(result?);
+    }
+    if counts[0] != counts[1] {
+        fail!("the parallel builds passed different counts: stock {}, ncfilters {}", counts[0], counts[1]);
+    }
+    crate::rust_checks::test_abi_parallel(h, &h.work.join("src-stock-parallel"), &h.build_dir("stock-parallel"))?;
+    mpi_filter_test(h)
+}
+
+/// c_tests/mpi_filters.c on 4 ranks against the ncfilters parallel build, then the file read
+/// back serially (the same program, one rank) and with h5py + hdf5plugin.
+fn mpi_filter_test(h: &Harness) -> Result {
+    let build = h.build_dir("ncfilters-parallel");
+    let dir = h.work.join("mpi-filters");
+    crate::harness::remove_dir_all_if_exists(&dir)?;
+    crate::harness::create_dir_all(&dir)?;
+    log("ncfilters' MPI filter test: 4 ranks write shuffle+zstd, bzip2 and deflate+fletcher32 variables");
+    let program = dir.join("mpi_filters");
+    let mut compile = cmd("mpicc", ["-std=c99", "-O1", "-Wall", "-Werror"]);
+    compile
+        .arg(format!("-I{}", h.repo.join("include").display()))
+        .arg(format!("-I{}", build.join("include").display()))
+        .arg(format!("-I{}", h.work.join("src-ncfilters-parallel/include").display()))
+        .arg(h.repo.join("c_tests/mpi_filters.c"))
+        .arg("-o")
+        .arg(&program)
+        .arg(format!("-L{}", build.join("liblib").display()))
+        .arg("-lnetcdf")
+        .arg(format!("-Wl,-rpath,{}", build.join("liblib").display()));
+    run(&mut compile)?;
+    let file = dir.join("mpi_filters.nc");
+    let log_file = h.work_file("mpi-filters.log");
+    // A library every rank's plugin discovery skips: one report for the job, not one per rank.
+    let plugins = dir.join("plugins");
+    crate::harness::create_dir_all(&plugins)?;
+    crate::harness::write_file(&plugins.join("libbroken.so"), "not a shared library\n")?;
+    let mut write = cmd("mpiexec", ["-n", "4"]);
+    write.arg(&program).arg("write").arg(&file).envs(MPI_ENV).env("HDF5_PLUGIN_PATH", &plugins);
+    let mut read = cmd(&program, ["read"]);
+    read.arg(&file).env_remove("HDF5_PLUGIN_PATH");
+    if !succeeds_into_log(&mut write, &log_file, false)? || !succeeds_into_log(&mut read, &log_file, true)? {
+        print_tail(&log_file, 40);
+        fail!("the MPI filter test failed");
+    }
+    let skips = crate::text::count_matching_lines(&crate::harness::read_to_string(&log_file)?, &["libbroken.so skipped"]);
+    if skips != 1 {
+        print_tail(&log_file, 40);
+        fail!("4 ranks reported the skipped plugin {skips} times, not once (rank 0)");
+    }
+    crate::interop::python_env(h)?;
+    let mut h5py = cmd(h.venv().join("bin/python"), [h.repo.join("c_tests/mpi_filters_check.py")]);
+    h5py.arg(&file).env_remove("HDF5_PLUGIN_PATH");
+    let checked = output(&mut h5py)?;
+    if !checked.contains("h5py: all values identical") {
+        fail!("h5py did not confirm the MPI-written values:\n{checked}");
+    }
+    println!("PASS mpi_filters: 4 ranks wrote, one rank and h5py read back identical values; one skip report");
+    Ok(())
+}
