@@ -245,6 +245,36 @@ function(ncfilters_cli)
   add_dependencies(ncfilters_cli netcdf)
 endfunction()
 
+# A parallel netcdf-c (ENABLE_PARALLEL4 found a parallel HDF5: USE_PARALLEL4) has another
+# NC_FILE_INFO_T layout, with the file's MPI_Comm and MPI_Info, whose size depends on the MPI
+# (pointers in OpenMPI, ints in MPICH); with HDF5_SUPPORTS_PAR_FILTERS (HDF5 >= 1.10.3) a filter on
+# a parallel file means collective access, without it NC_EINVAL. Sets NCFILTERS_CARGO_FEATURES and
+# NCFILTERS_MPI_HANDLE_SIZE in the caller.
+function(ncfilters_parallel_features)
+  set(features)
+  set(handle_size "")
+  if(USE_PARALLEL4)
+    list(APPEND features --features parallel4)
+    if(HDF5_SUPPORTS_PAR_FILTERS)
+      list(APPEND features --features hdf5-parallel-filters)
+    endif()
+    include(CheckTypeSize)
+    set(CMAKE_EXTRA_INCLUDE_FILES mpi.h)
+    set(CMAKE_REQUIRED_INCLUDES ${MPI_C_INCLUDE_DIRS} ${MPI_C_INCLUDE_PATH})
+    check_type_size(MPI_Comm NCFILTERS_SIZEOF_MPI_COMM)
+    check_type_size(MPI_Info NCFILTERS_SIZEOF_MPI_INFO)
+    if(NOT NCFILTERS_SIZEOF_MPI_COMM OR NOT NCFILTERS_SIZEOF_MPI_COMM EQUAL NCFILTERS_SIZEOF_MPI_INFO)
+      message(FATAL_ERROR "ncfilters: cannot mirror this MPI's handles (sizeof MPI_Comm '${NCFILTERS_SIZEOF_MPI_COMM}', "
+                          "MPI_Info '${NCFILTERS_SIZEOF_MPI_INFO}'); ncfilters knows pointer (OpenMPI) and int (MPICH) handles")
+    endif()
+    set(handle_size ${NCFILTERS_SIZEOF_MPI_COMM})
+    message(STATUS "ncfilters: parallel netCDF-4 (MPI handles of ${handle_size} bytes; "
+                   "parallel filters: ${HDF5_SUPPORTS_PAR_FILTERS})")
+  endif()
+  set(NCFILTERS_CARGO_FEATURES ${features} PARENT_SCOPE)
+  set(NCFILTERS_MPI_HANDLE_SIZE "${handle_size}" PARENT_SCOPE)
+endfunction()
+
 function(ncfilters_edit_netcdf_targets)
   foreach(target dispatch netcdfhdf5 netcdf)
     if(NOT TARGET ${target})
@@ -265,10 +295,12 @@ function(ncfilters_edit_netcdf_targets)
   ncfilters_write_daux_without_filterspec("${daux_rest}")
   set_property(TARGET dispatch APPEND PROPERTY SOURCES "${daux_rest}")
 
+  ncfilters_parallel_features()
   add_custom_target(ncfilters_cargo
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${NCFILTERS_CARGO_TARGET_DIR}"
             "NCFILTERS_DEFAULT_CODEC_DIALECT=${NCFILTERS_CODEC_DIALECT}"
-            "${NCFILTERS_CARGO}" build --release --locked -p ncfilters
+            "NCFILTERS_MPI_HANDLE_SIZE=${NCFILTERS_MPI_HANDLE_SIZE}"
+            "${NCFILTERS_CARGO}" build --release --locked -p ncfilters ${NCFILTERS_CARGO_FEATURES}
             --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     BYPRODUCTS "${NCFILTERS_STATICLIB}"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"

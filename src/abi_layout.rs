@@ -117,7 +117,10 @@ pub fn mirrored_structs() -> Vec<StructLayout> {
                 filters
             }
         ),
+        #[cfg(not(feature = "parallel4"))]
         layout_of!(prefix "NC_FILE_INFO_T", NC_FILE_INFO { hdr, controller, cmode, flags, parallel }),
+        #[cfg(feature = "parallel4")]
+        layout_of!(prefix "NC_FILE_INFO_T", NC_FILE_INFO { hdr, controller, comm, info, cmode, flags, parallel }),
         layout_of!(prefix "NC_GRP_INFO_T", NC_GRP_INFO { hdr, format_grp_info, nc4_info }),
         layout_of!(prefix "NC_TYPE_INFO_T", NC_TYPE_INFO { hdr, container, rc, endianness, size, committed }),
         layout_of!(

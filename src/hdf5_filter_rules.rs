@@ -33,6 +33,29 @@ pub fn check_definable(in_define_mode: bool, ndims: usize, created: bool) -> NcR
     }
 }
 
+/// How defining a filter changes a variable's parallel access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParallelAccess {
+    /// The file is not open for parallel I/O (or the build has none).
+    Unchanged,
+    /// HDF5 writes filtered data collectively only, so the variable switches to `NC_COLLECTIVE`.
+    Collective,
+}
+
+/// The HDF5 backend's rule for a filter on a variable of a file open for parallel I/O: in a
+/// build with parallel netCDF-4 (`USE_PARALLEL4`), collective access when HDF5 writes filtered
+/// data in parallel (`HDF5_SUPPORTS_PAR_FILTERS`, HDF5 ≥ 1.10.3), else `NC_EINVAL`. A serial
+/// build never opens a file for parallel I/O.
+pub fn parallel_access_for_filter(file_is_parallel: bool) -> NcResult<ParallelAccess> {
+    if !cfg!(feature = "parallel4") || !file_is_parallel {
+        Ok(ParallelAccess::Unchanged)
+    } else if cfg!(feature = "hdf5-parallel-filters") {
+        Ok(ParallelAccess::Collective)
+    } else {
+        Err(NC_EINVAL)
+    }
+}
+
 /// Checks a filter that is not yet on the variable (a re-definition skips these, as in 4.9.0).
 pub fn check_new_filter(id: u32, params: &[u32], have_deflate: bool, have_szip: bool) -> NcResult<()> {
     match id {
@@ -68,6 +91,23 @@ pub fn check_szip_block(params: &[u32], dim_lengths: &[usize]) -> NcResult<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_file_not_open_for_parallel_io_keeps_its_access() {
+        assert_eq!(parallel_access_for_filter(false), Ok(ParallelAccess::Unchanged));
+    }
+
+    #[test]
+    fn a_parallel_file_switches_to_collective_access_where_hdf5_filters_in_parallel() {
+        let expected = if !cfg!(feature = "parallel4") {
+            Ok(ParallelAccess::Unchanged)
+        } else if cfg!(feature = "hdf5-parallel-filters") {
+            Ok(ParallelAccess::Collective)
+        } else {
+            Err(NC_EINVAL)
+        };
+        assert_eq!(parallel_access_for_filter(true), expected);
+    }
 
     #[test]
     fn order_is_fletcher32_shuffle_then_definition_order() {

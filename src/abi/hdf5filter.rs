@@ -63,6 +63,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
+        let access = rules::parallel_access_for_filter(found.is_parallel())?;
         filter_will_run(id)?;
         found.var.ensure_list()?;
         // SAFETY: params is NULL or readable for nparams words per the contract.
@@ -76,7 +77,11 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         if id == H5Z_FILTER_SZIP {
             rules::check_szip_block(params, &found.var.dim_lengths())?;
         }
-        add_filter(&mut found.var, id, params, 0)
+        add_filter(&mut found.var, id, params, 0)?;
+        if access == rules::ParallelAccess::Collective {
+            found.set_collective();
+        }
+        Ok(())
     })
 }
 

@@ -47,6 +47,18 @@ impl Hdf5Location {
         unsafe { self.file.as_ref() }.flags & super::nc4::NC_INDEF != 0
     }
 
+    /// Whether the file is open for parallel I/O (`nc_create_par`/`nc_open_par`).
+    pub fn is_parallel(&self) -> bool {
+        // SAFETY: netcdf-c returned a live file for this location.
+        unsafe { self.file.as_ref() }.parallel != 0
+    }
+
+    /// Switches the variable to collective parallel access (`NC_COLLECTIVE`).
+    pub fn set_collective(&mut self) {
+        // SAFETY: var is live and not accessed elsewhere meanwhile.
+        unsafe { (*self.var.as_ptr()).parallel_access = super::nc4::NC_COLLECTIVE };
+    }
+
     /// Filters force chunking; chunk sizes not yet chosen (`chunksizes[0] == 0`) get netcdf-c's defaults.
     pub fn make_chunked(&mut self) -> NcResult<()> {
         let var = self.var.as_ptr();

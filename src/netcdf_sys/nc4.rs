@@ -10,6 +10,9 @@ use std::os::raw::{c_char, c_float, c_int, c_uint, c_void};
 /// `nc_bool_t` is a C enum: 4 bytes.
 pub type nc_bool_t = c_int;
 
+/// `NC_COLLECTIVE`: a variable's parallel access mode (netcdf_par.h).
+pub const NC_COLLECTIVE: c_int = 1;
+
 /// `NC_INDEF`: the file is in define mode.
 pub const NC_INDEF: c_int = 0x01;
 /// `NC_CHUNKED` storage.
@@ -94,14 +97,25 @@ pub struct NC_VAR_INFO {
     pub filters: *mut c_void,
 }
 
-/// The leading fields of `NC_FILE_INFO_T` (non-parallel layout): `flags`, `parallel` and the
-/// `controller` behind `ncidfor()`. A parallel (`USE_PARALLEL4`) build moves `cmode` and what
-/// follows, which the ABI check would report.
+/// An `MPI_Comm` or `MPI_Info` handle: a pointer in OpenMPI, an `int` in MPICH and its
+/// derivatives (cmake/ncfilters.cmake measures which and sets `ncfilters_mpi_int_handles`).
+#[cfg(all(feature = "parallel4", not(ncfilters_mpi_int_handles)))]
+pub type MpiHandle = *mut c_void;
+#[cfg(all(feature = "parallel4", ncfilters_mpi_int_handles))]
+pub type MpiHandle = c_int;
+
+/// The leading fields of `NC_FILE_INFO_T`: `flags`, `parallel` and the `controller` behind
+/// `ncidfor()`. A parallel (`USE_PARALLEL4`, feature `parallel4`) build has the file's MPI
+/// communicator and info after `controller`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct NC_FILE_INFO {
     pub hdr: NC_OBJ,
     pub controller: *mut NC,
+    #[cfg(feature = "parallel4")]
+    pub comm: MpiHandle,
+    #[cfg(feature = "parallel4")]
+    pub info: MpiHandle,
     pub cmode: c_int,
     pub flags: c_int,
     pub parallel: nc_bool_t,

@@ -169,11 +169,13 @@ fn count_failed_tests(log: &str) -> usize {
 
 /// (failed, total) of each "N% tests passed, F tests failed out of T" line.
 fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    log.lines().filter(|line| line.contains("tests passed, ") && line.contains(" tests failed out of ")).filter_map(|line| {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let failed = words.iter().position(|w| *w == "failed").and_then(|i| words.get(i.checked_sub(2)?))?;
-        Some((failed.parse().ok()?, words.last()?.parse().ok()?))
-    })
+    log.lines().filter(|line| line.contains("tests passed, ") && line.contains(" tests failed out of ")).filter_map(
+        |line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let failed = words.iter().position(|w| *w == "failed").and_then(|i| words.get(i.checked_sub(2)?))?;
+            Some((failed.parse().ok()?, words.last()?.parse().ok()?))
+        },
+    )
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {

@@ -58,6 +58,7 @@ pub fn test_parallel(h: &Harness) -> Result {
         fail!("the parallel builds passed different counts: stock {}, ncfilters {}", counts[0], counts[1]);
     }
     crate::rust_checks::test_abi_parallel(h, &h.work.join("src-stock-parallel"), &h.build_dir("stock-parallel"))?;
+    crate::rust_checks::test_parallel_rules(h)?;
     mpi_filter_test(h)
 }
 
@@ -96,7 +97,8 @@ fn mpi_filter_test(h: &Harness) -> Result {
         print_tail(&log_file, 40);
         fail!("the MPI filter test failed");
     }
-    let skips = crate::text::count_matching_lines(&crate::harness::read_to_string(&log_file)?, &["libbroken.so skipped"]);
+    let skips =
+        crate::text::count_matching_lines(&crate::harness::read_to_string(&log_file)?, &["libbroken.so skipped"]);
     if skips != 1 {
         print_tail(&log_file, 40);
         fail!("4 ranks reported the skipped plugin {skips} times, not once (rank 0)");

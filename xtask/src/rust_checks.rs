@@ -1,5 +1,6 @@
 //! The steps that are cargo commands: `rust`, `headers`, `fmt`, `clippy`, `miri`, `abi`, `differential`, `fuzz`.
 
+use std::path::Path;
 use std::process::Command;
 
 use crate::harness::{create_dir_all, fail, log, Harness, Result};
@@ -99,18 +100,7 @@ pub fn test_abi(h: &Harness) -> Result {
     let cflags = hdf5_cflags()?;
 
     log("ABI check against netcdf-c 4.9.0's headers");
-    run(&mut cargo(h, ["build", "-q", "--release", "--locked", "-p", "ncfilters"]))?;
-    let mut check = gen_headers(h, &[], &["abi-check"]);
-    check
-        .arg("--netcdf-src")
-        .arg(&netcdf_src)
-        .arg("--netcdf-build")
-        .arg(&netcdf_build)
-        .arg("--lib")
-        .arg(h.repo.join("target/release/libncfilters.so"))
-        .arg("--")
-        .args(&cflags);
-    run(&mut check)?;
+    abi_check(h, &netcdf_src, &netcdf_build, &[], "target", &cflags)?;
 
     log("ABI check on a deliberately broken mirror must fail");
     // Its own target directory: the broken build must never replace the real libncfilters.
@@ -125,6 +115,68 @@ pub fn test_abi(h: &Harness) -> Result {
         .arg("--")
         .args(&cflags);
     run(&mut broken)
+}
+
+/// The ABI check of the MPI-parallel layouts: libncfilters built with the `parallel4` features
+/// (in its own target directory, as the parallel netcdf-c build does) against netcdf-c's headers
+/// with the parallel build's config.h (`USE_PARALLEL4`) and the MPI HDF5's and MPI's headers.
+pub fn test_abi_parallel(h: &Harness, netcdf_src: &Path, netcdf_build: &Path) -> Result {
+    log("ABI check of the parallel layouts against netcdf-c's headers with USE_PARALLEL4");
+    let mut cflags = mpi_hdf5_cflags()?;
+    cflags.push("-DUSE_PARALLEL4=1".into());
+    abi_check(h, netcdf_src, netcdf_build, PARALLEL_FEATURES, "target/parallel", &cflags)
+}
+
+/// The unit tests of the filter rules built as for a parallel netcdf-c, with and without
+/// HDF5's parallel filters (collective access, or NC_EINVAL).
+pub fn test_parallel_rules(h: &Harness) -> Result {
+    for features in ["parallel4,hdf5-parallel-filters", "parallel4"] {
+        log(format!("unit tests of the filter rules with --features {features}"));
+        let mut test = cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--features"]);
+        test.args([features, "hdf5_filter_rules::"]).env("CARGO_TARGET_DIR", h.repo.join("target/parallel"));
+        run(&mut test)?;
+    }
+    Ok(())
+}
+
+/// The cargo features of a parallel build whose HDF5 writes filtered data in parallel.
+pub const PARALLEL_FEATURES: &[&str] = &["ncfilters/parallel4", "ncfilters/hdf5-parallel-filters"];
+
+/// The compiler flags of Debian's OpenMPI HDF5 and of OpenMPI (mpicc's own).
+fn mpi_hdf5_cflags() -> Result<Vec<String>> {
+    let hdf5 = output(&mut cmd("pkg-config", ["--cflags", "hdf5-openmpi"]))?;
+    let mpi = output(&mut cmd("mpicc", ["--showme:compile"]))?;
+    Ok(hdf5.split_whitespace().chain(mpi.split_whitespace()).map(String::from).collect())
+}
+
+/// libncfilters built with `features` into `target_dir`, then gen-headers' ABI check of it
+/// against netcdf-c's source and build trees, with `cflags`.
+fn abi_check(
+    h: &Harness,
+    netcdf_src: &Path,
+    netcdf_build: &Path,
+    features: &[&str],
+    target_dir: &str,
+    cflags: &[String],
+) -> Result {
+    let target = h.repo.join(target_dir);
+    let mut build = cargo(h, ["build", "-q", "--release", "--locked", "-p", "ncfilters"]);
+    for feature in features {
+        build.args(["--features", feature.trim_start_matches("ncfilters/")]);
+    }
+    run(build.env("CARGO_TARGET_DIR", &target))?;
+    let mut check = gen_headers(h, features, &["abi-check"]);
+    check
+        .env("CARGO_TARGET_DIR", &target)
+        .arg("--netcdf-src")
+        .arg(netcdf_src)
+        .arg("--netcdf-build")
+        .arg(netcdf_build)
+        .arg("--lib")
+        .arg(target.join("release/libncfilters.so"))
+        .arg("--")
+        .args(cflags);
+    run(&mut check)
 }
 
 pub fn test_differential(h: &Harness) -> Result {
