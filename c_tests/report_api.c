@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "netcdf.h"
+#include "netcdf_meta.h"
 #include "ncfilters.h"
 
 static int checks = 0;
@@ -65,7 +66,7 @@ int main(void)
     CHECK(ncfilters_report(&json) == NC_NOERR && json != NULL, "report: %s", json ? json : "(null)");
     {
         const char *const needles[] = {
-            "\"ncfilters_version\":", "\"netcdf_version\":\"4.9.0\"", "\"variable\":\"HDF5_PLUGIN_PATH\"",
+            "\"ncfilters_version\":", "\"netcdf_version\":\"" NC_VERSION "\"", "\"variable\":\"HDF5_PLUGIN_PATH\"",
             "\"origin\":\"HDF5_PLUGIN_PATH\"", "\"state\":\"searched\"", "\"libraries\":[",
             "{\"id\":1,\"name\":\"deflate\",\"standard\":true,\"hdf5\":{\"source\":\"hdf5\"",
             "{\"id\":5,\"name\":\"nbit\",\"standard\":false,\"hdf5\":{\"source\":\"hdf5\"",

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# C tests, called by `cargo xtask c` as: run.sh <harness work dir> <repo>
+# C tests, called by `cargo xtask c` as: run.sh <harness work dir> <repo> [<cargo target dir>]
+# (the work dir and ncfilters' cargo target dir of one netcdf-c release: 4.9.0, 4.9.3 or 4.10.1)
 #  1. netcdf-c's own nc_test4/tst_filterparser.c, unchanged, against include/ and libncfilters.so;
 #  2. filter_api.c against the stock and the ncfilters libnetcdf: identical output required;
 #  3. filter_api.c ncfilters-only cases (inputs 4.9.0 mishandles), plain and under valgrind;
@@ -8,7 +9,7 @@
 #  5. shim_stress.c: shim.c's lookup (plugins reaching an RTLD_LOCAL libnetcdf/HDF5) against
 #     concurrent dlopen/dlclose, directly and through the plugins; a deadlock fails it.
 set -euo pipefail
-WORK=$1 REPO=$2
+WORK=$1 REPO=$2 TARGET=${3:-$2/target}
 OUT=$WORK/c_tests
 SRC=$WORK/src-stock
 rm -rf "$OUT" && mkdir -p "$OUT"
@@ -16,7 +17,7 @@ CFLAGS=(-O1 -g -Wall -Werror=implicit-function-declaration)
 
 echo "-- tst_filterparser.c (netcdf-c, unchanged) against include/ and libncfilters.so"
 cc "${CFLAGS[@]}" -I"$REPO/include" -I"$WORK/build-stock" -I"$WORK/build-stock/include" -I"$SRC/include" \
-   "$SRC/nc_test4/tst_filterparser.c" -L"$REPO/target/release" -lncfilters -Wl,-rpath,"$REPO/target/release" \
+   "$SRC/nc_test4/tst_filterparser.c" -L"$TARGET/release" -lncfilters -Wl,-rpath,"$TARGET/release" \
    -o "$OUT/tst_filterparser"
 deps=$(ldd "$OUT/tst_filterparser")
 [[ $deps == *libncfilters.so* && $deps != *libnetcdf* ]] || { echo "$deps"; echo "tst_filterparser must link libncfilters.so only"; exit 1; }

@@ -3,7 +3,7 @@
 //! `_Static_assert`s compiled against netcdf-c 4.9.0's own headers.
 #![forbid(unsafe_code)]
 
-use crate::c_types::{H5Z_class2_t, NCZ_codec_t, NC_H5_Filterspec};
+use crate::c_types::{H5Z_class2_t, NCPluginList, NCZ_codec_t, NC_H5_Filterspec};
 use crate::netcdf_sys::nc4::{
     ChunkCache, NC_HDF5_Filter, NClist, NC_DIM_INFO, NC_FILE_INFO, NC_HDF5_VAR_INFO, NC_OBJ, NC_VAR_INFO,
 };
@@ -57,6 +57,7 @@ macro_rules! layout_of {
 pub fn mirrored_structs() -> Vec<StructLayout> {
     vec![
         layout_of!("NC_H5_Filterspec", NC_H5_Filterspec { filterid, nparams, params }),
+        layout_of!("NCPluginList", NCPluginList { ndirs, dirs }),
         layout_of!(
             "NCZ_codec_t",
             NCZ_codec_t {
@@ -77,7 +78,10 @@ pub fn mirrored_structs() -> Vec<StructLayout> {
         ),
         layout_of!("NC", NC { ext_ncid, int_ncid, dispatch, dispatchdata, path, mode }),
         layout_of!("NC_OBJ", NC_OBJ { sort, name, id }),
+        #[cfg(not(ncf_nclist_v2))]
         layout_of!("NClist", NClist { alloc, length, content }),
+        #[cfg(ncf_nclist_v2)]
+        layout_of!("NClist", NClist { content, alloc, length, extendible }),
         layout_of!(
             "NC_DIM_INFO_T",
             NC_DIM_INFO { hdr, container, len, unlimited, extended, too_long, format_dim_info, coord_var }
@@ -122,7 +126,14 @@ pub fn mirrored_structs() -> Vec<StructLayout> {
         #[cfg(feature = "parallel4")]
         layout_of!(prefix "NC_FILE_INFO_T", NC_FILE_INFO { hdr, controller, comm, info, cmode, flags, parallel }),
         layout_of!(prefix "NC_GRP_INFO_T", NC_GRP_INFO { hdr, format_grp_info, nc4_info }),
+        #[cfg(not(ncf_type_varsized))]
         layout_of!(prefix "NC_TYPE_INFO_T", NC_TYPE_INFO { hdr, container, rc, endianness, size, committed }),
+        #[cfg(ncf_type_varsized)]
+        layout_of!(
+            prefix "NC_TYPE_INFO_T",
+            NC_TYPE_INFO { hdr, container, rc, endianness, size, committed, nc_type_class, format_type_info, varsized }
+        ),
+        #[cfg(not(ncf_zvar_ext))]
         layout_of!(
             "NCZ_VAR_INFO_T",
             NCZ_VAR_INFO {
@@ -135,6 +146,24 @@ pub fn mirrored_structs() -> Vec<StructLayout> {
                 xarray,
                 dimension_separator,
                 incompletefilters
+            }
+        ),
+        #[cfg(ncf_zvar_ext)]
+        layout_of!(
+            "NCZ_VAR_INFO_T",
+            NCZ_VAR_INFO {
+                common,
+                chunkproduct,
+                chunksize,
+                order,
+                scalar,
+                cache,
+                xarray,
+                dimension_separator,
+                incompletefilters,
+                maxstrlen,
+                zarray,
+                zattrs
             }
         ),
         layout_of!(

@@ -28,6 +28,18 @@ pub struct NC_H5_Filterspec {
     pub params: *mut c_uint,
 }
 
+/// `netcdf_filter.h` (netcdf-c 4.9.3 on; ncfilters adds it to 4.9.0): a counted vector of plugin
+/// directories. The vector and its strings are `malloc`'d: whoever receives them frees them
+/// (`ncaux_plugin_path_clear`).
+#[repr(C)]
+#[derive(Debug)]
+pub struct NCPluginList {
+    /// The number of directories.
+    pub ndirs: usize,
+    /// The directories, `ndirs` NUL-terminated strings.
+    pub dirs: *mut *mut c_char,
+}
+
 // HDF5 replica types of `netcdf_filter_hdf5_build.h`; `ncfilters_use_hdf5` is never set for
 // Rust builds, it tells cbindgen to guard them with `#if !defined(USE_HDF5)`.
 #[cfg(not(ncfilters_use_hdf5))]

@@ -50,6 +50,9 @@ pub struct ZarrFilter {
     pub broken: Option<String>,
     /// Its plugin's `NCZ_modify_parameters` is running (a re-entry must not start it again).
     computing: bool,
+    /// Defined on a variable of variable-length type (netcdf-c 4.9.3 on): kept and written to
+    /// the metadata, never applied to chunks (`FLAG_SUPPRESS`).
+    pub suppressed: bool,
 }
 
 impl ZarrFilter {
@@ -64,6 +67,7 @@ impl ZarrFilter {
             chain_index: 0,
             broken: None,
             computing: false,
+            suppressed: false,
         }
     }
 
@@ -212,9 +216,12 @@ impl ZarrFilter {
     pub fn stage(&self, varname: &str) -> NcResult<Stage> {
         self.check_not_broken()?;
         if !self.is_complete() {
+            // The first sentence is netcdf-c 4.10's message (its tests look for it).
+            let dirs: Vec<String> = crate::plugin_path::snapshot().dirs.into_iter().map(|d| d.dir).collect();
             report(format_args!(
-                "variable \"{varname}\": codec \"{}\" (filter id {}) has no plugin; set HDF5_PLUGIN_PATH to a directory that provides it",
+                "Variable '{varname}' has unsupported codec: ({}). Not found in {} (filter id {}; put a plugin that provides it in a directory on the plugin path, HDF5_PLUGIN_PATH)",
                 self.codec_id.as_deref().unwrap_or("?"),
+                crate::plugin_path::join(&dirs, None),
                 self.hdf5_id
             ));
             return Err(NC_ENOFILTER);

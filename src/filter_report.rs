@@ -210,6 +210,7 @@ pub fn report(registry: &Registry, mut hdf5: impl FnMut(u32) -> Option<Hdf5Facts
             let origin = match dir.origin {
                 DirOrigin::PluginPath => PLUGIN_PATH_ENV,
                 DirOrigin::Default => "default",
+                DirOrigin::Set => "nc_plugin_path_set",
             };
             let mut entry = json!({ "dir": display(&dir.dir), "origin": origin });
             let state = match &dir.state {

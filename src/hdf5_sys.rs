@@ -14,6 +14,8 @@ const H5T_ARRAY: c_int = 10;
 /// `H5T_ORDER_LE`, `H5T_ORDER_BE` of `H5T_order_t`.
 const H5T_ORDER_LE: c_int = 0;
 const H5T_ORDER_BE: c_int = 1;
+/// What the shim's forwarders return when HDF5 is not in the process.
+const HDF5_NOT_LOADED: c_int = -2;
 /// `H5S_MAX_RANK`.
 const MAX_RANK: usize = 32;
 
@@ -42,6 +44,55 @@ extern "C" {
     fn ncfilters_H5Tclose(type_id: Hid) -> c_int;
     fn ncfilters_H5Sget_simple_extent_dims(space: Hid, dims: *mut u64, maxdims: *mut u64) -> c_int;
     fn ncfilters_H5Sget_simple_extent_npoints(space: Hid) -> i64;
+    fn ncfilters_H5PLsize(count: *mut c_uint) -> c_int;
+    #[cfg_attr(not(ncf_plugin_path_release), allow(dead_code))]
+    fn ncfilters_H5PLget(index: c_uint, path: *mut std::os::raw::c_char, size: usize) -> std::os::raw::c_long;
+    fn ncfilters_H5PLremove(index: c_uint) -> c_int;
+    fn ncfilters_H5PLappend(path: *const std::os::raw::c_char) -> c_int;
+}
+
+/// HDF5's plugin search table (`H5PLsize`, `H5PLget`), first entry first (netcdf-c 4.9.3's
+/// `NC4_hdf5_plugin_path_get`).
+#[cfg_attr(not(ncf_plugin_path_release), allow(dead_code))]
+pub fn plugin_search_table() -> Hdf5Result<Vec<Vec<u8>>> {
+    let mut count: c_uint = 0;
+    // SAFETY: count is a valid out-pointer.
+    checked(unsafe { ncfilters_H5PLsize(&mut count) }, "H5PLsize")?;
+    (0..count)
+        .map(|index| {
+            // SAFETY: a NULL buffer asks for the length only.
+            let len = unsafe { ncfilters_H5PLget(index, std::ptr::null_mut(), 0) };
+            let len = usize::try_from(len).map_err(|_| Hdf5Error("H5PLget"))?;
+            let mut buffer = vec![0u8; len + 1];
+            // SAFETY: the buffer has room for len bytes and the NUL HDF5 writes.
+            let got = unsafe { ncfilters_H5PLget(index, buffer.as_mut_ptr().cast(), buffer.len()) };
+            if got < 0 {
+                return Err(Hdf5Error("H5PLget"));
+            }
+            buffer.truncate(len.min(usize::try_from(got).unwrap_or(len)));
+            Ok(buffer)
+        })
+        .collect()
+}
+
+/// Replaces HDF5's plugin search table with `dirs` (`H5PLremove` of every entry, then
+/// `H5PLappend`). HDF5 refuses an empty directory name, so empty entries are left out.
+pub fn set_plugin_search_table(dirs: &[std::ffi::CString]) -> Hdf5Result<()> {
+    let mut count: c_uint = 0;
+    // SAFETY: count is a valid out-pointer.
+    match unsafe { ncfilters_H5PLsize(&mut count) } {
+        HDF5_NOT_LOADED => return Ok(()),
+        status => checked(status, "H5PLsize")?,
+    };
+    for _ in 0..count {
+        // SAFETY: no pointer arguments; entry 0 exists while count entries remain.
+        checked(unsafe { ncfilters_H5PLremove(0) }, "H5PLremove")?;
+    }
+    for dir in dirs.iter().filter(|dir| !dir.as_bytes().is_empty()) {
+        // SAFETY: dir is NUL-terminated and outlives the call (HDF5 copies it).
+        checked(unsafe { ncfilters_H5PLappend(dir.as_ptr()) }, "H5PLappend")?;
+    }
+    Ok(())
 }
 
 /// An HDF5 call failed (or HDF5 is not in the process).

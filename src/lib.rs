@@ -1,11 +1,13 @@
-//! ncfilters: netcdf-c 4.9.0's filter internals in Rust, exported with netcdf-c's exact C ABI.
+//! ncfilters: netcdf-c's filter internals in Rust, exported with the exact C ABI of the netcdf-c
+//! release it is built for ([`NETCDF_RELEASE`]: 4.9.0, 4.9.3 or 4.10.1, chosen by `build.rs`).
 //!
 //! The modules form layers, lowest first: a module uses only modules below it, so the module
 //! graph has no cycle and nothing outside [`abi`] uses [`abi`] (`tests/layers.rs` checks the order):
 //! 1. [`error`]: status codes and diagnostics; [`c_types`]: the `repr(C)` types of netcdf-c's
 //!    public filter headers;
 //! 2. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
-//! 3. [`filterspec`]: the filter-spec parser; [`hdf5_filter_rules`]: ordering and conflict rules
+//! 3. [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
+//!    rules; [`hdf5_filter_rules`]: ordering and conflict rules
 //!    of a variable's filter list; [`standard_filter_table`]: the table of standard filters (ids,
 //!    names, codecs, libraries); [`standard_filters`]: parameters of the bzip2/zstd/blosc
 //!    helpers; [`codec_json`]: NCZarr codec JSON, its numeric and legacy dialects; then
@@ -34,6 +36,9 @@
 #![cfg_attr(not(feature = "netcdf-abi"), allow(dead_code))]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+/// The netcdf-c release whose ABI and behaviour this build has (`NCFILTERS_NETCDF_VERSION`).
+pub const NETCDF_RELEASE: &str = env!("NCFILTERS_NETCDF_VERSION");
+
 pub mod abi;
 pub mod abi_layout;
 pub(crate) mod c_heap;
@@ -50,6 +55,7 @@ pub(crate) mod hdf5_filter_rules;
 pub(crate) mod hdf5_sys;
 pub(crate) mod netcdf_sys;
 pub(crate) mod plugin_loader;
+pub(crate) mod plugin_path;
 pub(crate) mod plugin_registry;
 pub mod standard_filter_table;
 pub(crate) mod standard_filters;

@@ -1,8 +1,8 @@
 //! The NCZarr filter registry: which plugin libraries provide which HDF5 filter and Zarr codec.
 //!
-//! Discovery follows netcdf-c 4.9.0 (`HDF5_PLUGIN_PATH`, split on `;` and `:`, then the default
-//! `/usr/local/hdf5/plugin`; only files whose name contains `.so`, `.dll` or `.dylib`), with these
-//! differences:
+//! Discovery searches the plugin path (`crate::plugin_path`: from `HDF5_PLUGIN_PATH` by the rules
+//! of the netcdf-c release, or as `nc_plugin_path_set` replaced it) for files whose name contains
+//! `.so`, `.dll` or `.dylib`, as netcdf-c does, with these differences:
 //! - directories are read in sorted order, so the result does not depend on `readdir`;
 //! - a bad library (not loadable, half an HDF5 interface, wrong struct version or sort, NULL info,
 //!   duplicate id, …) or a bad defaults entry is skipped with a diagnostic; the rest still load;
@@ -22,14 +22,13 @@
 
 use crate::error::report;
 use crate::plugin_loader::{self, CodecPart, FilterPart, KeepAlive, LibraryContents};
+use crate::plugin_path::PluginDir;
 use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-pub const PLUGIN_PATH_ENV: &str = "HDF5_PLUGIN_PATH";
-/// netcdf-c 4.9.0's default (`PLUGIN_DIR_UNIX`; note HDF5's own is `/usr/local/hdf5/lib/plugin`).
-pub const DEFAULT_PLUGIN_DIR: &str = "/usr/local/hdf5/plugin";
+pub use crate::plugin_path::{DirOrigin, DEFAULT_PLUGIN_DIR, PLUGIN_PATH_ENV};
 pub const DEBUG_ENV: &str = "NCFILTERS_DEBUG";
 /// Valid HDF5 filter ids for a registry slot: 1..=65534 (`H5Z_FILTER_MAX` is 65535).
 pub const MAX_FILTER_ID: u32 = 65534;
@@ -43,29 +42,6 @@ fn debug(message: std::fmt::Arguments<'_>) {
     if debug_enabled() {
         crate::error::write_stderr("ncfilters[debug]: ", message);
     }
-}
-
-/// The directories to search, in order, each with where it came from: `HDF5_PLUGIN_PATH` split
-/// on `;` and `:` (empty pieces dropped; an empty variable counts as unset), then the default
-/// directory if not listed.
-pub fn plugin_dirs(plugin_path: Option<&str>) -> Vec<(PathBuf, DirOrigin)> {
-    let mut dirs: Vec<(PathBuf, DirOrigin)> = Vec::new();
-    for piece in plugin_path.unwrap_or("").split([';', ':']).filter(|p| !p.is_empty()) {
-        dirs.push((PathBuf::from(piece), DirOrigin::PluginPath));
-    }
-    if !dirs.iter().any(|(d, _)| d == Path::new(DEFAULT_PLUGIN_DIR)) {
-        dirs.push((PathBuf::from(DEFAULT_PLUGIN_DIR), DirOrigin::Default));
-    }
-    dirs
-}
-
-/// Where a searched directory came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DirOrigin {
-    /// A piece of `HDF5_PLUGIN_PATH`.
-    PluginPath,
-    /// [`DEFAULT_PLUGIN_DIR`].
-    Default,
 }
 
 /// What discovery found at a directory.
@@ -161,6 +137,8 @@ impl Plugin {
 pub struct Registry {
     plugins: BTreeMap<u32, Arc<Plugin>>,
     log: DiscoveryLog,
+    /// The plugin path's generation searched (a newer one means discover again).
+    generation: u64,
 }
 
 impl Registry {
@@ -455,7 +433,7 @@ impl RegistryBuilder {
             })
             .map(|plugin| (plugin.id, Arc::new(plugin)))
             .collect();
-        let mut registry = Registry { plugins, log: DiscoveryLog::default() };
+        let mut registry = Registry { plugins, log: DiscoveryLog::default(), generation: 0 };
         for SkippedForId { path, id, why } in self.skipped {
             let why = format!("{why}; {}", registry.served_by(id));
             skip(&path, &why);
@@ -517,17 +495,21 @@ fn outcome_of(events: Vec<FileEvent>) -> FileOutcome {
 /// The parts built into the caller, for ids or halves of ids no library provides.
 pub type Builtins = fn() -> Vec<(FilterPart, CodecPart)>;
 
-/// Loads every plugin directory and pairs what it found with the `builtins`.
+/// Loads every directory of the plugin path in force and pairs what it found with the `builtins`.
 fn discover(builtins: Builtins) -> Registry {
-    discover_in(std::env::var(PLUGIN_PATH_ENV).ok(), builtins)
+    let path = crate::plugin_path::snapshot();
+    let mut registry = discover_in(&path.dirs, path.plugin_path_env, builtins);
+    registry.generation = path.generation;
+    registry
 }
 
-/// [`discover`] with `plugin_path` for `HDF5_PLUGIN_PATH`.
-fn discover_in(plugin_path: Option<String>, builtins: Builtins) -> Registry {
+/// [`discover`] in `dirs`, recording `plugin_path_env` as `HDF5_PLUGIN_PATH`.
+fn discover_in(dirs: &[PluginDir], plugin_path_env: Option<String>, builtins: Builtins) -> Registry {
     let mut builder = RegistryBuilder::default();
     builder.add_builtins(builtins());
-    builder.set_plugin_path(plugin_path.clone());
-    for (dir, origin) in plugin_dirs(plugin_path.as_deref()) {
+    builder.set_plugin_path(plugin_path_env);
+    for PluginDir { dir, origin } in dirs {
+        let (dir, origin) = (PathBuf::from(dir), *origin);
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -583,6 +565,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 static REGISTRY: Mutex<Option<Arc<Registry>>> = Mutex::new(None);
+/// Registries replaced after a plugin-path change: their codecs are finalised at [`finalize`]
+/// (variables opened before the change may still use them).
+static RETIRED: Mutex<Vec<Arc<Registry>>> = Mutex::new(Vec::new());
 /// Serialises discovery; held while plugins initialise, never while netcdf-c is called.
 static DISCOVERY: Mutex<()> = Mutex::new(());
 
@@ -616,7 +601,7 @@ thread_local! {
 /// The registry, discovered on first use with `builtins` (asked then only: the caller that
 /// links the built-in filters passes the same function every time).
 pub fn registry(builtins: Builtins) -> Arc<Registry> {
-    if let Some(registry) = lock(&REGISTRY).clone() {
+    if let Some(registry) = current() {
         return registry;
     }
     // A plugin initialiser that re-enters netcdf-c's filter API sees an empty registry
@@ -625,8 +610,11 @@ pub fn registry(builtins: Builtins) -> Arc<Registry> {
         return Arc::new(Registry::default());
     }
     let _discovery = lock(&DISCOVERY);
-    if let Some(registry) = lock(&REGISTRY).clone() {
+    if let Some(registry) = current() {
         return registry;
+    }
+    if let Some(stale) = lock(&REGISTRY).take() {
+        lock(&RETIRED).push(stale);
     }
     let discovering = Discovering::enter();
     #[cfg(test)]
@@ -639,11 +627,19 @@ pub fn registry(builtins: Builtins) -> Arc<Registry> {
     registry
 }
 
-/// `NCZ_filter_finalize`: finalises the complete plugins' codecs and drops the registry; the
-/// libraries are unloaded once no variable uses them any more. A later use discovers again.
+/// The registry, if one was discovered for the plugin path in force.
+fn current() -> Option<Arc<Registry>> {
+    let registry = lock(&REGISTRY).clone()?;
+    (registry.generation == crate::plugin_path::generation()).then_some(registry)
+}
+
+/// `NCZ_filter_finalize`: finalises the complete plugins' codecs and drops the registry (and
+/// those a plugin-path change replaced); the libraries are unloaded once no variable uses them
+/// any more. A later use discovers again.
 pub fn finalize() {
-    let taken = lock(&REGISTRY).take();
-    if let Some(registry) = taken {
+    let mut taken: Vec<Arc<Registry>> = std::mem::take(&mut *lock(&RETIRED));
+    taken.extend(lock(&REGISTRY).take());
+    for registry in taken {
         for codec in registry.plugins().filter_map(|plugin| plugin.codec.as_ref()) {
             codec.finalize(); // only if it was initialised
         }
@@ -667,20 +663,6 @@ mod tests {
     /// Built-ins for the process-wide registry (the abi layer's, in the library, are its own).
     fn builtins() -> Vec<(FilterPart, CodecPart)> {
         vec![(filter(32015), codec("zstd", 32015))]
-    }
-
-    #[test]
-    fn plugin_path_splits_on_both_separators_and_ends_with_the_default() {
-        let dirs = |path| plugin_dirs(path).into_iter().map(|(dir, _)| dir).collect::<Vec<_>>();
-        assert_eq!(
-            dirs(Some("/a:/b;;/c:")),
-            ["/a", "/b", "/c", DEFAULT_PLUGIN_DIR].iter().map(PathBuf::from).collect::<Vec<_>>()
-        );
-        assert_eq!(dirs(Some("")), vec![PathBuf::from(DEFAULT_PLUGIN_DIR)]);
-        assert_eq!(plugin_dirs(None), vec![(PathBuf::from(DEFAULT_PLUGIN_DIR), DirOrigin::Default)]);
-        let listed = plugin_dirs(Some(&format!("{DEFAULT_PLUGIN_DIR}:/x")));
-        assert_eq!(listed[0], (PathBuf::from(DEFAULT_PLUGIN_DIR), DirOrigin::PluginPath), "listed: from the path");
-        assert_eq!(listed.len(), 2);
     }
 
     #[test]
@@ -801,7 +783,9 @@ mod tests {
         std::fs::write(root.join("libbad.so"), "not an ELF file").unwrap();
         let (missing, file) = (root.join("missing"), root.join("readme.txt"));
         let path = format!("{}:{}:{}", root.display(), missing.display(), file.display());
-        let log = discover_in(Some(path.clone()), builtins).log;
+        let mut dirs = crate::plugin_path::initial_dirs(Some(&path));
+        dirs.push(PluginDir { dir: "/elsewhere".into(), origin: DirOrigin::Default });
+        let log = discover_in(&dirs, Some(path.clone()), builtins).log;
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(log.plugin_path, Some(path));
         let dir = |i: usize| (log.dirs[i].dir.clone(), log.dirs[i].origin, log.dirs[i].state.clone());

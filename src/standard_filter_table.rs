@@ -43,7 +43,7 @@ pub(crate) use standard_filter_rows;
 /// One row of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StandardFilterRow {
-    /// The filter's name: its HDF5 class name is `"<name> (ncfilters)"`.
+    /// The filter's name, also its HDF5 class name (as netcdf-c's C plugin names it).
     pub name: &'static str,
     /// The HDF5 filter id.
     pub id: u32,

@@ -81,6 +81,22 @@ pub fn blosc_local_params(
     Ok(params)
 }
 
+/// blosc's HDF5 `set_local` parameters: [`blosc_local_params`], except that netcdf-c 4.9.3 on
+/// stores 0, 0 in the first two slots (its NCZarr codec keeps the revision and format; the
+/// decoder reads neither).
+pub fn blosc_set_local_params(
+    user: &[u32],
+    type_size: usize,
+    base_type_size: usize,
+    chunk_lens: &[u64],
+) -> NcResult<Vec<u32>> {
+    let mut params = blosc_local_params(user, type_size, base_type_size, chunk_lens)?;
+    if cfg!(ncf_blosc_zero_slots) {
+        params[..2].fill(0);
+    }
+    Ok(params)
+}
+
 /// szip option-mask bits (H5Zpublic.h).
 pub mod szip_mask {
     pub const ALLOW_K13: u32 = 1;
@@ -176,6 +192,8 @@ mod tests {
         assert_eq!(blosc_local_params(&user, 4, 4, &[10, 20]).unwrap(), [2, 2, 4, 800, 5, 1, 1]);
         assert_eq!(blosc_local_params(&[], 300, 300, &[2]).unwrap(), [2, 2, 1, 600]);
         assert_eq!(blosc_local_params(&user, 8, 8, &[1 << 20, 1 << 20]), Err(NC_EFILTER), "chunk over 4 GiB");
+        let slots = if cfg!(ncf_blosc_zero_slots) { [0, 0] } else { [2, 2] };
+        assert_eq!(blosc_set_local_params(&user, 4, 4, &[10, 20]).unwrap(), [slots[0], slots[1], 4, 800, 5, 1, 1]);
     }
 
     #[test]

@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first (`src/lib.rs`).
-const LAYERS: [&str; 19] = [
+const LAYERS: [&str; 20] = [
     "error",
     "c_types",
     "c_heap",
     "ffi_boundary",
     "filterspec",
+    "plugin_path",
     "hdf5_filter_rules",
     "standard_filter_table",
     "standard_filters",

@@ -16,7 +16,9 @@ fn missing_entry(ncid: c_int, entry: &str) -> NcError {
     NC_EINTERNAL
 }
 
-/// Defines a filter on a variable; variable-length types are refused with `NC_EFILTER`.
+/// Defines a filter on a variable (in netcdf-c 4.9.0 not on variable-length types: `NC_EFILTER`).
+///
+/// From 4.9.3 on the format decides: HDF5 makes the filter optional, NCZarr keeps it unapplied.
 ///
 /// # Safety
 /// `params` is NULL or readable for `nparams` words.
@@ -30,8 +32,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
 ) -> c_int {
     status_of(crate::function_name!(), || {
         let table = dispatch_table(ncid)?;
-        let xtype = var_type(ncid, varid)?;
-        if !type_is_fixed_size(ncid, xtype)? {
+        if !cfg!(ncf_vlen_filters) && !type_is_fixed_size(ncid, var_type(ncid, varid)?)? {
             return Err(NC_EFILTER);
         }
         if nparams > 0 && parms.is_null() {

@@ -12,7 +12,7 @@ use crate::error::report;
 use crate::ffi_boundary::guarded;
 use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
-use crate::standard_filters::{blosc_local_params, szip_bits_per_pixel, szip_local_params};
+use crate::standard_filters::{blosc_set_local_params, szip_bits_per_pixel, szip_local_params};
 use std::os::raw::c_int;
 use std::os::raw::{c_uint, c_void};
 
@@ -290,14 +290,15 @@ fn hdf5_error(e: hdf5_sys::Hdf5Error) -> String {
     format!("{} failed", e.0)
 }
 
-/// blosc's `set_local` (as H5Zblosc.c's): stores `{2, 2, type size, chunk bytes}` in `cd[0..4]`.
+/// blosc's `set_local` (as H5Zblosc.c's): stores `{2, 2, type size, chunk bytes}` in `cd[0..4]`
+/// (`{0, 0, …}` from netcdf-c 4.9.3 on).
 pub extern "C" fn blosc_set_local(dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
     callback_status("blosc set_local", || {
         let (flags, user) = hdf5_sys::filter_params(dcpl, H5Z_FILTER_BLOSC).map_err(hdf5_error)?;
         let chunk = hdf5_sys::chunk_dims(dcpl).map_err(hdf5_error)?;
         let type_size = hdf5_sys::type_size(type_id).map_err(hdf5_error)?;
         let base_size = hdf5_sys::base_type_size(type_id).map_err(hdf5_error)?;
-        let params = blosc_local_params(&user, type_size, base_size, &chunk)
+        let params = blosc_set_local_params(&user, type_size, base_size, &chunk)
             .map_err(|_| format!("a chunk of {chunk:?} x {type_size} bytes is over 4 GiB"))?;
         hdf5_sys::modify_filter(dcpl, H5Z_FILTER_BLOSC, flags, &params).map_err(hdf5_error)?;
         Ok(1)

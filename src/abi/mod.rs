@@ -4,7 +4,8 @@
 //! ([`crate::ffi_boundary::guarded`]: a panic becomes the return type's failure value) and
 //! calls safe Rust.
 //!
-//! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's.
+//! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path` is
+//! netcdf-c 4.9.3's plugin-path API, added to 4.9.0 builds.
 //!
 //! The netcdf-c replacements are behind the default feature `netcdf-abi`; the plugin libraries
 //! (`plugins/`) build without it, so they export only their plugin entry points.
@@ -21,5 +22,7 @@ pub mod h5z;
 #[cfg(feature = "netcdf-abi")]
 pub mod hdf5filter;
 pub mod plugin;
+#[cfg(feature = "netcdf-abi")]
+pub mod plugin_path;
 #[cfg(feature = "netcdf-abi")]
 pub mod zfilter;

@@ -49,7 +49,8 @@ pub struct StandardFilter {
 }
 
 impl StandardFilter {
-    /// The filter of `codec`'s row, named `class_name` (`"<filter> (ncfilters)"`).
+    /// The filter of `codec`'s row, named `class_name` (netcdf-c's C plugin's name: `"zstd"`, …;
+    /// HDF5 stores it in the file and programs compare it).
     const fn new(codec: Codec, class_name: &'static str) -> Self {
         let Ok(name) = CStr::from_bytes_with_nul(class_name.as_bytes()) else { panic!("a class name without its NUL") };
         let functions = h5z::hdf5_functions(codec);
@@ -85,8 +86,7 @@ macro_rules! standard_filter_module {
         pub mod $filter {
             use super::*;
 
-            pub const FILTER: StandardFilter =
-                StandardFilter::new($codec, concat!(stringify!($filter), " (ncfilters)\0"));
+            pub const FILTER: StandardFilter = StandardFilter::new($codec, concat!(stringify!($filter), "\0"));
             pub static CLASS: StaticClass = FILTER.class();
 
             unsafe extern "C" fn to_hdf5(

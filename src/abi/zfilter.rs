@@ -59,7 +59,16 @@ fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
         return var.filters_mut(FilterList::Chain)[index].redefine(params);
     }
     if plugin.is_complete() {
-        var.push(FilterList::Chain, ZarrFilter::defined(plugin.clone(), params)?)
+        let mut filter = ZarrFilter::defined(plugin.clone(), params)?;
+        // netcdf-c 4.9.3 on: kept on a variable-length type, but never applied.
+        if var.type_is_varsized() {
+            crate::error::report(format_args!(
+                "filter {id} on variable {}: filters cannot be applied to variable-length data types; ignored",
+                var.varid()
+            ));
+            filter.suppressed = true;
+        }
+        var.push(FilterList::Chain, filter)
     } else {
         // As in 4.9.0 the definition succeeds but is never applied; say so.
         crate::error::report(format_args!(
@@ -208,6 +217,8 @@ pub extern "C" fn NCZ_filter_initialize() -> c_int {
 pub extern "C" fn NCZ_filter_finalize() -> c_int {
     status_of(crate::function_name!(), || {
         plugin_registry::finalize();
+        // nc_finalize forgets the plugin path too (4.9.3 on: also nc_plugin_path_finalize).
+        crate::plugin_path::finalize();
         Ok(())
     })
 }
@@ -344,7 +355,14 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
 /// The stages of a variable's chain, each filter checked usable and its working parameters
 /// computed, copied out so that no reference to the filters lives while the filters run.
 fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) -> NcResult<Vec<Stage>> {
-    let ptrs = var.filter_handles(FilterList::Chain);
+    let mut ptrs = var.filter_handles(FilterList::Chain);
+    let mut suppressed = Vec::new();
+    for &ptr in &ptrs {
+        if var.with_filter(FilterList::Chain, ptr, |f| f.suppressed)? {
+            suppressed.push(ptr);
+        }
+    }
+    ptrs.retain(|ptr| !suppressed.contains(ptr));
     // Every filter's problem is reported before any plugin runs.
     for &ptr in &ptrs {
         var.with_filter(FilterList::Chain, ptr, |f| {

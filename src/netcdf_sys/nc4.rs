@@ -20,22 +20,47 @@ pub const NC_CHUNKED: c_int = 0;
 /// `NC_HDF5_FILTER_MISSING`.
 pub const NC_HDF5_FILTER_MISSING: c_int = 1;
 
-/// `NC_OBJ`: sort, name, id.
+/// `NC_OBJ`: sort, name, id (`size_t` in 4.9.0, `int` from 4.9.3 on).
 #[repr(C)]
 #[derive(Debug)]
 pub struct NC_OBJ {
     pub sort: c_int,
     pub name: *mut c_char,
+    #[cfg(not(ncf_obj_id_int))]
     pub id: usize,
+    #[cfg(ncf_obj_id_int)]
+    pub id: c_int,
+}
+
+impl NC_OBJ {
+    /// The object's id (a variable's varid, a group's ncid part).
+    pub fn id(&self) -> c_int {
+        // In 4.9.0 the id is a size_t holding an int.
+        #[cfg_attr(ncf_obj_id_int, allow(clippy::unnecessary_cast))]
+        let id = self.id as c_int;
+        id
+    }
 }
 
 /// `NClist`: a growable vector of `void*`, allocated and grown by netcdf-c (C heap).
+#[cfg(not(ncf_nclist_v2))]
 #[repr(C)]
 #[derive(Debug)]
 pub struct NClist {
     pub alloc: usize,
     pub length: usize,
     pub content: *mut *mut c_void,
+}
+
+/// `NClist` of 4.10: the content pointer first, and whether the list owns it.
+#[cfg(ncf_nclist_v2)]
+#[repr(C)]
+#[derive(Debug)]
+pub struct NClist {
+    pub content: *mut *mut c_void,
+    pub alloc: usize,
+    pub length: usize,
+    pub extendible: c_int,
 }
 
 /// `NC_DIM_INFO_T`.
@@ -185,7 +210,7 @@ impl VarPtr {
     }
 
     pub fn varid(&self) -> c_int {
-        self.info().hdr.id as c_int
+        self.info().hdr.id()
     }
 
     pub fn ndims(&self) -> usize {

@@ -14,7 +14,22 @@ use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
 
-/// `NCZ_VAR_INFO_T` (no configure-time ifdefs in 4.9.0).
+/// `struct ZARROBJ` of `NCZ_VAR_INFO_T` from 4.9.3 on (not used by ncfilters).
+#[cfg(ncf_zvar_ext)]
+#[repr(C)]
+#[derive(Debug)]
+pub struct ZarrObj {
+    pub prefix: *mut c_char,
+    pub obj: *mut NCjson,
+    pub atts: *mut NCjson,
+    pub nczv1: c_int,
+}
+
+/// `NC_STRING`.
+const NC_STRING: c_int = 12;
+
+/// `NCZ_VAR_INFO_T` (no configure-time ifdefs); from 4.9.3 on it ends with `maxstrlen`,
+/// `zarray` and `zattrs`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct NCZ_VAR_INFO {
@@ -29,6 +44,12 @@ pub struct NCZ_VAR_INFO {
     pub dimension_separator: c_char,
     /// Filters defined through the API whose plugin is incomplete (never applied).
     pub incompletefilters: *mut NClist,
+    #[cfg(ncf_zvar_ext)]
+    pub maxstrlen: c_int,
+    #[cfg(ncf_zvar_ext)]
+    pub zarray: ZarrObj,
+    #[cfg(ncf_zvar_ext)]
+    pub zattrs: ZarrObj,
 }
 
 /// The leading fields of `NC_GRP_INFO_T`: what `ncidfor(var)` reads.
@@ -40,7 +61,8 @@ pub struct NC_GRP_INFO {
     pub nc4_info: *mut NC_FILE_INFO,
 }
 
-/// The leading fields of `NC_TYPE_INFO_T`, up to the type's size.
+/// The leading fields of `NC_TYPE_INFO_T`, up to the type's size (from 4.9.3 on: up to
+/// `varsized`, which says whether NCZarr suppresses the variable's filters).
 #[repr(C)]
 #[derive(Debug)]
 pub struct NC_TYPE_INFO {
@@ -50,6 +72,12 @@ pub struct NC_TYPE_INFO {
     pub endianness: c_int,
     pub size: usize,
     pub committed: nc_bool_t,
+    #[cfg(ncf_type_varsized)]
+    pub nc_type_class: c_int,
+    #[cfg(ncf_type_varsized)]
+    pub format_type_info: *mut c_void,
+    #[cfg(ncf_type_varsized)]
+    pub varsized: c_int,
 }
 
 /// netcdf-c's `NCjson` (opaque here: built and freed by netcdf-c's `NCJ*` functions).
@@ -78,6 +106,7 @@ extern "C" {
     fn ncfilters_nclistpush(list: *mut NClist, elem: *const c_void) -> c_int;
     fn ncfilters_nclistremove(list: *mut NClist, index: usize) -> *mut c_void;
     fn ncfilters_NCJparse(text: *const c_char, flags: c_uint, json: *mut *mut NCjson) -> c_int;
+    fn ncfilters_NCZ_get_maxstrlen(obj: *mut NC_OBJ) -> c_int;
     fn ncfilters_NCJunparse(json: *const NCjson, flags: c_uint, text: *mut *mut c_char) -> c_int;
     fn ncfilters_NCJreclaim(json: *mut NCjson);
 }
@@ -236,6 +265,18 @@ impl ZarrVar {
     }
 
     /// The variable's type size in bytes (0 if its type is not known yet).
+    /// Whether the variable's type is of variable size (`NC_TYPE_INFO_T.varsized`, netcdf-c 4.9.3
+    /// on; NCZarr strings are stored fixed-size and are not). Always false for 4.9.0.
+    pub fn type_is_varsized(&self) -> bool {
+        #[cfg(ncf_type_varsized)]
+        {
+            // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
+            unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.is_some_and(|t| t.varsized != 0)
+        }
+        #[cfg(not(ncf_type_varsized))]
+        false
+    }
+
     pub fn type_size(&self) -> usize {
         // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
         unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.map_or(0, |t| t.size)
@@ -248,7 +289,7 @@ impl ZarrVar {
             let group = self.info().container.cast::<NC_GRP_INFO>().as_ref().ok_or(NC_EINVAL)?;
             let file = group.nc4_info.as_ref().ok_or(NC_EINVAL)?;
             let controller = file.controller.as_ref().ok_or(NC_EINVAL)?;
-            Ok(controller.ext_ncid | group.hdr.id as c_int)
+            Ok(controller.ext_ncid | group.hdr.id())
         }
     }
 
@@ -307,7 +348,20 @@ impl ZarrVar {
     pub fn chunk_bytes(&self) -> Option<usize> {
         // SAFETY: zarr_info is NULL or the variable's live NCZ_VAR_INFO_T.
         let zvar = unsafe { self.zarr_info().as_ref() }?;
+        // From 4.9.3 on NCZarr stores a string variable's chunk as char[maxstrlen] per element.
+        if cfg!(ncf_zvar_ext) && self.type_id() == Some(NC_STRING) {
+            // SAFETY: the variable is live; netcdf-c reads (and may fill in) its maxstrlen.
+            let maxstrlen = unsafe { ncfilters_NCZ_get_maxstrlen(self.as_ptr().cast()) };
+            let maxstrlen = usize::try_from(maxstrlen).ok().filter(|&len| len > 0)?;
+            return usize::try_from(zvar.chunkproduct).ok()?.checked_mul(maxstrlen).filter(|&size| size > 0);
+        }
         usize::try_from(zvar.chunksize).ok().filter(|&size| size > 0)
+    }
+
+    /// The variable's type (`nc_type`), from its `NC_TYPE_INFO_T`.
+    fn type_id(&self) -> Option<c_int> {
+        // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
+        unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.map(|t| t.hdr.id())
     }
 
     /// Handles for [`ZarrVar::with_filter`] to a list's filters, in list order.

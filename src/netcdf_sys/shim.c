@@ -210,6 +210,11 @@ FORWARD("hdf5", int, -2, H5Tclose, (hid_t type), (type))
 FORWARD("hdf5", int, -2, H5Sget_simple_extent_dims, (hid_t space, hsize_t *dims, hsize_t *maxdims), (space, dims, maxdims))
 FORWARD("hdf5", long long, -2, H5Sget_simple_extent_npoints, (hid_t space), (space))
 FORWARD("hdf5", int, -2, H5Zget_filter_info, (int id, unsigned *flags), (id, flags))
+/* HDF5's plugin search table, which the plugin path steers (src/abi/plugin_path.rs). */
+FORWARD("hdf5", int, -2, H5PLsize, (unsigned *count), (count))
+FORWARD("hdf5", long, -2, H5PLget, (unsigned index, char *path, size_t size), (index, path, size))
+FORWARD("hdf5", int, -2, H5PLremove, (unsigned index), (index))
+FORWARD("hdf5", int, -2, H5PLappend, (const char *path), (path))
 
 struct NClist *ncfilters_nclistnew(void) { return nclistnew ? nclistnew() : NULL; }
 int ncfilters_nclistfree(struct NClist *l) { return nclistfree ? nclistfree(l) : 0; }
@@ -235,6 +240,11 @@ int ncfilters_ncz_find_grp_file_var(int ncid, int varid, struct NC_FILE_INFO **f
 }
 
 int ncfilters_nclistpush(struct NClist *l, const void *elem) { return nclistpush ? nclistpush(l, elem) : 0; }
+
+/* netcdf-c 4.9.3 on: the length NCZarr stores each string of a variable in (0 before). */
+struct NC_OBJ;
+extern int NCZ_get_maxstrlen(struct NC_OBJ *obj) __attribute__((weak));
+int ncfilters_NCZ_get_maxstrlen(struct NC_OBJ *obj) { return NCZ_get_maxstrlen ? NCZ_get_maxstrlen(obj) : 0; }
 
 /* -1 is NCJ_ERR. */
 int ncfilters_NCJparse(const char *text, unsigned flags, struct NCjson **jsonp)

@@ -5,11 +5,11 @@ use crate::harness::{fail, log, Harness, Result};
 use crate::process::{cmd, run};
 
 pub fn test_c(h: &Harness) -> Result {
-    log("C tests (c_tests/)");
+    log(format!("C tests (c_tests/), netcdf-c {}", h.version()));
     let Ok(xtask) = std::env::current_exe() else {
         fail!("cannot find the xtask executable for c_tests/run.sh");
     };
     let mut run_sh = cmd("bash", [h.repo.join("c_tests/run.sh")]);
-    run_sh.arg(&h.work).arg(&h.repo).env("NCFILTERS_XTASK", xtask);
+    run_sh.arg(&h.work).arg(&h.repo).arg(h.cargo_target()).env("NCFILTERS_XTASK", xtask);
     run(&mut run_sh)
 }

@@ -5,7 +5,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub const NETCDF_VERSION: &str = "4.9.0";
+use crate::release::{self, Release};
 
 /// Why the run stops; printed as `harness: <message>` with a non-zero exit.
 #[derive(Debug)]
@@ -29,7 +29,13 @@ pub fn log(message: impl std::fmt::Display) {
 /// The settings of a run (NCFILTERS_* environment variables) and the paths derived from them.
 pub struct Harness {
     pub repo: PathBuf,
+    /// The netcdf-c release the netcdf-c steps build and test (`NCFILTERS_NETCDF_VERSION`).
+    pub release: &'static Release,
+    /// The release's work directory: `NCFILTERS_WORK` for the first release, `<it>-<version>`
+    /// for the others.
     pub work: PathBuf,
+    /// `NCFILTERS_WORK` itself.
+    work_root: PathBuf,
     pub cache: PathBuf,
     pub jobs: usize,
     pub fuzz_seconds: String,
@@ -40,7 +46,9 @@ impl Harness {
         // xtask/ sits at the root of the repository.
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ has a parent directory").to_path_buf();
         let home = env::var_os("HOME").map(PathBuf::from).unwrap_or_default();
-        let work = env_path("NCFILTERS_WORK").unwrap_or_else(|| repo.join("target/harness"));
+        let work_root = env_path("NCFILTERS_WORK").unwrap_or_else(|| repo.join("target/harness"));
+        let release =
+            release::find(&env_or("NCFILTERS_NETCDF_VERSION", release::RELEASES[0].version)).map_err(Failure)?;
         let cache = env_path("NCFILTERS_CACHE").unwrap_or_else(|| home.join(".cache/ncfilters"));
         let jobs = match env::var("NCFILTERS_JOBS") {
             Ok(jobs) => match jobs.trim().parse() {
@@ -51,7 +59,36 @@ impl Harness {
         };
         let fuzz_seconds = env_or("NCFILTERS_FUZZ_SECONDS", "20");
         prepend_cargo_bin_to_path(&home);
-        Ok(Harness { repo, work, cache, jobs, fuzz_seconds })
+        let work = release_work_dir(&work_root, release);
+        Ok(Harness { repo, release, work, work_root, cache, jobs, fuzz_seconds })
+    }
+
+    /// The same settings for another netcdf-c release.
+    pub fn for_release(&self, release: &'static Release) -> Harness {
+        Harness {
+            repo: self.repo.clone(),
+            release,
+            work: release_work_dir(&self.work_root, release),
+            work_root: self.work_root.clone(),
+            cache: self.cache.clone(),
+            jobs: self.jobs,
+            fuzz_seconds: self.fuzz_seconds.clone(),
+        }
+    }
+
+    /// The release's netcdf-c version.
+    pub fn version(&self) -> &'static str {
+        self.release.version
+    }
+
+    /// cargo's target directory for the release's ncfilters builds: the repository's `target`
+    /// for the first release, `target/nc-<version>` for the others (their layouts differ).
+    pub fn cargo_target(&self) -> PathBuf {
+        if self.release.is_first() {
+            self.repo.join("target")
+        } else {
+            self.repo.join(format!("target/nc-{}", self.release.version))
+        }
     }
 
     pub fn build_dir(&self, flavour: &str) -> PathBuf {
@@ -71,12 +108,23 @@ impl Harness {
         self.work.join(name)
     }
 
+    /// The Python virtualenv, shared by every release's work directory.
     pub fn venv(&self) -> PathBuf {
-        self.work.join("venv")
+        self.work_root.join("venv")
     }
 
     pub fn ensure_work_dir(&self) -> Result {
         create_dir_all(&self.work)
+    }
+}
+
+fn release_work_dir(work_root: &Path, release: &Release) -> PathBuf {
+    if release.is_first() {
+        work_root.to_path_buf()
+    } else {
+        let mut name = work_root.file_name().unwrap_or_default().to_os_string();
+        name.push(format!("-{}", release.version));
+        work_root.with_file_name(name)
     }
 }
 

@@ -13,6 +13,7 @@ mod netcdf;
 mod parallel;
 mod process;
 mod provenance;
+mod release;
 mod rust_checks;
 mod setup;
 mod text;
@@ -24,9 +25,10 @@ use clap::{Parser, Subcommand};
 
 use harness::{Failure, Harness, Result, Stages};
 
-/// Build netcdf-c 4.9.0 stock and with ncfilters, and test the result.
+/// Build netcdf-c (4.9.0, 4.9.3 and 4.10.1) stock and with ncfilters, and test the result.
 ///
-/// Environment: NCFILTERS_WORK (default <repo>/target/harness), NCFILTERS_CACHE (download cache,
+/// Environment: NCFILTERS_NETCDF_VERSION (the release a single step builds and tests; default
+/// 4.9.0), NCFILTERS_WORK (default <repo>/target/harness; <it>-<version> for 4.9.3 and 4.10.1), NCFILTERS_CACHE (download cache,
 /// default ~/.cache/ncfilters), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS
 /// (default 20), NCFILTERS_VALGRIND_FULL=1, NCFILTERS_BENCH_RUNS, NCFILTERS_BENCH_REPS,
 /// NCFILTERS_BENCH_SECONDS.
@@ -43,9 +45,10 @@ enum Step {
     Setup,
     /// Set up, then build netcdf-c twice: stock and with ncfilters
     Build,
-    /// Build netcdf-c with ncfilters and compress a real dataset with nccopy -F (bzip2, zstd)
+    /// Build netcdf-c (the newest release, 4.10.1) with ncfilters and compress a real dataset with nccopy -F (bzip2, zstd)
     Demo,
-    /// Every test: build, then all the steps below from `rust` to `fuzz`, with a table of times
+    /// Every test: the steps below from `rust` to `fuzz`, those from `abi` to `interop` for every
+    /// release after its builds, with a table of times
     Test,
     /// NCZarr startup and copy timings, stock vs ncfilters (tools/bench_nczarr.py)
     BenchNczarr,
@@ -61,11 +64,11 @@ enum Step {
     Clippy,
     /// Miri (nightly) on the unit tests that call no C: C heap, filter chain, registry, parsers, pure-Rust filters
     Miri,
-    /// ABI check against netcdf-c 4.9.0's headers, and a deliberately broken mirror that must fail
+    /// ABI check against the release's headers, and a deliberately broken mirror that must fail
     Abi,
     /// Differential tests: the parser against stock libnetcdf.so, the filters against its C plugins
     Differential,
-    /// netcdf-c's ctest suite (221 tests) on the ncfilters build, plus its unrun filter programs
+    /// netcdf-c's ctest suite on the stock and ncfilters builds, plus its unrun filter programs
     NetcdfSuite,
     /// Replaced symbols (from nm of libncfilters.a) come from libncfilters.a in libnetcdf.so
     SymbolProvenance,
@@ -92,24 +95,15 @@ enum Step {
     },
 }
 
-/// The test steps of `test`, in the order they run after the build.
-const TEST_STEPS: [Step; 15] = [
-    Step::Rust,
-    Step::Headers,
-    Step::Fmt,
-    Step::Clippy,
-    Step::Miri,
-    Step::Abi,
-    Step::Differential,
-    Step::SymbolProvenance,
-    Step::C,
-    Step::NetcdfSuite,
-    Step::Interop,
-    Step::Install,
-    Step::Parallel,
-    Step::Valgrind,
-    Step::Fuzz,
-];
+/// The steps of `test` that need no netcdf-c build, run first.
+const FIRST_STEPS: [Step; 5] = [Step::Rust, Step::Headers, Step::Fmt, Step::Clippy, Step::Miri];
+
+/// The steps of `test` run for every netcdf-c release, after its two builds.
+const RELEASE_STEPS: [Step; 6] =
+    [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
+
+/// The steps of `test` run once, last (on the first release, 4.9.0, unless the step says).
+const LAST_STEPS: [Step; 4] = [Step::Install, Step::Parallel, Step::Valgrind, Step::Fuzz];
 
 impl Step {
     fn name(&self) -> &'static str {
@@ -184,8 +178,17 @@ fn run(step: Step) -> Result {
 
 fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
     let result = (|| {
-        stages.run("build", || netcdf::build(h))?;
-        for step in &TEST_STEPS {
+        for step in &FIRST_STEPS {
+            stages.run(step.name(), || run_step(h, step))?;
+        }
+        for release in &release::RELEASES {
+            let h = h.for_release(release);
+            stages.run(&format!("build {}", release.version), || netcdf::build(&h))?;
+            for step in &RELEASE_STEPS {
+                stages.run(&format!("{} {}", step.name(), release.version), || run_step(&h, step))?;
+            }
+        }
+        for step in &LAST_STEPS {
             stages.run(step.name(), || run_step(h, step))?;
         }
         harness::log("all tests passed");
@@ -200,7 +203,11 @@ fn run_step(h: &Harness, step: &Step) -> Result {
     match step {
         Step::Setup => setup::setup(h),
         Step::Build => netcdf::build(h),
-        Step::Demo => demo::demo(h),
+        // The demo shows the newest release unless one is chosen.
+        Step::Demo => match std::env::var_os("NCFILTERS_NETCDF_VERSION") {
+            Some(_) => demo::demo(h),
+            None => demo::demo(&h.for_release(release::newest())),
+        },
         Step::BenchNczarr => bench::bench_nczarr(h),
         Step::BenchFilters => bench::bench_filters(h),
         Step::Rust => rust_checks::test_rust(h),

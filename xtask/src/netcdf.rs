@@ -4,41 +4,10 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Instant;
 
-use crate::harness::{fail, log, Harness, Result, NETCDF_VERSION};
+use crate::harness::{fail, log, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
 use crate::setup;
 use crate::text::{print_file, print_matching, print_tail};
-
-/// The configuration of both netcdf-c builds, in Release: the filter code (netCDF-4/HDF5, NCZarr,
-/// plugins) and every test of it on; remote access, HDF4, PnetCDF, parallel I/O and docs off.
-pub const NETCDF_FLAGS: [&str; 23] = [
-    "-DCMAKE_BUILD_TYPE=Release",
-    "-DBUILD_SHARED_LIBS=ON",
-    "-DENABLE_NETCDF_4=ON",
-    "-DENABLE_HDF5=ON",
-    "-DENABLE_NCZARR=ON",
-    "-DENABLE_PLUGINS=ON",
-    "-DENABLE_FILTER_TESTING=ON",
-    "-DENABLE_NCZARR_FILTERS=ON",
-    "-DENABLE_NCZARR_FILTERS_TESTING=ON",
-    "-DPLUGIN_INSTALL_DIR=NO",
-    "-DENABLE_TESTS=ON",
-    "-DENABLE_UNIT_TESTS=ON",
-    "-DENABLE_EXAMPLES=ON",
-    "-DENABLE_DAP=OFF",
-    "-DENABLE_DAP_REMOTE_TESTS=OFF",
-    "-DENABLE_BYTERANGE=OFF",
-    "-DENABLE_NCZARR_S3=OFF",
-    "-DENABLE_NCZARR_S3_TESTS=OFF",
-    "-DENABLE_HDF4=OFF",
-    "-DENABLE_PNETCDF=OFF",
-    "-DENABLE_PARALLEL4=OFF",
-    "-DENABLE_DOXYGEN=OFF",
-    "-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE",
-];
-
-/// netcdf-c's ctest suite on either build must pass exactly this many tests.
-pub const CTEST_EXPECTED: usize = 221;
 
 /// Tests that race when run in parallel, run alone after the rest:
 /// - tst_unknown and run_unknown both hide lib__nch5unknown.so by moving it out of the shared
@@ -47,17 +16,10 @@ pub const CTEST_EXPECTED: usize = 221;
 ///   ncdump/tst_h_scalar.nc, and one's nc_open fails while the other rewrites it.
 const SERIAL_TESTS: &str = "_unknown$|tst_h_scalar$";
 
-/// netcdf-c's NCZarr tests diff _Codecs against 4.9.0's literal text, so its suite runs with
-/// the legacy codec dialect (the build's default, numeric, is what zarr-python reads).
-pub const SUITE_DIALECT: (&str, &str) = ("NCFILTERS_CODEC_DIALECT", "legacy");
-
-/// Filter programs netcdf-c's CMake builds but never runs.
-const UNRUN_FILTER_PROGRAMS: [&str; 4] = [
-    "nc_test4/tst_filterparser",
-    "nc_test4/tst_filter_avail",
-    "nczarr_test/test_filter_avail",
-    "nc_test4/test_filter_vlen",
-];
+/// netcdf-c 4.9.x's NCZarr tests diff _Codecs against their literal text, so their suites run
+/// with the legacy codec dialect (the build's default, numeric, is what zarr-python and 4.10 write):
+/// the environment variable the release's `suite_dialect` goes into.
+pub const SUITE_DIALECT_VARIABLE: &str = "NCFILTERS_CODEC_DIALECT";
 
 pub fn build(h: &Harness) -> Result {
     setup::setup(h)?;
@@ -72,7 +34,7 @@ pub fn build_netcdf(h: &Harness, flavour: &str) -> Result {
     let build = h.build_dir(flavour);
     if !src.is_dir() {
         let mut copy = cmd("cp", ["-a"]);
-        copy.arg(h.work.join(format!("netcdf-c-{NETCDF_VERSION}"))).arg(&src);
+        copy.arg(h.work.join(format!("netcdf-c-{}", h.version()))).arg(&src);
         run(&mut copy)?;
     }
     if !build.join("CMakeCache.txt").is_file() {
@@ -100,15 +62,15 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     log(format!("configure netcdf-c ({flavour})"));
     let mut configure = cmd("cmake", ["-S"]);
     configure.arg(src).arg("-B").arg(build);
-    let mut cargo_target = h.repo.join("target");
+    let mut cargo_target = h.cargo_target();
     if flavour == "install" {
         configure.args(crate::install::INSTALL_TREE_FLAGS);
     } else if is_parallel(flavour) {
-        configure.args(crate::parallel::parallel_flags()).env("CC", "mpicc");
+        configure.args(crate::parallel::parallel_flags(h)).env("CC", "mpicc");
         // Its own target directory: libncfilters of a parallel build mirrors other layouts.
-        cargo_target = h.repo.join("target/parallel");
+        cargo_target = cargo_target.join("parallel");
     } else {
-        configure.args(NETCDF_FLAGS);
+        configure.args(h.release.flags);
     }
     if !flavour.starts_with("stock") {
         configure.arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()));
@@ -122,23 +84,26 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     Ok(())
 }
 
-/// netcdf-c's whole suite in `build`, the plugin-moving tests serially, output in `log_file`;
-/// `expected` tests must pass.
-pub fn run_netcdf_ctest(h: &Harness, build: &Path, log_file: &Path) -> Result {
-    run_netcdf_ctest_expecting(h, build, log_file, CTEST_EXPECTED).map(|_| ())
+/// netcdf-c's whole suite in the `flavour` build, the plugin-moving tests serially, output in
+/// `ctest-<flavour>.log`; the release's expected number of tests must pass.
+pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
+    run_netcdf_ctest_expecting(h, flavour, h.release.ctest_expected).map(|_| ())
 }
 
-/// [`run_netcdf_ctest`] expecting `expected` tests; returns how many passed.
-pub fn run_netcdf_ctest_expecting(h: &Harness, build: &Path, log_file: &Path, expected: usize) -> Result<usize> {
-    let mut parallel = ctest(build);
+/// [`run_netcdf_ctest`] expecting `expected` tests; returns how many passed. Prints the summary
+/// line `netcdf-c <version> <flavour>: N tests passed, M failed` ("-parallel" as " parallel").
+pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize) -> Result<usize> {
+    let build = &h.build_dir(flavour);
+    let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
+    let mut parallel = ctest(h, build);
     parallel.arg(format!("-j{}", h.jobs)).args(["-E", SERIAL_TESTS, "--output-on-failure"]);
-    let mut serial = ctest(build);
+    let mut serial = ctest(h, build);
     serial.args(["-R", SERIAL_TESTS, "--output-on-failure"]);
     let passed_all =
         succeeds_into_log(&mut parallel, log_file, false)? && succeeds_into_log(&mut serial, log_file, true)?;
     let log = crate::harness::read_to_string(log_file)?;
     let (passed, failed) = (count_passed_tests(&log), count_failed_tests(&log));
-    println!("{}: {passed} tests passed, {failed} failed", build.display());
+    println!("netcdf-c {} {}: {passed} tests passed, {failed} failed", h.version(), flavour.replace('-', " "));
     if !passed_all {
         print_matching(log_file, &["Failed", "***"], 40);
         fail!("ctest failed in {}", build.display());
@@ -149,10 +114,11 @@ pub fn run_netcdf_ctest_expecting(h: &Harness, build: &Path, log_file: &Path, ex
     Ok(passed)
 }
 
-/// ctest in `build`, with the suite's codec dialect (and OpenMPI's settings, for the parallel builds).
-pub fn ctest(build: &Path) -> Command {
+/// ctest in `build`, with the release's suite codec dialect (and OpenMPI's settings, for the
+/// parallel builds).
+pub fn ctest(h: &Harness, build: &Path) -> Command {
     let mut ctest = Command::new("ctest");
-    ctest.current_dir(build).env(SUITE_DIALECT.0, SUITE_DIALECT.1).envs(crate::parallel::MPI_ENV);
+    ctest.current_dir(build).env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect).envs(crate::parallel::MPI_ENV);
     ctest
 }
 
@@ -179,20 +145,22 @@ fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {
+    for flavour in ["stock", "ncfilters"] {
+        log(format!("netcdf-c {}'s ctest suite on the {flavour} build", h.version()));
+        run_netcdf_ctest(h, flavour)?;
+    }
     let build = h.ncfilters_build();
-    log("netcdf-c's ctest suite on the ncfilters build");
-    run_netcdf_ctest(h, &build, &h.work_file("ctest-ncfilters.log"))?;
 
     let plugins = build.join("plugins");
     log(format!("filter programs CMake builds but never runs (HDF5_PLUGIN_PATH={})", plugins.display()));
-    for program in UNRUN_FILTER_PROGRAMS {
+    for program in h.release.unrun_filter_programs {
         run_filter_program(h, &build, program)?;
         println!("PASS {program}");
     }
 
     log("tst_specific_filters.sh with HDF5_PLUGIN_PATH (bzip2, zstd and blosc must not be skipped)");
     let log_file = h.work_file("specific-filters.log");
-    let mut specific = ctest(&build);
+    let mut specific = ctest(h, &build);
     specific.env("HDF5_PLUGIN_PATH", &plugins).args(["-V", "-R", "^nc_test4_tst_specific_filters$"]);
     if !succeeds_into_log(&mut specific, &log_file, false)? {
         print_tail(&log_file, 40);
@@ -204,6 +172,38 @@ pub fn test_netcdf_suite(h: &Harness) -> Result {
         fail!("tst_specific_filters skipped filters");
     }
     println!("PASS tst_specific_filters.sh (deflate, szip, bzip2, blosc, zstd)");
+
+    for script in h.release.unregistered_scripts {
+        log(format!("{script}, a filter test the release no longer registers (run alone)"));
+        run_unregistered_script(h, &build, script)?;
+        println!("PASS {script}");
+    }
+    Ok(())
+}
+
+/// A test script the release keeps but no longer registers with ctest, run as its `add_sh_test`
+/// would run it (`srcdir`, `TOPSRCDIR`, from the build's copy of the script).
+fn run_unregistered_script(h: &Harness, build: &Path, script: &str) -> Result {
+    let copy = build.join(script);
+    if !copy.is_file() {
+        fail!("{} is missing (netcdf-c {} should have written it at configure)", copy.display(), h.version());
+    }
+    let dir = copy.parent().expect("a script path has a directory");
+    let source = h.work.join("src-ncfilters");
+    let source_dir = source.join(script).parent().expect("a script path has a directory").to_path_buf();
+    let name = script.rsplit('/').next().unwrap_or(script);
+    let log_file = h.work_file(&format!("{name}.log"));
+    let mut command = Command::new("bash");
+    command
+        .arg(&copy)
+        .current_dir(dir)
+        .env("srcdir", &source_dir)
+        .env("TOPSRCDIR", &source)
+        .env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect);
+    if !succeeds_into_log(&mut command, &log_file, false)? {
+        print_tail(&log_file, 40);
+        fail!("{script} failed");
+    }
     Ok(())
 }
 
@@ -214,7 +214,7 @@ fn run_filter_program(h: &Harness, build: &Path, program: &str) -> Result {
     let mut command = Command::new(format!("./{name}"));
     command
         .current_dir(path.parent().expect("program path has a directory"))
-        .env(SUITE_DIALECT.0, SUITE_DIALECT.1)
+        .env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect)
         .env("HDF5_PLUGIN_PATH", build.join("plugins"));
     if !succeeds_into_log(&mut command, &log_file, false)? {
         print_file(&log_file);

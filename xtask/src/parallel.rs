@@ -3,8 +3,8 @@
 //! included), the ABI check of the parallel layouts, and ncfilters' own MPI filter test
 //! (c_tests/mpi_filters.c, read back serially and with h5py).
 
-use crate::harness::{fail, log, Harness, Result, NETCDF_VERSION};
-use crate::netcdf::{build_netcdf, run_netcdf_ctest_expecting, NETCDF_FLAGS};
+use crate::harness::{fail, log, Harness, Result};
+use crate::netcdf::{build_netcdf, run_netcdf_ctest_expecting};
 use crate::process::{cmd, output, run, succeeds_into_log};
 use crate::text::print_tail;
 
@@ -25,12 +25,11 @@ const MPI_HDF5_INCLUDE_DIR: &str = "/usr/include/hdf5/openmpi";
 pub const PARALLEL_CTEST_EXPECTED: usize = 223;
 
 /// The serial builds' flags with parallel I/O on, its tests on, and the MPI HDF5.
-pub fn parallel_flags() -> Vec<String> {
-    let mut flags: Vec<String> = NETCDF_FLAGS
-        .iter()
-        .map(|flag| if *flag == "-DENABLE_PARALLEL4=OFF" { "-DENABLE_PARALLEL4=ON" } else { flag }.to_string())
-        .collect();
-    flags.push("-DENABLE_PARALLEL_TESTS=ON".into());
+pub fn parallel_flags(h: &Harness) -> Vec<String> {
+    let mut flags: Vec<String> =
+        h.release.flags.iter().map(|flag| flag.replace("PARALLEL4=OFF", "PARALLEL4=ON")).collect();
+    let prefix = if h.release.is_first() { "" } else { "NETCDF_" };
+    flags.push(format!("-D{prefix}ENABLE_PARALLEL_TESTS=ON"));
     flags.push(format!("-DHDF5_C_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5.so"));
     flags.push(format!("-DHDF5_HL_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5_hl.so"));
     flags.push(format!("-DHDF5_INCLUDE_DIR={MPI_HDF5_INCLUDE_DIR}"));
@@ -44,15 +43,7 @@ pub fn test_parallel(h: &Harness) -> Result {
     let mut counts = Vec::new();
     for flavour in ["stock-parallel", "ncfilters-parallel"] {
         log(format!("netcdf-c's ctest suite on the {flavour} build (mpiexec, oversubscribed)"));
-        let build = h.build_dir(flavour);
-        let log_file = h.work_file(&format!("ctest-{flavour}.log"));
-        let result = run_netcdf_ctest_expecting(h, &build, &log_file, PARALLEL_CTEST_EXPECTED);
-        let name = flavour.replace("-parallel", " parallel");
-        match &result {
-            Ok(passed) => println!("netcdf-c {NETCDF_VERSION} {name}: {passed} tests passed, 0 failed"),
-            Err(_) => println!("netcdf-c {NETCDF_VERSION} {name}: failed (see {})", log_file.display()),
-        }
-        counts.push(result?);
+        counts.push(run_netcdf_ctest_expecting(h, flavour, PARALLEL_CTEST_EXPECTED)?);
     }
     if counts[0] != counts[1] {
         fail!("the parallel builds passed different counts: stock {}, ncfilters {}", counts[0], counts[1]);

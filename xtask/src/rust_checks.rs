@@ -18,6 +18,13 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 pub fn test_rust(h: &Harness) -> Result {
     log("cargo test (unit, property and C-ABI tests)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
+    for release in crate::release::RELEASES.iter().filter(|r| !r.is_first()) {
+        let h = h.for_release(release);
+        log(format!("cargo test of ncfilters' unit and plugin-path tests for netcdf-c {}", release.version));
+        let mut test =
+            cargo(&h, ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--test", "plugin_path_abi"]);
+        run(test.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", release.version))?;
+    }
     log("cargo test of tools/ncfilters-cli (its logic; the binary is tested installed, by `install`)");
     run(cmd("cargo", ["test", "--release", "--locked"]).current_dir(h.repo.join("tools/ncfilters-cli")))
 }
@@ -59,7 +66,16 @@ pub fn test_fmt(h: &Harness) -> Result {
 }
 
 pub fn test_clippy(h: &Harness) -> Result {
-    in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])
+    in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
+    // The crate compiled for the other releases has other cfgs (struct mirrors, behaviour).
+    for release in crate::release::RELEASES.iter().filter(|r| !r.is_first()) {
+        let h = h.for_release(release);
+        log(format!("cargo clippy of ncfilters for netcdf-c {}", release.version));
+        let mut clippy =
+            cargo(&h, ["clippy", "-q", "-p", "ncfilters", "--all-targets", "--locked", "--", "-D", "warnings"]);
+        run(clippy.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", release.version))?;
+    }
+    Ok(())
 }
 
 /// The unit tests Miri runs (test-name filters): everything that calls no C. zstd, bzip2,
@@ -99,14 +115,15 @@ pub fn test_abi(h: &Harness) -> Result {
     let netcdf_build = h.build_dir("stock");
     let cflags = hdf5_cflags()?;
 
-    log("ABI check against netcdf-c 4.9.0's headers");
-    abi_check(h, &netcdf_src, &netcdf_build, &[], "target", &cflags)?;
+    log(format!("ABI check against netcdf-c {}'s headers", h.version()));
+    abi_check(h, &netcdf_src, &netcdf_build, &[], &h.cargo_target(), &cflags)?;
 
     log("ABI check on a deliberately broken mirror must fail");
     // Its own target directory: the broken build must never replace the real libncfilters.
     let mut broken = gen_headers(h, &["ncfilters/abi-broken-mirror"], &["abi-check"]);
     broken
-        .env("CARGO_TARGET_DIR", h.repo.join("target/abi-broken-mirror"))
+        .env("CARGO_TARGET_DIR", h.cargo_target().join("abi-broken-mirror"))
+        .env("NCFILTERS_NETCDF_VERSION", h.version())
         .arg("--netcdf-src")
         .arg(&netcdf_src)
         .arg("--netcdf-build")
@@ -124,7 +141,7 @@ pub fn test_abi_parallel(h: &Harness, netcdf_src: &Path, netcdf_build: &Path) ->
     log("ABI check of the parallel layouts against netcdf-c's headers with USE_PARALLEL4");
     let mut cflags = mpi_hdf5_cflags()?;
     cflags.push("-DUSE_PARALLEL4=1".into());
-    abi_check(h, netcdf_src, netcdf_build, PARALLEL_FEATURES, "target/parallel", &cflags)
+    abi_check(h, netcdf_src, netcdf_build, PARALLEL_FEATURES, &h.cargo_target().join("parallel"), &cflags)
 }
 
 /// The unit tests of the filter rules built as for a parallel netcdf-c, with and without
@@ -133,7 +150,7 @@ pub fn test_parallel_rules(h: &Harness) -> Result {
     for features in ["parallel4,hdf5-parallel-filters", "parallel4"] {
         log(format!("unit tests of the filter rules with --features {features}"));
         let mut test = cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--features"]);
-        test.args([features, "hdf5_filter_rules::"]).env("CARGO_TARGET_DIR", h.repo.join("target/parallel"));
+        test.args([features, "hdf5_filter_rules::"]).env("CARGO_TARGET_DIR", h.cargo_target().join("parallel"));
         run(&mut test)?;
     }
     Ok(())
@@ -156,18 +173,18 @@ fn abi_check(
     netcdf_src: &Path,
     netcdf_build: &Path,
     features: &[&str],
-    target_dir: &str,
+    target: &Path,
     cflags: &[String],
 ) -> Result {
-    let target = h.repo.join(target_dir);
     let mut build = cargo(h, ["build", "-q", "--release", "--locked", "-p", "ncfilters"]);
     for feature in features {
         build.args(["--features", feature.trim_start_matches("ncfilters/")]);
     }
-    run(build.env("CARGO_TARGET_DIR", &target))?;
+    run(build.env("CARGO_TARGET_DIR", target).env("NCFILTERS_NETCDF_VERSION", h.version()))?;
     let mut check = gen_headers(h, features, &["abi-check"]);
     check
-        .env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_TARGET_DIR", target)
+        .env("NCFILTERS_NETCDF_VERSION", h.version())
         .arg("--netcdf-src")
         .arg(netcdf_src)
         .arg("--netcdf-build")
@@ -185,15 +202,24 @@ pub fn test_differential(h: &Harness) -> Result {
     parser.env("NCFILTERS_STOCK_LIBNETCDF", h.stock_lib());
     run(&mut parser)?;
 
+    if !h.release.is_first() {
+        log("differential plugin-path helper test against the stock libnetcdf.so");
+        let mut helpers = differential_test(h, "plugin_path_abi");
+        helpers.env("NCFILTERS_STOCK_LIBNETCDF", h.stock_lib());
+        run(&mut helpers)?;
+    }
+
     log("differential filter test against netcdf-c's C plugins (stock build)");
     let mut filters = differential_test(h, "differential_filters");
     filters.env("NCFILTERS_STOCK_PLUGINS", h.build_dir("stock").join("plugins"));
     run(&mut filters)
 }
 
-/// One of the `#[ignore]`d integration tests that need the stock build.
+/// One of the `#[ignore]`d integration tests that need the stock build, built for the release.
 fn differential_test(h: &Harness, test: &str) -> Command {
-    cargo(h, ["test", "-q", "--release", "--locked", "--test", test, "--", "--ignored", "--nocapture"])
+    let mut test = cargo(h, ["test", "-q", "--release", "--locked", "--test", test, "--", "--ignored", "--nocapture"]);
+    test.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", h.version());
+    test
 }
 
 /// cargo fuzz in fuzz/. RUSTC_BOOTSTRAP: cargo-fuzz needs -Zsanitizer; the machine has only

@@ -5,8 +5,9 @@ use std::io::Write;
 use std::path::Path;
 use std::process::Stdio;
 
-use crate::harness::{self, fail, log, Failure, Harness, Result, NETCDF_VERSION};
+use crate::harness::{self, fail, log, Failure, Harness, Result};
 use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
+use crate::release::Source;
 use crate::text::last_lines;
 
 const APT_PACKAGES: [&str; 21] = [
@@ -37,8 +38,12 @@ const APT_PACKAGES: [&str; 21] = [
 
 const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources";
 
-pub fn orig_tarball() -> String {
-    format!("netcdf_{NETCDF_VERSION}.orig.tar.gz")
+/// The Debian version of the 4.9.0 source (bookworm's): pinned, so that deb-src entries of other
+/// suites never change which source the 4.9.0 builds get.
+const DEBIAN_4_9_0: &str = "1:4.9.0-3";
+
+pub fn orig_tarball(h: &Harness) -> String {
+    format!("netcdf_{}.orig.tar.gz", h.version())
 }
 
 pub fn setup(h: &Harness) -> Result {
@@ -85,12 +90,29 @@ fn ensure_deb_src() -> Result {
     let Some((uri, suite)) = first_deb_entry() else {
         fail!("no Debian deb entry found to derive a deb-src entry from");
     };
+    add_deb_src(DEB_SRC_TARGET, &uri, &suite)
+}
+
+/// A deb-src entry (source packages only: binary packages stay the machine's) for `suite` of the
+/// machine's own mirror.
+fn ensure_deb_src_for(suite: &str) -> Result {
+    let target = format!("/etc/apt/sources.list.d/ncfilters-deb-src-{suite}.sources");
+    if Path::new(&target).is_file() {
+        return Ok(());
+    }
+    let Some((uri, _)) = first_deb_entry() else {
+        fail!("no Debian deb entry found to derive a deb-src entry from");
+    };
+    add_deb_src(&target, &uri, suite)
+}
+
+fn add_deb_src(target: &str, uri: &str, suite: &str) -> Result {
     log(format!("adding deb-src for {uri} {suite}"));
     let entry = format!(
         "Types: deb-src\nURIs: {uri}\nSuites: {suite}\nComponents: main\n\
          Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg\n"
     );
-    write_as_root(DEB_SRC_TARGET, &entry)?;
+    write_as_root(target, &entry)?;
     run(&mut as_root("apt-get", ["update", "-q"])?)
 }
 
@@ -174,34 +196,65 @@ fn first_one_line_entry(text: &str) -> Option<(String, String)> {
     })
 }
 
+/// The release's source tarball in the cache (from the shared copy, or `apt-get source` of the
+/// pinned Debian version), its sha256 checked, unpacked into the work directory.
 pub fn fetch_netcdf_source(h: &Harness) -> Result {
     harness::create_dir_all(&h.cache)?;
-    let tarball = h.cache.join(orig_tarball());
-    if !tarball.is_file() {
-        ensure_deb_src()?;
-        log(format!("apt-get source netcdf (cached in {})", h.cache.display()));
-        let mut source = cmd("apt-get", ["source", "-q", "--download-only", "netcdf"]);
-        let out = source
-            .current_dir(&h.cache)
-            .stderr(Stdio::piped())
-            .output()
-            .map_err(|e| Failure(format!("cannot run apt-get source: {e}")))?;
-        let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
-        for line in last_lines(&text, 3) {
-            println!("{line}");
+    let tarball = h.cache.join(orig_tarball(h));
+    match &h.release.source {
+        Source::AptSource => {
+            if !tarball.is_file() {
+                ensure_deb_src()?;
+                apt_get_source(h, &format!("netcdf={DEBIAN_4_9_0}"))?;
+            }
         }
-        if !out.status.success() {
-            fail!("apt-get source netcdf failed ({})", out.status);
+        Source::Tarball { file, sha256, debian_version, suite } => {
+            let shared = h.repo.join("../shared/netcdf-c").join(file);
+            if !tarball.is_file() && shared.is_file() {
+                log(format!("netcdf-c {} from {}", h.version(), shared.display()));
+                run(cmd("cp", ["--"]).arg(&shared).arg(&tarball))?;
+            }
+            if !tarball.is_file() {
+                ensure_deb_src_for(suite)?;
+                apt_get_source(h, &format!("netcdf={debian_version}"))?;
+            }
+            let sum = output(cmd("sha256sum", ["--"]).arg(&tarball))?;
+            if sum.split_whitespace().next() != Some(sha256) {
+                fail!(
+                    "{} has sha256 {}, not {sha256}",
+                    tarball.display(),
+                    sum.split_whitespace().next().unwrap_or("?")
+                );
+            }
         }
     }
     if !tarball.is_file() {
-        fail!("apt-get source did not produce {}", orig_tarball());
+        fail!("apt-get source did not produce {}", orig_tarball(h));
     }
-    if !h.work.join(format!("netcdf-c-{NETCDF_VERSION}")).is_dir() {
+    if !h.work.join(format!("netcdf-c-{}", h.version())).is_dir() {
         h.ensure_work_dir()?;
         let mut untar = cmd("tar", ["-xzf"]);
         untar.arg(&tarball).arg("-C").arg(&h.work);
         run(&mut untar)?;
+    }
+    Ok(())
+}
+
+/// `apt-get source --download-only <package>` into the cache.
+fn apt_get_source(h: &Harness, package: &str) -> Result {
+    log(format!("apt-get source {package} (cached in {})", h.cache.display()));
+    let mut source = cmd("apt-get", ["source", "-q", "--download-only", package]);
+    let out = source
+        .current_dir(&h.cache)
+        .stderr(Stdio::piped())
+        .output()
+        .map_err(|e| Failure(format!("cannot run apt-get source: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    for line in last_lines(&text, 3) {
+        println!("{line}");
+    }
+    if !out.status.success() {
+        fail!("apt-get source {package} failed ({})", out.status);
     }
     Ok(())
 }

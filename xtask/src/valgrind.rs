@@ -125,22 +125,22 @@ fn files_with_invalid_access(logs: &[PathBuf]) -> Vec<PathBuf> {
 fn valgrind_suite(h: &Harness, flavour: &str, tests: &[&str]) -> Result {
     let build = h.build_dir(flavour);
     let logs = h.work.join(format!("valgrind-{flavour}"));
-    check_tests_exist(&build, tests)?;
+    check_tests_exist(h, &build, tests)?;
     let (serial, parallel): (Vec<&str>, Vec<&str>) = tests.iter().partition(|t| must_run_serially(t));
     // Some tests read files other tests write (tst_nccopy4 needs tst_fillbug.nc): run the plain
     // suite first.
-    run_netcdf_ctest(h, &build, &h.work_file(&format!("ctest-{flavour}.log")))?;
+    run_netcdf_ctest(h, flavour)?;
     remove_dir_all_if_exists(&logs)?;
     crate::harness::create_dir_all(&logs)?;
     let ctest_log = h.work_file(&format!("valgrind-{flavour}.ctest.log"));
     crate::harness::write_file(&ctest_log, "")?;
-    memcheck_group(&build, &logs, &ctest_log, 1, flavour, &serial)?;
-    memcheck_group(&build, &logs, &ctest_log, h.jobs, flavour, &parallel)?;
+    memcheck_group(h, &build, &logs, &ctest_log, 1, flavour, &serial)?;
+    memcheck_group(h, &build, &logs, &ctest_log, h.jobs, flavour, &parallel)?;
     keep_only_netcdf_program_logs(&build, &logs)
 }
 
-fn check_tests_exist(build: &Path, tests: &[&str]) -> Result {
-    let mut list = ctest(build);
+fn check_tests_exist(h: &Harness, build: &Path, tests: &[&str]) -> Result {
+    let mut list = ctest(h, build);
     list.args(["-N", "-R", &exact_names_regex(tests)]);
     let listed = output(&mut list)?;
     let total =
@@ -152,13 +152,21 @@ fn check_tests_exist(build: &Path, tests: &[&str]) -> Result {
 }
 
 /// ctest memcheck on exactly these tests.
-fn memcheck_group(build: &Path, logs: &Path, ctest_log: &Path, jobs: usize, flavour: &str, tests: &[&str]) -> Result {
+fn memcheck_group(
+    h: &Harness,
+    build: &Path,
+    logs: &Path,
+    ctest_log: &Path,
+    jobs: usize,
+    flavour: &str,
+    tests: &[&str],
+) -> Result {
     let options = format!(
         "MemoryCheckCommandOptions=--trace-children=yes --trace-children-skip={VALGRIND_SKIP} \
          --leak-check=full --num-callers=30 --log-file={}/vg.%p.log",
         logs.display()
     );
-    let mut memcheck = ctest(build);
+    let mut memcheck = ctest(h, build);
     memcheck.args(["-T", "memcheck"]).arg(format!("-j{jobs}")).args([
         "-R",
         &exact_names_regex(tests),

@@ -1,0 +1,559 @@
+//! The plugin-path API (replacing netcdf-c 4.9.3's `libdispatch/dplugins.c`, `libhdf5/hdf5plugins.c`,
+//! the path half of `libnczarr/zplugins.c` and the `ncaux_plugin_path_*` helpers of `daux.c`;
+//! added to 4.9.0 builds): read and replace the one plugin path ([`crate::plugin_path`]) that the
+//! NCZarr registry searches and HDF5's search table follows. Unlike netcdf-c's, these functions
+//! may be called from several threads at once.
+//!
+//! Every vector and string handed to the caller is `malloc`'d; the caller frees them
+//! (`ncaux_plugin_path_clear`). Where netcdf-c writes into a caller's non-NULL `dirs` vector,
+//! so does this: the caller gives it room for every directory (`nc_plugin_path_ndirs`).
+
+use crate::c_heap::CArray;
+use crate::c_types::NCPluginList;
+use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
+use crate::ffi_boundary::{c_str_bytes, guarded, status_of, write_opt};
+use crate::plugin_path;
+use std::ffi::CString;
+use std::os::raw::{c_char, c_int};
+use std::sync::{Mutex, MutexGuard};
+
+/// Serialises replacing the path with pushing it into HDF5's table, so both end up the same.
+static CHANGE: Mutex<()> = Mutex::new(());
+
+fn change_lock() -> MutexGuard<'static, ()> {
+    CHANGE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// `text` as a NUL-terminated `malloc`'d string.
+fn c_string(text: &[u8]) -> NcResult<*mut c_char> {
+    let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
+    block.as_mut_slice()[..text.len()].copy_from_slice(text);
+    Ok(block.into_raw().cast())
+}
+
+/// The directories of a caller's list (`NC_EINVAL` for a NULL list, a NULL vector with
+/// directories, a NULL directory or one that is not UTF-8).
+///
+/// # Safety
+/// `dirs` is NULL or a valid `NCPluginList` whose vector holds `ndirs` pointers.
+unsafe fn read_list(function: &str, dirs: *const NCPluginList) -> NcResult<Vec<String>> {
+    // SAFETY: NULL or valid per the contract.
+    let list = unsafe { dirs.as_ref() }.ok_or(NC_EINVAL)?;
+    if list.ndirs == 0 {
+        return Ok(Vec::new());
+    }
+    if list.dirs.is_null() {
+        report(format_args!("{function}: {} directories but a NULL vector", list.ndirs));
+        return Err(NC_EINVAL);
+    }
+    (0..list.ndirs)
+        .map(|i| {
+            // SAFETY: the vector holds ndirs pointers, each NULL or NUL-terminated.
+            let bytes = unsafe { c_str_bytes(*list.dirs.add(i)) }.ok_or_else(|| {
+                report(format_args!("{function}: directory {i} is NULL"));
+                NC_EINVAL
+            })?;
+            String::from_utf8(bytes.to_vec()).map_err(|_| {
+                report(format_args!("{function}: directory {i} ({:?}) is not UTF-8", String::from_utf8_lossy(bytes)));
+                NC_EINVAL
+            })
+        })
+        .collect()
+}
+
+/// Stores `dirs` in the caller's list: a new vector when its vector is NULL, else its own.
+///
+/// # Safety
+/// `out` is a valid, writable `NCPluginList`; a non-NULL vector has room for `dirs.len()`.
+unsafe fn write_list<S: AsRef<[u8]>>(out: *mut NCPluginList, dirs: &[S]) -> NcResult<()> {
+    let mut strings = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        match c_string(dir.as_ref()) {
+            Ok(string) => strings.push(string),
+            Err(error) => {
+                // SAFETY: each string is malloc'd and not handed out.
+                strings.into_iter().for_each(|string| unsafe { libc::free(string.cast()) });
+                return Err(error);
+            }
+        }
+    }
+    // SAFETY: valid and writable per the contract.
+    let list = unsafe { &mut *out };
+    if list.dirs.is_null() && !strings.is_empty() {
+        match CArray::<*mut c_char>::zeroed(strings.len()) {
+            Ok(vector) => list.dirs = vector.into_raw(),
+            Err(error) => {
+                // SAFETY: as above.
+                strings.into_iter().for_each(|string| unsafe { libc::free(string.cast()) });
+                return Err(error);
+            }
+        }
+    }
+    for (i, string) in strings.into_iter().enumerate() {
+        // SAFETY: the vector has room for every directory per the contract.
+        unsafe { list.dirs.add(i).write(string) };
+    }
+    list.ndirs = dirs.len();
+    Ok(())
+}
+
+/// Frees a list's strings and vector and empties it.
+///
+/// # Safety
+/// `list` is valid; its vector and strings are NULL or `malloc`'d and owned by the list.
+unsafe fn clear_list(list: &mut NCPluginList) {
+    if !list.dirs.is_null() {
+        for i in 0..list.ndirs {
+            // SAFETY: each entry is NULL or malloc'd (free(NULL) is a no-op).
+            unsafe { libc::free((*list.dirs.add(i)).cast()) };
+        }
+        // SAFETY: the vector is malloc'd.
+        unsafe { libc::free(list.dirs.cast()) };
+    }
+    list.dirs = std::ptr::null_mut();
+    list.ndirs = 0;
+}
+
+/// Pushes the plugin path into HDF5's search table (nothing to do where HDF5 is not loaded).
+fn push_to_hdf5(dirs: &[String]) -> NcResult<()> {
+    let dirs: Vec<CString> =
+        dirs.iter().map(|dir| CString::new(dir.as_bytes())).collect::<Result<_, _>>().map_err(|_| NC_EINVAL)?;
+    crate::hdf5_sys::set_plugin_search_table(&dirs).map_err(|e| {
+        report(format_args!("HDF5 refused the plugin path: {} failed", e.0));
+        NC_EHDFERR
+    })
+}
+
+/// Replaces the plugin path and HDF5's search table with `dirs`.
+fn set_everywhere(dirs: &[String]) -> NcResult<()> {
+    let _change = change_lock();
+    plugin_path::set(dirs);
+    push_to_hdf5(dirs)
+}
+
+fn current_dirs() -> Vec<String> {
+    plugin_path::snapshot().dirs.into_iter().map(|d| d.dir).collect()
+}
+
+/// The number of directories of the plugin path.
+///
+/// # Safety
+/// `ndirsp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
+    status_of(crate::function_name!(), || {
+        let ndirs = plugin_path::snapshot().dirs.len();
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_opt(ndirsp, ndirs) };
+        Ok(())
+    })
+}
+
+/// Copies the directories of the plugin path into `dirs`.
+///
+/// A new vector when `dirs->dirs` is NULL, else the caller's, which must have room for them
+/// (`nc_plugin_path_ndirs`). A NULL `dirs` is accepted and ignored.
+///
+/// # Safety
+/// `dirs` is NULL or a valid, writable `NCPluginList`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
+    status_of(crate::function_name!(), || {
+        if dirs.is_null() {
+            return Ok(());
+        }
+        // SAFETY: valid and writable per the contract.
+        unsafe { write_list(dirs, &current_dirs()) }
+    })
+}
+
+/// Replaces the plugin path with `dirs`, for HDF5 and NCZarr alike.
+///
+/// No directories: none is searched. The NCZarr registry searches the new directories the next
+/// time it is used.
+///
+/// # Safety
+/// `dirs` is NULL or a valid `NCPluginList`.
+#[no_mangle]
+pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
+    status_of(crate::function_name!(), || {
+        // SAFETY: forwarded contract.
+        let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
+        set_everywhere(&dirs)
+    })
+}
+
+/// The separator a `char` argument names: `'\0'` is the platform's.
+fn separator(sep: c_char) -> Option<char> {
+    (sep != 0).then_some(sep as u8 as char)
+}
+
+/// Splits the first `pathlen` bytes of `pathlist0` on `sep` into `dirs`.
+///
+/// The text ends at a NUL; `sep` `'\0'` is `:`; empty pieces are kept.
+///
+/// # Safety
+/// `pathlist0` is NULL or readable for `pathlen` bytes (or up to a NUL); `dirs` is NULL or valid
+/// and writable, its non-NULL vector with room for every piece.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_parsen(
+    pathlen: usize,
+    pathlist0: *const c_char,
+    sep: c_char,
+    dirs: *mut NCPluginList,
+) -> c_int {
+    status_of(crate::function_name!(), || {
+        if dirs.is_null() {
+            return Err(NC_EINVAL);
+        }
+        if pathlen == 0 || pathlist0.is_null() {
+            // SAFETY: valid and writable per the contract.
+            unsafe { (*dirs).ndirs = 0 };
+            return Ok(());
+        }
+        // SAFETY: readable for pathlen bytes, stopping at a NUL, per the contract.
+        let bytes = unsafe { std::slice::from_raw_parts(pathlist0.cast::<u8>(), pathlen) };
+        let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+        let sep = separator(sep).map_or(b':', |c| c as u8);
+        let pieces: Vec<&[u8]> = text.split(|&b| b == sep).collect();
+        // SAFETY: forwarded contract.
+        unsafe { write_list(dirs, &pieces) }
+    })
+}
+
+/// [`ncaux_plugin_path_parsen`] of a NUL-terminated `pathlist0`.
+///
+/// # Safety
+/// `pathlist0` is NULL or NUL-terminated; `dirs` as for `ncaux_plugin_path_parsen`.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_parse(
+    pathlist0: *const c_char,
+    sep: c_char,
+    dirs: *mut NCPluginList,
+) -> c_int {
+    // SAFETY: NULL or NUL-terminated per the contract.
+    let len = unsafe { c_str_bytes(pathlist0) }.map_or(0, <[u8]>::len);
+    // SAFETY: forwarded contract.
+    unsafe { ncaux_plugin_path_parsen(len, pathlist0, sep, dirs) }
+}
+
+/// Joins the directories of `dirs` with `sep` into a `malloc`'d string in `*catp`.
+///
+/// `sep` `'\0'` is `:`; NULL directories count as empty.
+///
+/// # Safety
+/// `dirs` is NULL or valid; `catp` is NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_tostring(
+    dirs: *const NCPluginList,
+    sep: c_char,
+    catp: *mut *mut c_char,
+) -> c_int {
+    status_of(crate::function_name!(), || {
+        // SAFETY: NULL or valid per the contract.
+        let list = unsafe { dirs.as_ref() }.ok_or(NC_EINVAL)?;
+        if list.ndirs > 0 && list.dirs.is_null() {
+            return Err(NC_EINVAL);
+        }
+        let sep = separator(sep).map_or(b':', |c| c as u8);
+        let mut text = Vec::new();
+        for i in 0..list.ndirs {
+            if i > 0 {
+                text.push(sep);
+            }
+            // SAFETY: the vector holds ndirs pointers, each NULL or NUL-terminated.
+            text.extend_from_slice(unsafe { c_str_bytes(*list.dirs.add(i)) }.unwrap_or_default());
+        }
+        if !catp.is_null() {
+            let cat = c_string(&text)?;
+            // SAFETY: checked non-NULL; writable per the contract.
+            unsafe { catp.write(cat) };
+        }
+        Ok(())
+    })
+}
+
+/// Frees the directories and vector of `dirs` and empties it (NULL: nothing to do).
+///
+/// # Safety
+/// `dirs` is NULL or valid, its vector and strings `malloc`'d and owned by it.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
+    status_of(crate::function_name!(), || {
+        // SAFETY: NULL or valid per the contract.
+        if let Some(list) = unsafe { dirs.as_mut() } {
+            // SAFETY: forwarded contract.
+            unsafe { clear_list(list) };
+        }
+        Ok(())
+    })
+}
+
+/// [`ncaux_plugin_path_clear`], then frees `dirs` itself.
+///
+/// # Safety
+/// As for `ncaux_plugin_path_clear`, and `dirs` is NULL or `malloc`'d.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
+    status_of(crate::function_name!(), || {
+        // SAFETY: NULL or valid per the contract.
+        if let Some(list) = unsafe { dirs.as_mut() } {
+            // SAFETY: forwarded contract; dirs is malloc'd.
+            unsafe {
+                clear_list(list);
+                libc::free(dirs.cast());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Adds `dir` to `dirs`, at the end or (`front`) at the start, in a new vector.
+///
+/// # Safety
+/// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
+unsafe fn insert_dir(dirs: *mut NCPluginList, dir: *const c_char, front: bool) -> NcResult<()> {
+    // SAFETY: NULL or valid per the contract.
+    let list = unsafe { dirs.as_mut() }.ok_or(NC_EINVAL)?;
+    // SAFETY: NULL or NUL-terminated per the contract.
+    let dir = unsafe { c_str_bytes(dir) }.ok_or(NC_EINVAL)?;
+    if list.ndirs > 0 && list.dirs.is_null() {
+        return Err(NC_EINVAL);
+    }
+    let added = c_string(dir)?;
+    let mut vector = CArray::<*mut c_char>::zeroed(list.ndirs + 1).inspect_err(|_| {
+        // SAFETY: added is malloc'd and not handed out.
+        unsafe { libc::free(added.cast()) }
+    })?;
+    let slots = vector.as_mut_slice();
+    let (new_slot, old_slots) = if front { (0, 1..) } else { (list.ndirs, 0..) };
+    for (slot, i) in old_slots.zip(0..list.ndirs) {
+        // SAFETY: the old vector holds ndirs pointers.
+        slots[slot] = unsafe { *list.dirs.add(i) };
+    }
+    slots[new_slot] = added;
+    // SAFETY: the old vector is malloc'd; its strings moved to the new one.
+    unsafe { libc::free(list.dirs.cast()) };
+    list.dirs = vector.into_raw();
+    list.ndirs += 1;
+    Ok(())
+}
+
+/// Appends a copy of `dir` to `dirs` (`dirs->dirs` may move).
+///
+/// # Safety
+/// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    status_of(crate::function_name!(), || unsafe { insert_dir(dirs, dir, false) })
+}
+
+/// Puts a copy of `dir` in front of `dirs` (`dirs->dirs` may move).
+///
+/// # Safety
+/// As for `ncaux_plugin_path_append`.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
+    // SAFETY: forwarded contract.
+    status_of(crate::function_name!(), || unsafe { insert_dir(dirs, dir, true) })
+}
+
+/// The plugin path joined with `;` (the Fortran helpers' form).
+fn fortran_text() -> String {
+    plugin_path::join(&current_dirs(), Some(';'))
+}
+
+/// The length of the plugin path joined with `;`, or -1 if it does not fit an int.
+#[no_mangle]
+pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
+    guarded(crate::function_name!(), || Some(c_int::try_from(fortran_text().len()).unwrap_or(-1))).unwrap_or(-1)
+}
+
+/// Copies the plugin path joined with `;` into `path`, as `strncpy` does.
+///
+/// NUL-padded; no NUL when the text fills all `pathlen` bytes.
+///
+/// # Safety
+/// `path` is NULL or writable for `pathlen` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut c_char) -> c_int {
+    status_of(crate::function_name!(), || {
+        let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
+        if path.is_null() {
+            return Err(NC_EINVAL);
+        }
+        let text = fortran_text();
+        let copied = text.len().min(len);
+        // SAFETY: path is writable for len bytes; copied <= len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), path.cast::<u8>(), copied);
+            std::ptr::write_bytes(path.cast::<u8>().add(copied), 0, len - copied);
+        }
+        Ok(())
+    })
+}
+
+/// Replaces the plugin path with the first `pathlen` bytes of `path`, split on `;`.
+///
+/// # Safety
+/// `path` is NULL or readable for `pathlen` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *const c_char) -> c_int {
+    status_of(crate::function_name!(), || {
+        let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
+        if path.is_null() {
+            return Err(NC_EINVAL);
+        }
+        // SAFETY: readable for len bytes per the contract.
+        let bytes = unsafe { std::slice::from_raw_parts(path.cast::<u8>(), len) };
+        let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
+        let text = std::str::from_utf8(text).map_err(|_| NC_EINVAL)?;
+        set_everywhere(&plugin_path::parse(text, Some(';')))
+    })
+}
+
+/// The internal functions netcdf-c 4.9.3 and later call or export (`ncplugins.h`).
+#[cfg(ncf_plugin_path_release)]
+mod release {
+    use super::*;
+
+    const NC_NOERR_CODE: c_int = 0;
+
+    /// Run by `NC4_initialize`: makes the plugin path from the environment and HDF5's search
+    /// table follow it, as netcdf-c 4.9.3 does.
+    #[no_mangle]
+    pub extern "C" fn nc_plugin_path_initialize() -> c_int {
+        status_of(crate::function_name!(), || {
+            let _change = change_lock();
+            push_to_hdf5(&current_dirs())
+        })
+    }
+
+    /// Run by `NC4_finalize`: forgets the plugin path (the next use reads the environment again).
+    #[no_mangle]
+    pub extern "C" fn nc_plugin_path_finalize() -> c_int {
+        status_of(crate::function_name!(), || {
+            plugin_path::finalize();
+            Ok(())
+        })
+    }
+
+    /// The number of entries of HDF5's search table.
+    ///
+    /// # Safety
+    /// `ndirsp` is NULL or writable.
+    #[no_mangle]
+    pub unsafe extern "C" fn NC4_hdf5_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
+        status_of(crate::function_name!(), || {
+            let count = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?.len();
+            // SAFETY: NULL or writable per the contract.
+            unsafe { write_opt(ndirsp, count) };
+            Ok(())
+        })
+    }
+
+    /// HDF5's search table, as [`nc_plugin_path_get`] returns the plugin path.
+    ///
+    /// # Safety
+    /// `dirs` is NULL or a valid, writable `NCPluginList`.
+    #[no_mangle]
+    pub unsafe extern "C" fn NC4_hdf5_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
+        status_of(crate::function_name!(), || {
+            if dirs.is_null() {
+                return Err(NC_EINVAL);
+            }
+            let table = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?;
+            // SAFETY: valid and writable per the contract.
+            unsafe { write_list(dirs, &table) }
+        })
+    }
+
+    /// Replaces HDF5's search table (only: the plugin path stays).
+    ///
+    /// # Safety
+    /// `dirs` is NULL or a valid `NCPluginList`.
+    #[no_mangle]
+    pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
+        status_of(crate::function_name!(), || {
+            // SAFETY: forwarded contract.
+            let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
+            let _change = change_lock();
+            push_to_hdf5(&dirs)
+        })
+    }
+
+    #[no_mangle]
+    pub extern "C" fn NC4_hdf5_plugin_path_initialize() -> c_int {
+        NC_NOERR_CODE
+    }
+
+    #[no_mangle]
+    pub extern "C" fn NC4_hdf5_plugin_path_finalize() -> c_int {
+        NC_NOERR_CODE
+    }
+
+    thread_local! {
+        static HDF5_PATH_TEXT: std::cell::RefCell<CString> = std::cell::RefCell::new(CString::default());
+    }
+
+    /// HDF5's search table joined with `;`, for debugging: valid until this thread's next call.
+    #[no_mangle]
+    pub extern "C" fn NC4_hdf5_plugin_path_tostring() -> *const c_char {
+        guarded(crate::function_name!(), || {
+            let table = crate::hdf5_sys::plugin_search_table().unwrap_or_default();
+            let joined = table.join(&b';');
+            let text = CString::new(joined).unwrap_or_default();
+            HDF5_PATH_TEXT.with(|slot| {
+                *slot.borrow_mut() = text;
+                Some(slot.borrow().as_ptr())
+            })
+        })
+        .unwrap_or(std::ptr::null())
+    }
+
+    /// NCZarr's side of the plugin path: the same list (ncfilters keeps one).
+    #[no_mangle]
+    pub extern "C" fn NCZ_plugin_path_initialize() -> c_int {
+        NC_NOERR_CODE
+    }
+
+    #[no_mangle]
+    pub extern "C" fn NCZ_plugin_path_finalize() -> c_int {
+        NC_NOERR_CODE
+    }
+
+    /// # Safety
+    /// `ndirsp` is NULL or writable.
+    #[no_mangle]
+    pub unsafe extern "C" fn NCZ_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
+        // SAFETY: forwarded contract.
+        unsafe { nc_plugin_path_ndirs(ndirsp) }
+    }
+
+    /// # Safety
+    /// `dirs` is NULL or a valid, writable `NCPluginList`.
+    #[no_mangle]
+    pub unsafe extern "C" fn NCZ_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
+        if dirs.is_null() {
+            return NC_EINVAL.code();
+        }
+        // SAFETY: forwarded contract.
+        unsafe { nc_plugin_path_get(dirs) }
+    }
+
+    /// Replaces the plugin path NCZarr searches (not HDF5's table).
+    ///
+    /// # Safety
+    /// `dirs` is NULL or a valid `NCPluginList`.
+    #[no_mangle]
+    pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
+        status_of(crate::function_name!(), || {
+            // SAFETY: forwarded contract.
+            let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
+            let _change = change_lock();
+            plugin_path::set(&dirs);
+            Ok(())
+        })
+    }
+}

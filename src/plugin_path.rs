@@ -1,0 +1,192 @@
+//! The plugin path: the one list of directories, per process, in which the NCZarr registry (and,
+//! from netcdf-c 4.9.3 on, HDF5) looks for filter plugins. `nc_plugin_path_get`/`_set` read and
+//! replace it (`abi::plugin_path`); this module holds the list and its rules, safely shared
+//! between threads (netcdf-c's own list is an unguarded global).
+//!
+//! The initial list follows the release ncfilters is built into:
+//! - 4.9.0: `HDF5_PLUGIN_PATH` split on `;` and `:`, empty pieces dropped (an empty variable
+//!   counts as unset), then netcdf-c's default `/usr/local/hdf5/plugin` unless listed;
+//! - 4.9.3 and later: `HDF5_PLUGIN_PATH` split on `:` only, empty pieces kept (an empty variable
+//!   is an empty list), and when it is unset the build's `NETCDF_PLUGIN_SEARCH_PATH`.
+//!
+//! A change (`nc_plugin_path_set`) bumps a generation number; the NCZarr registry discovers
+//! again, lazily, when it sees a newer one.
+#![forbid(unsafe_code)]
+
+use std::sync::{Mutex, MutexGuard};
+
+pub const PLUGIN_PATH_ENV: &str = "HDF5_PLUGIN_PATH";
+/// netcdf-c 4.9.0's default (`PLUGIN_DIR_UNIX`; note HDF5's own is `/usr/local/hdf5/lib/plugin`).
+pub const DEFAULT_PLUGIN_DIR: &str = "/usr/local/hdf5/plugin";
+/// The netcdf-c release's build-time search path (`NETCDF_PLUGIN_SEARCH_PATH`), from 4.9.3 on
+/// the list when `HDF5_PLUGIN_PATH` is unset.
+pub const RELEASE_SEARCH_PATH: &str = env!("NCFILTERS_PLUGIN_SEARCH_PATH");
+
+/// Where a directory of the plugin path came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirOrigin {
+    /// A piece of `HDF5_PLUGIN_PATH`.
+    PluginPath,
+    /// The default: 4.9.0's [`DEFAULT_PLUGIN_DIR`], or a later release's [`RELEASE_SEARCH_PATH`].
+    Default,
+    /// Set by the application (`nc_plugin_path_set`).
+    Set,
+}
+
+/// One directory of the plugin path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginDir {
+    pub dir: String,
+    pub origin: DirOrigin,
+}
+
+impl PluginDir {
+    fn new(dir: &str, origin: DirOrigin) -> Self {
+        PluginDir { dir: dir.to_string(), origin }
+    }
+}
+
+/// Whether this build follows netcdf-c 4.9.3's plugin-path rules (else 4.9.0's).
+pub const RELEASE_RULES: bool = cfg!(ncf_plugin_path_release);
+
+/// The initial plugin path for `HDF5_PLUGIN_PATH` = `plugin_path` (`None`: unset).
+pub fn initial_dirs(plugin_path: Option<&str>) -> Vec<PluginDir> {
+    if RELEASE_RULES {
+        match plugin_path {
+            Some(path) => split_keeping_empty(path).map(|dir| PluginDir::new(dir, DirOrigin::PluginPath)).collect(),
+            None => {
+                split_keeping_empty(RELEASE_SEARCH_PATH).map(|dir| PluginDir::new(dir, DirOrigin::Default)).collect()
+            }
+        }
+    } else {
+        let mut dirs: Vec<PluginDir> = plugin_path
+            .unwrap_or("")
+            .split([';', ':'])
+            .filter(|piece| !piece.is_empty())
+            .map(|piece| PluginDir::new(piece, DirOrigin::PluginPath))
+            .collect();
+        if !dirs.iter().any(|d| d.dir == DEFAULT_PLUGIN_DIR) {
+            dirs.push(PluginDir::new(DEFAULT_PLUGIN_DIR, DirOrigin::Default));
+        }
+        dirs
+    }
+}
+
+/// netcdf-c 4.9.3's `ncaux_plugin_path_parse(path, ':', …)`: every piece, empty ones too; an
+/// empty text has none.
+fn split_keeping_empty(path: &str) -> impl Iterator<Item = &str> {
+    let pieces = if path.is_empty() { None } else { Some(path.split(':')) };
+    pieces.into_iter().flatten()
+}
+
+/// The plugin path in force and how often it was replaced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    pub dirs: Vec<PluginDir>,
+    /// `HDF5_PLUGIN_PATH` when the list was first made (`None`: unset).
+    pub plugin_path_env: Option<String>,
+    /// 0 for the initial list, then one more for every [`set`].
+    pub generation: u64,
+}
+
+static STATE: Mutex<Option<Snapshot>> = Mutex::new(None);
+
+fn state() -> MutexGuard<'static, Option<Snapshot>> {
+    STATE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+fn initial() -> Snapshot {
+    let plugin_path_env = std::env::var(PLUGIN_PATH_ENV).ok();
+    Snapshot { dirs: initial_dirs(plugin_path_env.as_deref()), plugin_path_env, generation: 0 }
+}
+
+/// The plugin path in force, made from the environment on first use.
+pub fn snapshot() -> Snapshot {
+    state().get_or_insert_with(initial).clone()
+}
+
+/// Replaces the plugin path (`nc_plugin_path_set`); returns the new generation.
+pub fn set(dirs: &[String]) -> u64 {
+    let mut state = state();
+    let generation = state.as_ref().map_or(1, |s| s.generation + 1);
+    let plugin_path_env =
+        state.as_ref().map_or_else(|| std::env::var(PLUGIN_PATH_ENV).ok(), |s| s.plugin_path_env.clone());
+    let dirs = dirs.iter().map(|dir| PluginDir::new(dir, DirOrigin::Set)).collect();
+    *state = Some(Snapshot { dirs, plugin_path_env, generation });
+    generation
+}
+
+/// Forgets the list (`nc_finalize`): the next use makes it from the environment again.
+pub fn finalize() {
+    *state() = None;
+}
+
+/// The generation of the list in force, without making one.
+pub fn generation() -> u64 {
+    state().as_ref().map_or(0, |s| s.generation)
+}
+
+/// `ncaux_plugin_path_parsen`'s rule: split `text` on `separator` (`None`: the platform's, `:`),
+/// keeping empty pieces; an empty text has no pieces.
+pub fn parse(text: &str, separator: Option<char>) -> Vec<String> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    text.split(separator.unwrap_or(':')).map(String::from).collect()
+}
+
+/// `ncaux_plugin_path_tostring`'s rule: the directories joined with `separator` (`None`: `:`).
+pub fn join<S: AsRef<str>>(dirs: &[S], separator: Option<char>) -> String {
+    let separator = separator.unwrap_or(':').to_string();
+    dirs.iter().map(AsRef::as_ref).collect::<Vec<&str>>().join(&separator)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dirs(path: Option<&str>) -> Vec<String> {
+        initial_dirs(path).into_iter().map(|d| d.dir).collect()
+    }
+
+    #[test]
+    #[cfg(not(ncf_plugin_path_release))]
+    fn release_4_9_0_splits_on_both_separators_and_ends_with_the_default() {
+        assert_eq!(dirs(Some("/a;/b::/c")), ["/a", "/b", "/c", DEFAULT_PLUGIN_DIR]);
+        assert_eq!(dirs(Some("")), [DEFAULT_PLUGIN_DIR]);
+        assert_eq!(initial_dirs(None), [PluginDir::new(DEFAULT_PLUGIN_DIR, DirOrigin::Default)]);
+        let listed = initial_dirs(Some(&format!("{DEFAULT_PLUGIN_DIR}:/x")));
+        assert_eq!(listed[0], PluginDir::new(DEFAULT_PLUGIN_DIR, DirOrigin::PluginPath), "listed: from the path");
+        assert_eq!(listed.len(), 2);
+    }
+
+    #[test]
+    #[cfg(ncf_plugin_path_release)]
+    fn later_releases_split_on_colons_keep_empty_pieces_and_default_to_the_search_path() {
+        assert_eq!(dirs(Some("/a;/b::/c")), ["/a;/b", "", "/c"]);
+        assert!(dirs(Some("")).is_empty(), "an empty HDF5_PLUGIN_PATH is no directory");
+        let default = initial_dirs(None);
+        assert_eq!(default.iter().map(|d| d.dir.as_str()).collect::<Vec<_>>(), parse(RELEASE_SEARCH_PATH, None));
+        assert!(default.iter().all(|d| d.origin == DirOrigin::Default));
+    }
+
+    #[test]
+    fn parse_and_join_follow_ncaux() {
+        assert_eq!(parse("/zero;/one;;/two", Some(';')), ["/zero", "/one", "", "/two"]);
+        assert_eq!(parse("/a:/b", None), ["/a", "/b"]);
+        assert!(parse("", Some(';')).is_empty());
+        assert_eq!(join(&["/a", "", "/b"], Some(';')), "/a;;/b");
+        assert_eq!(join::<&str>(&[], None), "");
+    }
+
+    #[test]
+    fn set_replaces_the_list_and_bumps_the_generation() {
+        let before = snapshot().generation;
+        let generation = set(&["/x".to_string(), "/y".to_string()]);
+        assert!(generation > before);
+        let now = snapshot();
+        assert_eq!(now.generation, generation);
+        assert_eq!(now.dirs, [PluginDir::new("/x", DirOrigin::Set), PluginDir::new("/y", DirOrigin::Set)]);
+        assert_eq!(self::generation(), generation);
+    }
+}

@@ -1,0 +1,145 @@
+//! The netcdf-c releases the harness builds and tests, and what differs between them: where the
+//! source comes from, the configure flags, the suite's size and codec dialect, and the filter
+//! tests run by hand. `NCFILTERS_NETCDF_VERSION` picks one for a step; `test` runs them all.
+
+/// Where a release's source comes from.
+pub enum Source {
+    /// `apt-get source netcdf` on the machine's own suite (Debian 12: 4.9.0).
+    AptSource,
+    /// Upstream's release tarball as Debian distributes it: `../shared/netcdf-c/<file>` when
+    /// present, else `apt-get source netcdf=<debian_version>` from `suite`'s deb-src entry.
+    Tarball { file: &'static str, sha256: &'static str, debian_version: &'static str, suite: &'static str },
+}
+
+pub struct Release {
+    pub version: &'static str,
+    pub source: Source,
+    /// The configure flags of both builds (netcdf-c's option names changed in 4.9.3).
+    pub flags: &'static [&'static str],
+    /// How many ctest tests the serial builds pass.
+    pub ctest_expected: usize,
+    /// `NCFILTERS_CODEC_DIALECT` for the release's suite: its test baselines hold 4.9.x's
+    /// string parameters (legacy) or 4.10's numbers (numeric).
+    pub suite_dialect: &'static str,
+    /// Filter programs netcdf-c's CMake builds but no registered test runs.
+    pub unrun_filter_programs: &'static [&'static str],
+    /// Filter test scripts present but not registered (run by hand, one at a time).
+    pub unregistered_scripts: &'static [&'static str],
+}
+
+/// The flags every release's builds share, in its own option names.
+const FLAGS_4_9_0: &[&str] = &[
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=ON",
+    "-DENABLE_NETCDF_4=ON",
+    "-DENABLE_HDF5=ON",
+    "-DENABLE_NCZARR=ON",
+    "-DENABLE_PLUGINS=ON",
+    "-DENABLE_FILTER_TESTING=ON",
+    "-DENABLE_NCZARR_FILTERS=ON",
+    "-DENABLE_NCZARR_FILTERS_TESTING=ON",
+    "-DPLUGIN_INSTALL_DIR=NO",
+    "-DENABLE_TESTS=ON",
+    "-DENABLE_UNIT_TESTS=ON",
+    "-DENABLE_EXAMPLES=ON",
+    "-DENABLE_DAP=OFF",
+    "-DENABLE_DAP_REMOTE_TESTS=OFF",
+    "-DENABLE_BYTERANGE=OFF",
+    "-DENABLE_NCZARR_S3=OFF",
+    "-DENABLE_NCZARR_S3_TESTS=OFF",
+    "-DENABLE_HDF4=OFF",
+    "-DENABLE_PNETCDF=OFF",
+    "-DENABLE_PARALLEL4=OFF",
+    "-DENABLE_DOXYGEN=OFF",
+    "-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE",
+];
+
+/// 4.9.3 and 4.10.1 name their options NETCDF_*.
+const FLAGS_4_9_3: &[&str] = &[
+    "-DCMAKE_BUILD_TYPE=Release",
+    "-DBUILD_SHARED_LIBS=ON",
+    "-DNETCDF_ENABLE_HDF5=ON",
+    "-DNETCDF_ENABLE_NCZARR=ON",
+    "-DNETCDF_ENABLE_PLUGINS=ON",
+    "-DNETCDF_ENABLE_FILTER_TESTING=ON",
+    "-DNETCDF_ENABLE_NCZARR_FILTERS=ON",
+    "-DNETCDF_PLUGIN_INSTALL=OFF",
+    "-DNETCDF_ENABLE_TESTS=ON",
+    "-DNETCDF_ENABLE_UNIT_TESTS=ON",
+    "-DNETCDF_ENABLE_EXAMPLES=ON",
+    "-DNETCDF_ENABLE_DAP=OFF",
+    "-DNETCDF_ENABLE_DAP_REMOTE_TESTS=OFF",
+    "-DNETCDF_ENABLE_BYTERANGE=OFF",
+    "-DNETCDF_ENABLE_S3=OFF",
+    "-DNETCDF_ENABLE_NCZARR_S3=OFF",
+    "-DNETCDF_ENABLE_HDF4=OFF",
+    "-DNETCDF_ENABLE_PNETCDF=OFF",
+    "-DNETCDF_ENABLE_PARALLEL4=OFF",
+    "-DNETCDF_ENABLE_DOXYGEN=OFF",
+    "-DNETCDF_ENABLE_NCZARR_ZIP=OFF",
+];
+
+pub const RELEASES: [Release; 3] = [
+    Release {
+        version: "4.9.0",
+        source: Source::AptSource,
+        flags: FLAGS_4_9_0,
+        ctest_expected: 221,
+        suite_dialect: "legacy",
+        unrun_filter_programs: &[
+            "nc_test4/tst_filterparser",
+            "nc_test4/tst_filter_avail",
+            "nczarr_test/test_filter_avail",
+            "nc_test4/test_filter_vlen",
+        ],
+        unregistered_scripts: &[],
+    },
+    Release {
+        version: "4.9.3",
+        source: Source::Tarball {
+            file: "netcdf_4.9.3.orig.tar.gz",
+            sha256: "990f46d49525d6ab5dc4249f8684c6deeaf54de6fec63a187e9fb382cc0ffdff",
+            debian_version: "1:4.9.3-1",
+            suite: "trixie",
+        },
+        flags: FLAGS_4_9_3,
+        ctest_expected: 222,
+        suite_dialect: "legacy",
+        unrun_filter_programs: &["nc_test4/tst_filterparser"],
+        unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
+    },
+    Release {
+        version: "4.10.1",
+        source: Source::Tarball {
+            file: "netcdf_4.10.1.orig.tar.gz",
+            sha256: "33c27231c478c3b35da7c7758fbdd02da1fe407abcb16ddfe195f69d164f930d",
+            debian_version: "1:4.10.1-1",
+            suite: "sid",
+        },
+        flags: FLAGS_4_9_3,
+        ctest_expected: 235,
+        suite_dialect: "numeric",
+        unrun_filter_programs: &["nc_test4/tst_filterparser"],
+        unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
+    },
+];
+
+/// The release `version` names, or an error listing the known ones.
+pub fn find(version: &str) -> Result<&'static Release, String> {
+    RELEASES.iter().find(|r| r.version == version).ok_or_else(|| {
+        let known: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
+        format!("netcdf-c {version:?} is not a release ncfilters knows ({})", known.join(", "))
+    })
+}
+
+impl Release {
+    /// The first release, whose trees keep the harness's original paths.
+    pub fn is_first(&self) -> bool {
+        std::ptr::eq(self, &RELEASES[0])
+    }
+}
+
+/// The newest release ncfilters supports.
+pub fn newest() -> &'static Release {
+    &RELEASES[RELEASES.len() - 1]
+}
