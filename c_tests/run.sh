@@ -12,6 +12,8 @@ set -euo pipefail
 WORK=$1 REPO=$2 TARGET=${3:-$2/target}
 OUT=$WORK/c_tests
 SRC=$WORK/src-stock
+# Where a build puts libnetcdf.so: liblib/ in 4.9.0, the build directory from 4.9.3 on.
+libdir() { if [ -d "$WORK/build-$1/liblib" ] && ls "$WORK/build-$1/liblib"/libnetcdf.so* >/dev/null 2>&1; then echo "$WORK/build-$1/liblib"; else echo "$WORK/build-$1"; fi; }
 rm -rf "$OUT" && mkdir -p "$OUT"
 CFLAGS=(-O1 -g -Wall -Werror=implicit-function-declaration)
 
@@ -27,8 +29,8 @@ for flavour in stock ncfilters; do
   build=$WORK/build-$flavour
   includes=(-I"$build/include" -I"$SRC/include")
   [ "$flavour" = ncfilters ] && includes=(-I"$REPO/include" "${includes[@]}")
-  cc "${CFLAGS[@]}" "${includes[@]}" "$REPO/c_tests/filter_api.c" -L"$build/liblib" -lnetcdf \
-     -Wl,-rpath,"$build/liblib" -o "$OUT/filter_api-$flavour"
+  cc "${CFLAGS[@]}" "${includes[@]}" "$REPO/c_tests/filter_api.c" -L"$(libdir $flavour)" -lnetcdf \
+     -Wl,-rpath,"$(libdir $flavour)" -o "$OUT/filter_api-$flavour"
   mkdir -p "$OUT/run-$flavour"
   (cd "$OUT/run-$flavour" && HDF5_PLUGIN_PATH="$build/plugins" "$OUT/filter_api-$flavour" > ../filter_api-$flavour.txt) \
     || { cat "$OUT/filter_api-$flavour.txt"; echo "filter_api failed against the $flavour build"; exit 1; }
@@ -95,7 +97,7 @@ done
 echo "-- report_api: ncfilters' own API (include/ncfilters.h) through libnetcdf, plain and under valgrind"
 build=$WORK/build-ncfilters
 cc "${CFLAGS[@]}" -I"$REPO/include" -I"$build/include" -I"$SRC/include" "$REPO/c_tests/report_api.c" \
-   -L"$build/liblib" -lnetcdf -Wl,-rpath,"$build/liblib" -o "$OUT/report_api"
+   -L"$(libdir ncfilters)" -lnetcdf -Wl,-rpath,"$(libdir ncfilters)" -o "$OUT/report_api"
 HDF5_PLUGIN_PATH="$build/plugins" NCFILTERS_QUIET=1 "$OUT/report_api" > "$OUT/report_api.txt" \
   || { cat "$OUT/report_api.txt"; echo "report_api failed"; exit 1; }
 log=$OUT/valgrind-report_api.log
@@ -120,7 +122,7 @@ cc "${CFLAGS[@]}" -pthread "$REPO/c_tests/shim_stress.c" "$REPO/src/netcdf_sys/s
 lines=()
 for variant in direct netcdf; do
   args=("$stress" "$STRESS")
-  [ $variant = netcdf ] && args=("$build/liblib/libnetcdf.so" "${args[@]}")
+  [ $variant = netcdf ] && args=("$(libdir ncfilters)/libnetcdf.so" "${args[@]}")
   line=$(HDF5_PLUGIN_PATH="$build/plugins" timeout -s KILL $((STRESS + 60)) "$stress/shim_stress" $variant "${args[@]}") \
     || { echo "shim_stress $variant failed or hung (exit $?)"; exit 1; }
   lines+=("$line")

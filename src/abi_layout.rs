@@ -53,6 +53,28 @@ macro_rules! layout_of {
     };
 }
 
+/// `NCZ_VAR_INFO_T`: 4.9.0's fields, and from 4.9.3 on the three after them.
+fn ncz_var_info_layout() -> StructLayout {
+    #[allow(unused_mut)]
+    let mut layout = layout_of!(
+        "NCZ_VAR_INFO_T",
+        NCZ_VAR_INFO {
+            common,
+            chunkproduct,
+            chunksize,
+            order,
+            scalar,
+            cache,
+            xarray,
+            dimension_separator,
+            incompletefilters
+        }
+    );
+    #[cfg(ncf_zvar_ext)]
+    layout.fields.extend(layout_of!("NCZ_VAR_INFO_T", NCZ_VAR_INFO { maxstrlen, zarray, zattrs }).fields);
+    layout
+}
+
 /// Every mirrored struct with all of its fields.
 pub fn mirrored_structs() -> Vec<StructLayout> {
     vec![
@@ -133,39 +155,7 @@ pub fn mirrored_structs() -> Vec<StructLayout> {
             prefix "NC_TYPE_INFO_T",
             NC_TYPE_INFO { hdr, container, rc, endianness, size, committed, nc_type_class, format_type_info, varsized }
         ),
-        #[cfg(not(ncf_zvar_ext))]
-        layout_of!(
-            "NCZ_VAR_INFO_T",
-            NCZ_VAR_INFO {
-                common,
-                chunkproduct,
-                chunksize,
-                order,
-                scalar,
-                cache,
-                xarray,
-                dimension_separator,
-                incompletefilters
-            }
-        ),
-        #[cfg(ncf_zvar_ext)]
-        layout_of!(
-            "NCZ_VAR_INFO_T",
-            NCZ_VAR_INFO {
-                common,
-                chunkproduct,
-                chunksize,
-                order,
-                scalar,
-                cache,
-                xarray,
-                dimension_separator,
-                incompletefilters,
-                maxstrlen,
-                zarray,
-                zattrs
-            }
-        ),
+        ncz_var_info_layout(),
         layout_of!(
             "NC_HDF5_VAR_INFO_T",
             NC_HDF5_VAR_INFO { hdf_datasetid, dimscale_hdf5_objids, dimscale, dimscale_attached, flags }

@@ -20,8 +20,8 @@ use crate::standard_filter_table::{standard_filter, InHdf5, NativeLibrary, STAND
 use serde_json::{json, Value};
 use std::path::Path;
 
-/// The netcdf-c release whose ABI ncfilters implements.
-pub const NETCDF_VERSION: &str = "4.9.0";
+/// The netcdf-c release whose ABI this build implements.
+pub const NETCDF_VERSION: &str = crate::NETCDF_RELEASE;
 
 /// HDF5's predefined filters that are not standard filters of the table (names for the report).
 const OTHER_HDF5_PREDEFINED: [(u32, &str); 2] = [(H5Z_FILTER_NBIT, "nbit"), (H5Z_FILTER_SCALEOFFSET, "scaleoffset")];
@@ -155,9 +155,14 @@ fn hdf5_side(id: u32, plugin: Option<&Plugin>, facts: Option<Hdf5Facts>) -> Valu
             format!("ncfilters' built-in {} is registered with HDF5 only when netCDF initialises (nc_initialize)", row.name)
         }
         (None, Some(source)) => format!(
-            "HDF5 does not find filter {id}, which {} provides: add {} to {PLUGIN_PATH_ENV} (HDF5 does not search netcdf-c's default {DEFAULT_PLUGIN_DIR})",
+            "HDF5 does not find filter {id}, which {} provides: add {} to {PLUGIN_PATH_ENV}{}",
             display(source),
-            source.parent().map_or_else(|| display(source), display)
+            source.parent().map_or_else(|| display(source), display),
+            if crate::plugin_path::RELEASE_RULES {
+                String::new()
+            } else {
+                format!(" (HDF5 does not search netcdf-c's default {DEFAULT_PLUGIN_DIR})")
+            }
         ),
         (None, None) => format!(
             "HDF5 has no filter {id}: put an HDF5 plugin library providing it in a directory on {PLUGIN_PATH_ENV}"

@@ -82,8 +82,8 @@ def run_child(fmt, name, path, plugin_path):
 
 
 def build_plugins():
-    lib = os.environ["NETCDF_LIB"]
-    return os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(lib))), "plugins")
+    """The ncfilters build's plugins directory (the harness passes NCFILTERS_BUILD_PLUGINS)."""
+    return os.environ["NCFILTERS_BUILD_PLUGINS"]
 
 
 @pytest.mark.parametrize("fmt", ["netcdf4", "nczarr"])

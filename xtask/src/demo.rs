@@ -63,7 +63,7 @@ pub fn demo(h: &Harness) -> Result {
     let tools = Tools {
         nccopy: build.join("ncdump/nccopy"),
         ncdump: build.join("ncdump/ncdump"),
-        liblib: build.join("liblib"),
+        liblib: h.lib_dir("ncfilters"),
     };
     let out = |name: &str| path_str(&data.join(name));
 

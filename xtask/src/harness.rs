@@ -100,7 +100,18 @@ impl Harness {
     }
 
     pub fn stock_lib(&self) -> PathBuf {
-        self.build_dir("stock").join("liblib/libnetcdf.so")
+        self.lib_dir("stock").join("libnetcdf.so")
+    }
+
+    /// Where a build puts libnetcdf.so: `liblib/` in 4.9.0, the build directory itself from
+    /// 4.9.3 on (the library target moved to the top-level CMakeLists.txt).
+    pub fn lib_dir(&self, flavour: &str) -> PathBuf {
+        let build = self.build_dir(flavour);
+        if self.release.is_first() {
+            build.join("liblib")
+        } else {
+            build
+        }
     }
 
     /// A file directly in the work directory (logs, mostly).

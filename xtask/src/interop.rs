@@ -47,10 +47,11 @@ pub fn test_interop(h: &Harness) -> Result {
         .arg(".")
         .current_dir(h.repo.join("tests/interop"))
         .env_remove("NCFILTERS_CODEC_DIALECT")
-        .env("NETCDF_LIB", build.join("liblib/libnetcdf.so"))
+        .env("NETCDF_LIB", h.lib_dir("ncfilters").join("libnetcdf.so"))
         .env("HDF5_PLUGIN_PATH", build.join("plugins"))
+        .env("NCFILTERS_BUILD_PLUGINS", build.join("plugins"))
         .env("NCDUMP", build.join("ncdump/ncdump"))
-        .env("LD_LIBRARY_PATH", build.join("liblib"));
+        .env("LD_LIBRARY_PATH", h.lib_dir("ncfilters"));
     if !succeeds_into_log(&mut pytest, &log_file, false)? {
         print_tail(&log_file, 60);
         fail!("interoperability tests failed");

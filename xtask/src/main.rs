@@ -102,7 +102,8 @@ const FIRST_STEPS: [Step; 5] = [Step::Rust, Step::Headers, Step::Fmt, Step::Clip
 const RELEASE_STEPS: [Step; 6] =
     [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
 
-/// The steps of `test` run once, last (on the first release, 4.9.0, unless the step says).
+/// The steps of `test` run once, last, on the first release (4.9.0); `valgrind` on every release
+/// (one per run with `NCFILTERS_TIER=ci`).
 const LAST_STEPS: [Step; 4] = [Step::Install, Step::Parallel, Step::Valgrind, Step::Fuzz];
 
 impl Step {
@@ -189,7 +190,14 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             }
         }
         for step in &LAST_STEPS {
-            stages.run(step.name(), || run_step(h, step))?;
+            if matches!(step, Step::Valgrind) {
+                for release in release::for_slow_checks() {
+                    let h = h.for_release(release);
+                    stages.run(&format!("valgrind {}", release.version), || run_step(&h, step))?;
+                }
+            } else {
+                stages.run(step.name(), || run_step(h, step))?;
+            }
         }
         harness::log("all tests passed");
         Ok(())

@@ -131,7 +131,7 @@ pub fn test_symbol_provenance(h: &Harness) -> Result {
     let build = h.ncfilters_build();
     let archive = h.cargo_target().join("release/libncfilters.a");
     let map = build.join("ncfilters-libnetcdf.map");
-    let lib = build.join("liblib/libnetcdf.so");
+    let lib = h.lib_dir("ncfilters").join("libnetcdf.so");
     log(format!("symbol provenance in {}", lib.display()));
     if !map.is_file() {
         fail!("no link map at {}", map.display());

@@ -18,6 +18,8 @@ pub struct Release {
     pub flags: &'static [&'static str],
     /// How many ctest tests the serial builds pass.
     pub ctest_expected: usize,
+    /// How many the MPI-parallel builds pass (the serial ones and the parallel tests).
+    pub parallel_ctest_expected: usize,
     /// `NCFILTERS_CODEC_DIALECT` for the release's suite: its test baselines hold 4.9.x's
     /// string parameters (legacy) or 4.10's numbers (numeric).
     pub suite_dialect: &'static str,
@@ -25,7 +27,19 @@ pub struct Release {
     pub unrun_filter_programs: &'static [&'static str],
     /// Filter test scripts present but not registered (run by hand, one at a time).
     pub unregistered_scripts: &'static [&'static str],
+    /// The release's own ctest tests the `valgrind` step runs besides those all releases share.
+    pub valgrind_tests: &'static [&'static str],
 }
+
+/// The filter tests 4.9.3 added (the `*_unknown` ones it no longer registers).
+const VALGRIND_TESTS_4_9_3: &[&str] = &[
+    "nc_test4_tst_filter_vlen",
+    "nc_test4_tst_bloscfail",
+    "nc_test4_run_zstd_test",
+    "nczarr_test_run_filter_vlen",
+    "unit_test_run_pluginpaths",
+    "unit_test_run_dfaltpluginpath",
+];
 
 /// The flags every release's builds share, in its own option names.
 const FLAGS_4_9_0: &[&str] = &[
@@ -79,12 +93,24 @@ const FLAGS_4_9_3: &[&str] = &[
     "-DNETCDF_ENABLE_NCZARR_ZIP=OFF",
 ];
 
+/// 4.10.1's: 4.9.3's and the test of its unsupported-codec message.
+const VALGRIND_TESTS_4_10_1: &[&str] = &[
+    "nc_test4_tst_filter_vlen",
+    "nc_test4_tst_bloscfail",
+    "nc_test4_run_zstd_test",
+    "nczarr_test_run_filter_vlen",
+    "unit_test_run_pluginpaths",
+    "unit_test_run_dfaltpluginpath",
+    "nczarr_test_run_filter_errors",
+];
+
 pub const RELEASES: [Release; 3] = [
     Release {
         version: "4.9.0",
         source: Source::AptSource,
         flags: FLAGS_4_9_0,
         ctest_expected: 221,
+        parallel_ctest_expected: 223,
         suite_dialect: "legacy",
         unrun_filter_programs: &[
             "nc_test4/tst_filterparser",
@@ -93,6 +119,7 @@ pub const RELEASES: [Release; 3] = [
             "nc_test4/test_filter_vlen",
         ],
         unregistered_scripts: &[],
+        valgrind_tests: &["tst_create_files", "tst_special_atts", "nc_test4_tst_unknown", "nczarr_test_run_unknown"],
     },
     Release {
         version: "4.9.3",
@@ -104,9 +131,11 @@ pub const RELEASES: [Release; 3] = [
         },
         flags: FLAGS_4_9_3,
         ctest_expected: 222,
+        parallel_ctest_expected: 0,
         suite_dialect: "legacy",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
+        valgrind_tests: VALGRIND_TESTS_4_9_3,
     },
     Release {
         version: "4.10.1",
@@ -118,9 +147,11 @@ pub const RELEASES: [Release; 3] = [
         },
         flags: FLAGS_4_9_3,
         ctest_expected: 235,
+        parallel_ctest_expected: 0,
         suite_dialect: "numeric",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
+        valgrind_tests: VALGRIND_TESTS_4_10_1,
     },
 ];
 
@@ -142,4 +173,15 @@ impl Release {
 /// The newest release ncfilters supports.
 pub fn newest() -> &'static Release {
     &RELEASES[RELEASES.len() - 1]
+}
+
+/// The releases the slow checks (`valgrind`) cover: every release, or with `NCFILTERS_TIER=ci`
+/// (what `.ci/run` sets, to stay within CI's time) one, rotating by the UTC day.
+pub fn for_slow_checks() -> Vec<&'static Release> {
+    if std::env::var("NCFILTERS_TIER").as_deref() != Ok("ci") {
+        return RELEASES.iter().collect();
+    }
+    let days =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400);
+    vec![&RELEASES[(days % RELEASES.len() as u64) as usize]]
 }

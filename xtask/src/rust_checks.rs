@@ -18,13 +18,11 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 pub fn test_rust(h: &Harness) -> Result {
     log("cargo test (unit, property and C-ABI tests)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
-    for release in crate::release::RELEASES.iter().filter(|r| !r.is_first()) {
-        let h = h.for_release(release);
-        log(format!("cargo test of ncfilters' unit and plugin-path tests for netcdf-c {}", release.version));
-        let mut test =
-            cargo(&h, ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--test", "plugin_path_abi"]);
-        run(test.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", release.version))?;
-    }
+    for_later_releases(
+        h,
+        "unit and plugin-path tests",
+        ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--test", "plugin_path_abi"],
+    )?;
     log("cargo test of tools/ncfilters-cli (its logic; the binary is tested installed, by `install`)");
     run(cmd("cargo", ["test", "--release", "--locked"]).current_dir(h.repo.join("tools/ncfilters-cli")))
 }
@@ -68,12 +66,21 @@ pub fn test_fmt(h: &Harness) -> Result {
 pub fn test_clippy(h: &Harness) -> Result {
     in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
     // The crate compiled for the other releases has other cfgs (struct mirrors, behaviour).
+    for_later_releases(
+        h,
+        "clippy",
+        ["clippy", "-q", "-p", "ncfilters", "--all-targets", "--locked", "--", "-D", "warnings"],
+    )
+}
+
+/// `cargo <args>` of the crate built for each release after the first (its own cfgs and target
+/// directory), `what` naming it in the progress line.
+fn for_later_releases<const N: usize>(h: &Harness, what: &str, args: [&str; N]) -> Result {
     for release in crate::release::RELEASES.iter().filter(|r| !r.is_first()) {
         let h = h.for_release(release);
-        log(format!("cargo clippy of ncfilters for netcdf-c {}", release.version));
-        let mut clippy =
-            cargo(&h, ["clippy", "-q", "-p", "ncfilters", "--all-targets", "--locked", "--", "-D", "warnings"]);
-        run(clippy.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", release.version))?;
+        log(format!("cargo {what} of ncfilters for netcdf-c {}", release.version));
+        let mut command = cargo(&h, args);
+        run(command.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", release.version))?;
     }
     Ok(())
 }

@@ -219,7 +219,8 @@ const PLUGIN_PATH_API_FOR_4_9_0: &str =
 /// libsrc4/nc4dispatch.c), and its internal header of the others.
 const PLUGIN_PATH_RELEASE_DECLARATIONS: &str = "#include \"ncplugins.h\"\n\
     int nc_plugin_path_initialize(void); /* libdispatch/dplugins.c */\n\
-    int nc_plugin_path_finalize(void);\n\n";
+    int nc_plugin_path_finalize(void);\n\
+    const char* NC4_hdf5_plugin_path_tostring(void); /* libhdf5/hdf5plugins.c */\n\n";
 
 /// Functions netcdf-c defines (and exports) without declaring them in any header,
 /// declared here exactly as their definitions read.
