@@ -104,7 +104,7 @@ const VALGRIND_TESTS_4_10_1: &[&str] = &[
     "nczarr_test_run_filter_errors",
 ];
 
-pub const RELEASES: [Release; 3] = [
+pub static RELEASES: [Release; 3] = [
     Release {
         version: "4.9.0",
         source: Source::AptSource,
@@ -166,7 +166,7 @@ pub fn find(version: &str) -> Result<&'static Release, String> {
 impl Release {
     /// The first release, whose trees keep the harness's original paths.
     pub fn is_first(&self) -> bool {
-        std::ptr::eq(self, &RELEASES[0])
+        self.version == RELEASES[0].version
     }
 }
 
@@ -184,4 +184,16 @@ pub fn for_slow_checks() -> Vec<&'static Release> {
     let days =
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400);
     vec![&RELEASES[(days % RELEASES.len() as u64) as usize]]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_release_is_4_9_0_and_found_by_name() {
+        assert!(find("4.9.0").unwrap().is_first());
+        assert!(!find("4.10.1").unwrap().is_first() && std::ptr::eq(find("4.10.1").unwrap(), newest()));
+        assert!(find("4.9.1").err().is_some_and(|e| e.contains("4.9.0, 4.9.3, 4.10.1")));
+    }
 }
