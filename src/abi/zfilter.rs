@@ -355,14 +355,13 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
 /// The stages of a variable's chain, each filter checked usable and its working parameters
 /// computed, copied out so that no reference to the filters lives while the filters run.
 fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) -> NcResult<Vec<Stage>> {
-    let mut ptrs = var.filter_handles(FilterList::Chain);
-    let mut suppressed = Vec::new();
-    for &ptr in &ptrs {
-        if var.with_filter(FilterList::Chain, ptr, |f| f.suppressed)? {
-            suppressed.push(ptr);
+    // Suppressed filters (on variable-length types) are never applied.
+    let mut ptrs = Vec::new();
+    for ptr in var.filter_handles(FilterList::Chain) {
+        if !var.with_filter(FilterList::Chain, ptr, |f| f.suppressed)? {
+            ptrs.push(ptr);
         }
     }
-    ptrs.retain(|ptr| !suppressed.contains(ptr));
     // Every filter's problem is reported before any plugin runs.
     for &ptr in &ptrs {
         var.with_filter(FilterList::Chain, ptr, |f| {

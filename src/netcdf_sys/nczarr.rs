@@ -270,16 +270,14 @@ impl ZarrVar {
     pub fn type_is_varsized(&self) -> bool {
         #[cfg(ncf_type_varsized)]
         {
-            // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
-            unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.is_some_and(|t| t.varsized != 0)
+            self.type_info().is_some_and(|t| t.varsized != 0)
         }
         #[cfg(not(ncf_type_varsized))]
         false
     }
 
     pub fn type_size(&self) -> usize {
-        // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
-        unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.map_or(0, |t| t.size)
+        self.type_info().map_or(0, |t| t.size)
     }
 
     /// `ncidfor(var)`: the ncid of the variable's group, for calls back into the public API.
@@ -360,8 +358,13 @@ impl ZarrVar {
 
     /// The variable's type (`nc_type`), from its `NC_TYPE_INFO_T`.
     fn type_id(&self) -> Option<c_int> {
+        self.type_info().map(|t| t.hdr.id())
+    }
+
+    /// The variable's `NC_TYPE_INFO_T` (its mirrored prefix).
+    fn type_info(&self) -> Option<&NC_TYPE_INFO> {
         // SAFETY: type_info is NULL or the variable's live NC_TYPE_INFO_T.
-        unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }.map(|t| t.hdr.id())
+        unsafe { self.info().type_info.cast::<NC_TYPE_INFO>().as_ref() }
     }
 
     /// Handles for [`ZarrVar::with_filter`] to a list's filters, in list order.
