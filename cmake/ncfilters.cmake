@@ -279,6 +279,10 @@ function(ncfilters_replace_plugins)
     endif()
     list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/release/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
     list(APPEND replaced ${target})
+    # 4.10.1 installs its plugins with install(TARGETS), which would rewrite the build RPATH of the
+    # file in the target's place, the Rust library, which has none, and fail: link the C target
+    # with its install RPATH, so that there is nothing to rewrite.
+    set_target_properties(${target} PROPERTIES BUILD_WITH_INSTALL_RPATH ON)
   endforeach()
   add_custom_target(ncfilters_plugins ALL
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}" "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"

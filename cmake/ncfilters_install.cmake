@@ -46,23 +46,50 @@ function(ncfilters_truthful_copy in out)
 endfunction()
 
 set(generated "${CMAKE_BINARY_DIR}/ncfilters-generated")
-ncfilters_truthful_copy("${netCDF_BINARY_DIR}/include/netcdf_meta.h" "${generated}/netcdf_meta.h"
-  "(#define NC_HAS_ZSTD[ \t]+)[01]" "\\11")
+if(NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.3)
+  ncfilters_truthful_copy("${netCDF_BINARY_DIR}/include/netcdf_meta.h" "${generated}/netcdf_meta.h"
+    "(#define NC_HAS_ZSTD[ \t]+)[01]" "\\11")
+  # 4.9.0's CMake nc-config has no --has-zstd (its autotools one does): add it.
+  ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config"
+    "(\n  --has-nczarr [^\n]*\n)" "\\1  --has-zstd      whether zstandard compression is available (ncfilters: built in)\n"
+    "(\n[ \t]*echo \"  --has-nczarr [^\n]*\n)" "\\1        echo \"  --has-zstd      -> yes\"\n"
+    "(\n[ \t]*--has-nczarr\\)\n)" "\n    --has-zstd)\n        echo yes\n        ;;\n\\1")
+else()
+  # 4.9.3 on: netcdf_meta.h also says whether blosc and bzip2 are there; nc-config has --has-zstd,
+  # whose value its configure wrote ("ON" or "") and which its shell turns into yes or no.
+  ncfilters_truthful_copy("${netCDF_BINARY_DIR}/include/netcdf_meta.h" "${generated}/netcdf_meta.h"
+    "(#define NC_HAS_ZSTD[ \t]+)[01]" "\\11"
+    "(#define NC_HAS_BLOSC[ \t]+)[01]" "\\11"
+    "(#define NC_HAS_BZ2[ \t]+)[01]" "\\11")
+  ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config"
+    "\nhas_zstd=\"[^\"\n]*\"" "\nhas_zstd=\"yes\"")
+endif()
 ncfilters_truthful_copy("${netCDF_BINARY_DIR}/libnetcdf.settings" "${generated}/libnetcdf.settings"
   "(ZSTD Support:[ \t]+)[a-z]+" "\\1yes")
-# 4.9.0's CMake nc-config has no --has-zstd (its autotools one does): add it.
-ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config"
-  "(\n  --has-nczarr [^\n]*\n)" "\\1  --has-zstd      whether zstandard compression is available (ncfilters: built in)\n"
-  "(\n[ \t]*echo \"  --has-nczarr [^\n]*\n)" "\\1        echo \"  --has-zstd      -> yes\"\n"
-  "(\n[ \t]*--has-nczarr\\)\n)" "\n    --has-zstd)\n        echo yes\n        ;;\n\\1")
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers "${generated}/netcdf_meta.h")
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_LIBDIR}" libraries "${generated}/libnetcdf.settings")
 ncfilters_install_replacing(PROGRAMS "${CMAKE_INSTALL_BINDIR}" utilities "${generated}/nc-config")
 
-if(NCFILTERS_PLUGINS AND ENABLE_PLUGIN_INSTALL AND PLUGIN_INSTALL_DIR)
+# Where netcdf-c installs its plugins, when it does: 4.9.0 with -DPLUGIN_INSTALL_DIR=YES|<directory>;
+# 4.9.3 on with -DNETCDF_PLUGIN_INSTALL=ON, into NETCDF_PLUGIN_INSTALL_DIR (-DNETCDF_WITH_PLUGIN_DIR,
+# else <prefix>/hdf5/lib/plugin), which nc-config --plugindir names. 4.9.3's plugins/CMakeLists.txt
+# tests the old ENABLE_PLUGIN_INSTALL instead and so installs none of its plugins; ncfilters
+# installs its own all the same.
+if(NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.3)
+  set(ncfilters_install_plugins_into "")
+  if(ENABLE_PLUGIN_INSTALL AND PLUGIN_INSTALL_DIR)
+    set(ncfilters_install_plugins_into "${PLUGIN_INSTALL_DIR}")
+  endif()
+else()
+  set(ncfilters_install_plugins_into "")
+  if(NETCDF_ENABLE_PLUGINS AND (NETCDF_PLUGIN_INSTALL OR ENABLE_PLUGIN_INSTALL) AND NETCDF_PLUGIN_INSTALL_DIR)
+    set(ncfilters_install_plugins_into "${NETCDF_PLUGIN_INSTALL_DIR}")
+  endif()
+endif()
+if(NCFILTERS_PLUGINS AND ncfilters_install_plugins_into)
   list(TRANSFORM NCFILTERS_RUST_PLUGIN_FILES PREPEND "${NCFILTERS_CARGO_TARGET_DIR}/plugins/release/" OUTPUT_VARIABLE plugins)
-  ncfilters_install_replacing(PROGRAMS "${PLUGIN_INSTALL_DIR}" Unspecified ${plugins})
-  message(STATUS "ncfilters: installs ${NCFILTERS_RUST_PLUGIN_FILES} into ${PLUGIN_INSTALL_DIR}")
+  ncfilters_install_replacing(PROGRAMS "${ncfilters_install_plugins_into}" Unspecified ${plugins})
+  message(STATUS "ncfilters: installs ${NCFILTERS_RUST_PLUGIN_FILES} into ${ncfilters_install_plugins_into}")
 endif()
 
 if(NCFILTERS_CLI)

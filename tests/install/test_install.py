@@ -1,9 +1,12 @@
-"""The installed ncfilters build (`cargo xtask install`): files, truthful metadata, a program
-built against the installed headers, the installed plugins, the `ncfilters` command, and Debian's
-own netcdf-bin 4.9.0 programs running on the installed libnetcdf with no HDF5_PLUGIN_PATH.
+"""The installed ncfilters build of one netcdf-c release (`cargo xtask install`): files, truthful
+metadata, a program built against the installed headers, the installed plugins, the `ncfilters`
+command, and the distribution's programs running on the installed libnetcdf with no
+HDF5_PLUGIN_PATH: for 4.9.0 Debian 12's own netcdf-bin (SONAME libnetcdf.so.19); for 4.9.3 and
+4.10.1 (SONAME libnetcdf.so.22, Debian 13's, not installable here) the stock build's programs,
+which the build linked against stock libnetcdf.so.22.
 
-The install tree was configured with libzstd hidden (CMAKE_DISABLE_FIND_PACKAGE_Zstd), so
-netcdf-c's configure wrote NC_HAS_ZSTD 0: the installed metadata must say 1 all the same.
+The install tree was configured with libzstd (and c-blosc) hidden from netcdf-c's configure, so
+it wrote NC_HAS_ZSTD 0 (and NC_HAS_BLOSC 0): the installed metadata must say 1 all the same.
 """
 import filecmp
 import json
@@ -19,10 +22,16 @@ DESTDIR = Path(os.environ["NCFILTERS_DESTDIR"])
 BUILD = Path(os.environ["NCFILTERS_INSTALL_BUILD"])
 REPO = Path(os.environ["NCFILTERS_REPO"])
 UNPRIVILEGED_USER = os.environ.get("NCFILTERS_UNPRIVILEGED_USER")
+VERSION = os.environ["NCFILTERS_NETCDF_VERSION"]
+# 4.9.0 names its metadata options the old way and has no --plugindir; 4.9.3 on have NC_HAS_BLOSC.
+FIRST_RELEASE = VERSION == "4.9.0"
+SONAME = "libnetcdf.so.19" if FIRST_RELEASE else "libnetcdf.so.22"
 LIB = PREFIX / "lib"
+LIBNETCDF = LIB / SONAME
 NCFILTERS = PREFIX / "bin" / "ncfilters"
-DEBIAN_BIN = Path("/usr/bin")
-DEBIAN_LIBNETCDF = "/usr/lib/x86_64-linux-gnu/libnetcdf.so.19"
+# The programs a distribution ships for this release, and the libnetcdf they were linked against.
+DISTRIBUTION_BIN = Path(os.environ["NCFILTERS_DISTRIBUTION_BIN"])
+DISTRIBUTION_LIBNETCDF = Path(os.environ["NCFILTERS_DISTRIBUTION_LIBNETCDF"])
 
 RUST_PLUGINS = [
     "lib__nch5deflate.so", "lib__nch5shuffle.so", "lib__nch5fletcher32.so", "lib__nch5szip.so",
@@ -74,7 +83,7 @@ def installed_files(root):
 # --- the installed tree -------------------------------------------------------------------------
 
 def test_the_prefix_holds_the_library_headers_programs_and_plugins():
-    for relative in ["lib/libnetcdf.so.19", "lib/libnetcdf.so", "include/netcdf.h", "include/netcdf_filter.h",
+    for relative in [f"lib/{SONAME}", "lib/libnetcdf.so", "include/netcdf.h", "include/netcdf_filter.h",
                      "include/netcdf_filter_build.h", "include/netcdf_meta.h", "include/ncfilters.h",
                      "bin/nc-config", "bin/ncdump", "bin/nccopy", "bin/ncfilters", "lib/pkgconfig/netcdf.pc",
                      "lib/libnetcdf.settings"]:
@@ -109,7 +118,7 @@ def test_the_installed_plugins_are_ncfilters_rust_ones():
 
 
 def test_the_installed_library_contains_ncfilters():
-    symbols = run(["nm", "-D", "--defined-only", LIB / "libnetcdf.so.19"]).stdout
+    symbols = run(["nm", "-D", "--defined-only", LIBNETCDF]).stdout
     for symbol in ["nc_def_var_filter", "NCZ_applyfilterchain", "ncfilters_report"]:
         assert f" {symbol}\n" in symbols, symbol
 
@@ -124,19 +133,36 @@ def meta_value(text, name):
     raise AssertionError(f"{name} not in netcdf_meta.h")
 
 
+# The filter macros of the release's netcdf_meta.h, and what netcdf-c's configure wrote here.
+META_FOUND_HERE = {"NC_HAS_ZSTD": "0"} if FIRST_RELEASE else {"NC_HAS_ZSTD": "0", "NC_HAS_BLOSC": "0", "NC_HAS_BZ2": "1"}
+
+
 def test_netcdf_c_configure_found_no_zstd_here():
-    """The premise: netcdf-c's own configure result says no zstd in this build."""
-    assert meta_value((BUILD / "include/netcdf_meta.h").read_text(), "NC_HAS_ZSTD") == "0"
+    """The premise: netcdf-c's own configure result says no zstd (nor blosc) in this build."""
+    built = (BUILD / "include/netcdf_meta.h").read_text()
+    assert {name: meta_value(built, name) for name in META_FOUND_HERE} == META_FOUND_HERE
 
 
-def test_the_installed_netcdf_meta_h_says_zstd():
-    assert meta_value((PREFIX / "include/netcdf_meta.h").read_text(), "NC_HAS_ZSTD") == "1"
+@pytest.mark.parametrize("name", META_FOUND_HERE)
+def test_the_installed_netcdf_meta_h_says_the_filter_is_there(name):
+    assert meta_value((PREFIX / "include/netcdf_meta.h").read_text(), name) == "1"
 
 
 def test_nc_config_says_zstd():
     assert run([PREFIX / "bin/nc-config", "--has-zstd"]).stdout.strip() == "yes"
-    assert "--has-zstd      -> yes" in run([PREFIX / "bin/nc-config", "--all"]).stdout
+    everything = run([PREFIX / "bin/nc-config", "--all"]).stdout
+    assert [line.split() for line in everything.splitlines() if "--has-zstd" in line] == [["--has-zstd", "->", "yes"]]
     assert run([PREFIX / "bin/nc-config", "--prefix"]).stdout.strip() == str(PREFIX)
+    assert run([PREFIX / "bin/nc-config", "--version"]).stdout.strip() == f"netCDF {VERSION}"
+
+
+def test_nc_config_names_the_installed_plugin_directory():
+    plugindir = run([PREFIX / "bin/nc-config", "--plugindir"], check=False)
+    if FIRST_RELEASE:
+        assert plugindir.returncode != 0 or "plugindir" not in plugindir.stdout, "4.9.0's nc-config has no --plugindir"
+    else:
+        assert plugindir.stdout.strip() == str(PLUGIN_DIR)
+        assert (Path(plugindir.stdout.strip()) / "lib__nch5zstd.so").is_file()
 
 
 def test_libnetcdf_settings_says_zstd():
@@ -146,13 +172,13 @@ def test_libnetcdf_settings_says_zstd():
 
 def test_pkg_config_and_cmake_find_the_install(tmp_path):
     env = clean_env(PKG_CONFIG_PATH=str(LIB / "pkgconfig"))
-    assert run(["pkg-config", "--modversion", "netcdf"], env=env).stdout.strip() == "4.9.0"
+    assert run(["pkg-config", "--modversion", "netcdf"], env=env).stdout.strip() == VERSION
     assert f"-L{LIB}" in run(["pkg-config", "--libs", "netcdf"], env=env).stdout
     (tmp_path / "CMakeLists.txt").write_text(
         "cmake_minimum_required(VERSION 3.12)\nproject(probe C)\nfind_package(netCDF REQUIRED CONFIG)\n"
         "message(STATUS \"found netCDF ${netCDF_VERSION} in ${netCDF_INSTALL_PREFIX}\")\n")
     configured = run(["cmake", "-S", tmp_path, "-B", tmp_path / "build", f"-DCMAKE_PREFIX_PATH={PREFIX}"])
-    assert f"found netCDF 4.9.0 in {PREFIX}" in configured.stdout
+    assert f"found netCDF {VERSION} in {PREFIX}" in configured.stdout
 
 
 PROGRAM = r"""
@@ -216,7 +242,7 @@ def filter_row(listing, filter_id):
 def test_the_installed_command_runs_with_no_library_path():
     resolved = [line.split("=>")[1].split()[0] for line in run(["ldd", NCFILTERS]).stdout.splitlines()
                 if line.strip().startswith("libnetcdf.so")]
-    assert [os.path.realpath(path) for path in resolved] == [os.path.realpath(LIB / "libnetcdf.so.19")]
+    assert [os.path.realpath(path) for path in resolved] == [os.path.realpath(LIBNETCDF)]
     assert "list" in ncfilters("--help").stdout
 
 
@@ -228,13 +254,29 @@ def test_the_installed_command_as_the_unprivileged_user():
     assert "32015" in result.stdout
 
 
-def test_list_shows_the_built_in_filters_with_no_plugin_path():
-    listing = json.loads(ncfilters("--json", "list").stdout)
+def test_list_shows_the_built_in_filters_with_no_plugin_directory(tmp_path):
+    # 4.9.3 on search the installed plugin directory when HDF5_PLUGIN_PATH is unset (below): an empty one instead.
+    env = None if FIRST_RELEASE else clean_env(HDF5_PLUGIN_PATH=str(tmp_path))
+    listing = json.loads(ncfilters("--json", "list", env=env).stdout)
     for filter_id in (307, 32015):
         row = filter_row(listing, filter_id)
         assert row["hdf5"]["source"] == "built-in" and row["hdf5"]["usable"], row
         assert row["nczarr"]["usable"], row
     assert filter_row(listing, 1)["hdf5"]["source"] == "hdf5"
+
+
+def test_the_default_plugin_path_is_the_releases():
+    """With HDF5_PLUGIN_PATH unset, 4.9.0 searches HDF5's default; 4.9.3 on the build's NETCDF_PLUGIN_SEARCH_PATH,
+    the installed plugin directory first, whose plugins then provide the filters."""
+    report = json.loads(ncfilters("--json", "path").stdout)["plugin_path"]
+    assert report["value"] is None and {entry["origin"] for entry in report["entries"]} == {"default"}
+    dirs = [entry["dir"] for entry in report["entries"]]
+    if FIRST_RELEASE:
+        assert str(PLUGIN_DIR) not in dirs, dirs
+    else:
+        assert dirs == [str(PLUGIN_DIR), "/usr/local/hdf5/lib/plugin"], dirs
+        row = filter_row(json.loads(ncfilters("--json", "list").stdout), 32015)
+        assert row["hdf5"]["source"] == "plugin" and row["hdf5"]["path"] == str(PLUGIN_DIR / "lib__nch5zstd.so"), row
 
 
 def test_list_shows_the_installed_plugins_when_they_are_on_the_path():
@@ -258,19 +300,19 @@ def test_spec_and_codec_convert_both_ways():
     assert bad.returncode not in (0, 2) and "notanumber" in bad.stderr, bad
 
 
-# --- Debian's netcdf-bin on the installed libnetcdf ---------------------------------------------
+# --- the distribution's netcdf-bin on the installed libnetcdf ------------------------------------
 
 def drop_in_env():
     return clean_env(LD_LIBRARY_PATH=str(LIB))
 
 
 def debian_tool(tool, *args, env=None, check=True):
-    return run([DEBIAN_BIN / tool, *args], env=env or drop_in_env(), check=check)
+    return run([DISTRIBUTION_BIN / tool, *args], env=env or drop_in_env(), check=check)
 
 
 def loaded_libnetcdf(tool, *args):
-    """The libnetcdf the dynamic loader initialised for Debian's `tool`."""
-    traced = run([DEBIAN_BIN / tool, *args], env=dict(drop_in_env(), LD_DEBUG="libs"), check=False)
+    """The libnetcdf the dynamic loader initialised for the distribution's `tool`."""
+    traced = run([DISTRIBUTION_BIN / tool, *args], env=dict(drop_in_env(), LD_DEBUG="libs"), check=False)
     return [line.split("calling init:")[1].strip() for line in traced.stderr.splitlines()
             if "calling init:" in line and "libnetcdf.so" in line]
 
@@ -293,9 +335,9 @@ def data_of(path):
 
 
 def test_debian_programs_load_the_installed_libnetcdf(source_file):
-    assert loaded_libnetcdf("ncdump", "-h", source_file) == [str(LIB / "libnetcdf.so.19")]
-    assert loaded_libnetcdf("nccopy", source_file, source_file.with_name("copy.nc")) == [str(LIB / "libnetcdf.so.19")]
-    assert loaded_libnetcdf("ncgen", "-version") == [str(LIB / "libnetcdf.so.19")]
+    assert loaded_libnetcdf("ncdump", "-h", source_file) == [str(LIBNETCDF)]
+    assert loaded_libnetcdf("nccopy", source_file, source_file.with_name("copy.nc")) == [str(LIBNETCDF)]
+    assert loaded_libnetcdf("ncgen", "-version") == [str(LIBNETCDF)]
 
 
 @pytest.mark.parametrize("name", DROP_IN_FILTERS)
@@ -317,8 +359,12 @@ def test_debian_nccopy_writes_nczarr_with_the_built_in_codecs(source_file):
 
 
 def test_debian_libnetcdf_alone_lacks_the_filters(source_file):
-    """The control: without the installed libnetcdf first, Debian's own cannot write zstd here."""
+    """The control: without the installed libnetcdf first, the distribution's own cannot write zstd here."""
     stock = debian_tool("nccopy", "-F", "*,32015,3", source_file, source_file.with_name("stock.nc"),
                         env=clean_env(), check=False)
-    assert stock.returncode != 0, "Debian's libnetcdf wrote zstd: this machine has an HDF5 zstd plugin installed"
-    assert Path(DEBIAN_LIBNETCDF).exists()
+    assert stock.returncode != 0, "the distribution's libnetcdf wrote zstd: this machine has an HDF5 zstd plugin installed"
+    assert DISTRIBUTION_LIBNETCDF.name == SONAME and DISTRIBUTION_LIBNETCDF.exists()
+    traced = run([DISTRIBUTION_BIN / "ncgen", "-version"], env=dict(clean_env(), LD_DEBUG="libs"), check=False)
+    loaded = [line.split("calling init:")[1].strip() for line in traced.stderr.splitlines()
+              if "calling init:" in line and "libnetcdf.so" in line]
+    assert [os.path.realpath(path) for path in loaded] == [os.path.realpath(DISTRIBUTION_LIBNETCDF)]

@@ -2,49 +2,61 @@
 //! /tmp, plugins installed, and *without* libzstd found, as on a machine lacking libzstd-dev),
 //! installed with `cmake --install` by a user who is not root and again with `DESTDIR`; then
 //! tests/install/ (pytest) checks the installed tree, its metadata, the `ncfilters` command and
-//! Debian's own netcdf-bin programs running on the installed libnetcdf.
+//! the distribution's netcdf-bin programs running on the installed libnetcdf (Debian 12's for
+//! 4.9.0; the stock build's for the releases with SONAME 22, see `distribution_programs`).
 
 use crate::harness::{create_dir_all, fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
 use crate::netcdf::build_netcdf;
 use crate::process::{cmd, output, run, succeeds_into_log};
 use crate::text::{last_lines, print_tail};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Where the install goes: a prefix under /tmp, as the issue asks, owned by the installing user.
 pub const PREFIX: &str = "/tmp/ncfilters-install/prefix";
-/// netcdf-c 4.9.0's plugin install directory (`-DPLUGIN_INSTALL_DIR=<directory>`).
+/// The plugin install directory (4.9.0: `-DPLUGIN_INSTALL_DIR=<directory>`, later releases:
+/// `-DNETCDF_WITH_PLUGIN_DIR=<directory>`).
 pub const PLUGIN_DIR: &str = "/tmp/ncfilters-install/prefix/lib/hdf5/plugin";
+/// Debian 12's libnetcdf19 (netcdf-c 4.9.0), which its netcdf-bin programs are linked against.
+const DEBIAN_LIBNETCDF: &str = "/usr/lib/x86_64-linux-gnu/libnetcdf.so.19";
 /// The user who installs when the harness runs as root.
 const UNPRIVILEGED_USER: (&str, &str) = ("nobody", "nogroup");
 
-/// The install tree's configuration: a library and its programs, no tests, and libzstd hidden
-/// from netcdf-c's configure (which then writes `NC_HAS_ZSTD 0`; ncfilters must install 1).
-pub const INSTALL_TREE_FLAGS: &[&str] = &[
-    "-DCMAKE_BUILD_TYPE=Release",
-    "-DBUILD_SHARED_LIBS=ON",
-    "-DENABLE_NETCDF_4=ON",
-    "-DENABLE_HDF5=ON",
-    "-DENABLE_NCZARR=ON",
-    "-DENABLE_PLUGINS=ON",
-    "-DENABLE_NCZARR_FILTERS=ON",
-    "-DENABLE_TESTS=OFF",
-    "-DENABLE_EXAMPLES=OFF",
-    "-DENABLE_DAP=OFF",
-    "-DENABLE_BYTERANGE=OFF",
-    "-DENABLE_NCZARR_S3=OFF",
-    "-DENABLE_HDF4=OFF",
-    "-DENABLE_PNETCDF=OFF",
-    "-DENABLE_PARALLEL4=OFF",
-    "-DENABLE_DOXYGEN=OFF",
-    "-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE",
-    "-DCMAKE_DISABLE_FIND_PACKAGE_Zstd=TRUE",
-    "-DCMAKE_INSTALL_PREFIX=/tmp/ncfilters-install/prefix",
-    "-DPLUGIN_INSTALL_DIR=/tmp/ncfilters-install/prefix/lib/hdf5/plugin",
-];
+/// The install tree's configuration: the release's test-build flags with tests and examples off,
+/// plugins installed into [`PLUGIN_DIR`], a prefix under /tmp, and libzstd and c-blosc hidden
+/// from netcdf-c's configure (which then writes `NC_HAS_ZSTD 0`, and from 4.9.3 on
+/// `NC_HAS_BLOSC 0`; ncfilters must install 1).
+pub fn install_tree_flags(h: &Harness) -> Vec<String> {
+    let mut flags: Vec<String> = h
+        .release
+        .flags
+        .iter()
+        .filter(|flag| !flag.contains("TESTS") && !flag.contains("TESTING") && !flag.contains("EXAMPLES"))
+        .filter(|flag| !flag.contains("PLUGIN_INSTALL"))
+        .map(|flag| flag.to_string())
+        .collect();
+    let prefix = if h.release.is_first() { "" } else { "NETCDF_" };
+    flags.extend(["TESTS", "UNIT_TESTS", "EXAMPLES"].map(|option| format!("-D{prefix}ENABLE_{option}=OFF")));
+    if h.release.is_first() {
+        // 4.9.0: -DPLUGIN_INSTALL_DIR=YES|<directory> (the filters document's appendix).
+        flags.push(format!("-DPLUGIN_INSTALL_DIR={PLUGIN_DIR}"));
+    } else {
+        // 4.9.3 on: --plugindir's option pair.
+        flags.push("-DNETCDF_PLUGIN_INSTALL=ON".into());
+        flags.push(format!("-DNETCDF_WITH_PLUGIN_DIR={PLUGIN_DIR}"));
+    }
+    flags.push(format!("-DCMAKE_INSTALL_PREFIX={PREFIX}"));
+    flags.push("-DCMAKE_DISABLE_FIND_PACKAGE_Zstd=TRUE".into());
+    flags.push("-DCMAKE_DISABLE_FIND_PACKAGE_Blosc=TRUE".into());
+    flags.push("-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE".into());
+    flags.sort();
+    flags.dedup();
+    flags
+}
 
 pub fn test_install(h: &Harness) -> Result {
     crate::setup::setup(h)?;
+    let (distribution_bin, distribution_libnetcdf) = distribution_programs(h)?;
     build_netcdf(h, "install")?;
     let build = h.build_dir("install");
     let root = Path::new(PREFIX).parent().expect("the prefix has a parent");
@@ -78,7 +90,10 @@ pub fn test_install(h: &Harness) -> Result {
         .env("NCFILTERS_PLUGIN_DIR", PLUGIN_DIR)
         .env("NCFILTERS_DESTDIR", &destdir)
         .env("NCFILTERS_INSTALL_BUILD", &build)
-        .env("NCFILTERS_REPO", &h.repo);
+        .env("NCFILTERS_REPO", &h.repo)
+        .env("NCFILTERS_NETCDF_VERSION", h.version())
+        .env("NCFILTERS_DISTRIBUTION_BIN", &distribution_bin)
+        .env("NCFILTERS_DISTRIBUTION_LIBNETCDF", &distribution_libnetcdf);
     if let Some(user) = unprivileged_user_needed()? {
         pytest.env("NCFILTERS_UNPRIVILEGED_USER", user);
     }
@@ -90,6 +105,28 @@ pub fn test_install(h: &Harness) -> Result {
         println!("{line}");
     }
     Ok(())
+}
+
+/// The programs a distribution ships for the release and the libnetcdf they were linked against:
+/// Debian 12's netcdf-bin and libnetcdf19 for 4.9.0; for later releases (SONAME 22, Debian 13's,
+/// which Debian 12 cannot install) the stock build's ncdump, nccopy and ncgen, linked against its
+/// stock libnetcdf.so.22 with a RUNPATH, which LD_LIBRARY_PATH overrides as it does a system path.
+fn distribution_programs(h: &Harness) -> Result<(PathBuf, PathBuf)> {
+    if h.release.is_first() {
+        return Ok((PathBuf::from("/usr/bin"), PathBuf::from(DEBIAN_LIBNETCDF)));
+    }
+    build_netcdf(h, "stock")?;
+    let stock = h.build_dir("stock");
+    let bin = h.work.join("distribution-bin");
+    remove_dir_all_if_exists(&bin)?;
+    create_dir_all(&bin)?;
+    for program in ["ncdump/ncdump", "ncdump/nccopy", "ncgen/ncgen"] {
+        let target = stock.join(program);
+        let name = target.file_name().expect("a program has a name");
+        std::os::unix::fs::symlink(&target, bin.join(name))
+            .map_err(|e| crate::harness::Failure(format!("symlink {}: {e}", target.display())))?;
+    }
+    Ok((bin, h.lib_dir("stock").join("libnetcdf.so.22")))
 }
 
 fn install_into_log(h: &Harness, install: &mut Command, log_name: &str) -> Result {

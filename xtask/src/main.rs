@@ -77,7 +77,7 @@ enum Step {
     /// zarr-python and h5py interoperability, malformed metadata, bad plugins (pytest)
     Interop,
     /// A packager's build (no libzstd found) installed by a non-root user into /tmp and with DESTDIR:
-    /// files, truthful metadata, the ncfilters command, Debian's netcdf-bin on it (pytest)
+    /// files, truthful metadata, the ncfilters command, the distribution's netcdf-bin on it (pytest)
     Install,
     /// The MPI-parallel pair (ENABLE_PARALLEL4, OpenMPI HDF5), stock and ncfilters: netcdf-c's suite
     /// with run_par_test.sh on both, the parallel ABI check, and a 4-rank filter test read back by h5py
@@ -102,8 +102,8 @@ const FIRST_STEPS: [Step; 5] = [Step::Rust, Step::Headers, Step::Fmt, Step::Clip
 const RELEASE_STEPS: [Step; 6] =
     [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
 
-/// The steps of `test` run once, last, on the first release (4.9.0); `valgrind` on every release
-/// (one per run with `NCFILTERS_TIER=ci`).
+/// The steps of `test` run last: `install` for every release; `parallel` and `valgrind` for every
+/// release, or one each (rotating daily) with `NCFILTERS_TIER=ci`; `fuzz` once.
 const LAST_STEPS: [Step; 4] = [Step::Install, Step::Parallel, Step::Valgrind, Step::Fuzz];
 
 impl Step {
@@ -190,13 +190,18 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             }
         }
         for step in &LAST_STEPS {
-            if matches!(step, Step::Valgrind) {
-                for release in release::for_slow_checks() {
-                    let h = h.for_release(release);
-                    stages.run(&format!("valgrind {}", release.version), || run_step(&h, step))?;
+            let releases: Vec<&release::Release> = match step {
+                Step::Install => release::RELEASES.iter().collect(),
+                Step::Parallel => release::for_slow_check(release::SlowCheck::Parallel),
+                Step::Valgrind => release::for_slow_check(release::SlowCheck::Valgrind),
+                _ => {
+                    stages.run(step.name(), || run_step(h, step))?;
+                    continue;
                 }
-            } else {
-                stages.run(step.name(), || run_step(h, step))?;
+            };
+            for release in releases {
+                let h = h.for_release(release);
+                stages.run(&format!("{} {}", step.name(), release.version), || run_step(&h, step))?;
             }
         }
         harness::log("all tests passed");

@@ -16,6 +16,10 @@ use crate::text::{print_file, print_matching, print_tail};
 ///   ncdump/tst_h_scalar.nc, and one's nc_open fails while the other rewrites it.
 const SERIAL_TESTS: &str = "_unknown$|tst_h_scalar$";
 
+/// A test that runs longer is stopped and fails: the longest pass in about 30 s (the MPI tests,
+/// oversubscribed), and a deadlocked MPI test would otherwise hold CI for ctest's default 1500 s.
+const CTEST_TIMEOUT_SECONDS: u32 = 300;
+
 /// netcdf-c 4.9.x's NCZarr tests diff _Codecs against their literal text, so their suites run
 /// with the legacy codec dialect (the build's default, numeric, is what zarr-python and 4.10 write):
 /// the environment variable the release's `suite_dialect` goes into.
@@ -64,7 +68,7 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     configure.arg(src).arg("-B").arg(build);
     let mut cargo_target = h.cargo_target();
     if flavour == "install" {
-        configure.args(crate::install::INSTALL_TREE_FLAGS);
+        configure.args(crate::install::install_tree_flags(h));
     } else if is_parallel(flavour) {
         configure.args(crate::parallel::parallel_flags(h)).env("CC", "mpicc");
         // Its own target directory: libncfilters of a parallel build mirrors other layouts.
@@ -85,33 +89,68 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
 }
 
 /// netcdf-c's whole suite in the `flavour` build, the plugin-moving tests serially, output in
-/// `ctest-<flavour>.log`; the release's expected number of tests must pass.
+/// `ctest-<flavour>.log`; the release's expected number of tests must pass, and none fail.
 pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
-    run_netcdf_ctest_expecting(h, flavour, h.release.ctest_expected).map(|_| ())
+    run_netcdf_ctest_expecting(h, flavour, h.release.ctest_expected, &[]).map(|_| ())
 }
 
-/// [`run_netcdf_ctest`] expecting `expected` tests; returns how many passed. Prints the summary
-/// line `netcdf-c <version> <flavour>: N tests passed, M failed` ("-parallel" as " parallel").
-pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize) -> Result<usize> {
+/// [`run_netcdf_ctest`] expecting `expected` tests to pass and exactly the tests `failing` (known
+/// to fail on the stock build too) to fail; returns how many passed. Prints the summary line
+/// `netcdf-c <version> <flavour>: N tests passed, M failed` ("-parallel" as " parallel").
+pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, failing: &[&str]) -> Result<usize> {
     let build = &h.build_dir(flavour);
     let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
+    let timeout = CTEST_TIMEOUT_SECONDS.to_string();
     let mut parallel = ctest(h, build);
-    parallel.arg(format!("-j{}", h.jobs)).args(["-E", SERIAL_TESTS, "--output-on-failure"]);
+    parallel.arg(format!("-j{}", h.jobs)).args(["-E", SERIAL_TESTS, "--output-on-failure", "--timeout", &timeout]);
     let mut serial = ctest(h, build);
-    serial.args(["-R", SERIAL_TESTS, "--output-on-failure"]);
-    let passed_all =
-        succeeds_into_log(&mut parallel, log_file, false)? && succeeds_into_log(&mut serial, log_file, true)?;
+    serial.args(["-R", SERIAL_TESTS, "--output-on-failure", "--timeout", &timeout]);
+    // Both halves run whatever the first gave: the failures are compared by name below.
+    let passed_first = succeeds_into_log(&mut parallel, log_file, false)?;
+    let passed_second = succeeds_into_log(&mut serial, log_file, true)?;
     let log = crate::harness::read_to_string(log_file)?;
     let (passed, failed) = (count_passed_tests(&log), count_failed_tests(&log));
     println!("netcdf-c {} {}: {passed} tests passed, {failed} failed", h.version(), flavour.replace('-', " "));
-    if !passed_all {
+    let mut failed_names = failed_tests(&log);
+    failed_names.sort_unstable();
+    let mut expected_names = failing.to_vec();
+    expected_names.sort_unstable();
+    if failed_names != expected_names || (passed_first && passed_second) != failing.is_empty() {
         print_matching(log_file, &["Failed", "***"], 40);
-        fail!("ctest failed in {}", build.display());
+        fail!(
+            "ctest in {}: failed {failed_names:?}, expected to fail {expected_names:?} (as on the stock build)",
+            build.display()
+        );
+    }
+    if !failing.is_empty() {
+        println!("  failed as expected: {}", failing.join(", "));
     }
     if passed != expected {
         fail!("expected {expected} ctest tests to pass in {}, counted {passed}", build.display());
     }
     Ok(passed)
+}
+
+/// The names ctest lists under "The following tests FAILED:" ("\t189 - name (Failed)").
+fn failed_tests(log: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    let mut in_list = false;
+    for line in log.lines() {
+        if line.starts_with("The following tests FAILED:") {
+            in_list = true;
+        } else if in_list {
+            let Some((number, rest)) = line.trim_start().split_once(" - ") else {
+                in_list = false;
+                continue;
+            };
+            if number.trim().parse::<u32>().is_err() {
+                in_list = false;
+                continue;
+            }
+            names.extend(rest.split_whitespace().next());
+        }
+    }
+    names
 }
 
 /// ctest in `build`, with the release's suite codec dialect (and OpenMPI's settings, for the
@@ -234,5 +273,14 @@ mod tests {
         assert_eq!((count_passed_tests(log), count_failed_tests(log)), (221, 0));
         let log = "98% tests passed, 3 tests failed out of 150\n";
         assert_eq!((count_passed_tests(log), count_failed_tests(log)), (147, 3));
+    }
+
+    #[test]
+    fn failed_tests_are_read_from_ctests_lists() {
+        let log = "99% tests passed, 1 tests failed out of 236\n\nThe following tests FAILED:\n\
+                   \t189 - h5_test_run_par_tests (Failed)\nErrors while running CTest\n\
+                   The following tests FAILED:\n\t  7 - tst_a (Failed)\n\t 12 - tst_b (SEGFAULT)\n";
+        assert_eq!(failed_tests(log), ["h5_test_run_par_tests", "tst_a", "tst_b"]);
+        assert!(failed_tests("100% tests passed, 0 tests failed out of 3\n").is_empty());
     }
 }

@@ -43,13 +43,20 @@ pub fn test_parallel(h: &Harness) -> Result {
     crate::setup::setup(h)?;
     build_netcdf(h, "stock-parallel")?;
     build_netcdf(h, "ncfilters-parallel")?;
-    let mut counts = Vec::new();
-    for flavour in ["stock-parallel", "ncfilters-parallel"] {
-        log(format!("netcdf-c's ctest suite on the {flavour} build (mpiexec, oversubscribed)"));
-        counts.push(run_netcdf_ctest_expecting(h, flavour, h.release.parallel_ctest_expected)?);
+    // Stock fails the release's known failures; ncfilters those of them outside its code, and
+    // passes the others.
+    let failures = h.release.parallel_stock_failures;
+    let fixed_by_ncfilters = failures.iter().filter(|failure| !failure.on_ncfilters).count();
+    for failure in failures {
+        let on = if failure.on_ncfilters { "both builds" } else { "the stock build only" };
+        println!("  expected to fail on {on}: {} ({})", failure.test, failure.why);
     }
-    if counts[0] != counts[1] {
-        fail!("the parallel builds passed different counts: stock {}, ncfilters {}", counts[0], counts[1]);
+    for (flavour, is_stock) in [("stock-parallel", true), ("ncfilters-parallel", false)] {
+        log(format!("netcdf-c's ctest suite on the {flavour} build (mpiexec, oversubscribed)"));
+        let failing: Vec<&str> =
+            failures.iter().filter(|failure| is_stock || failure.on_ncfilters).map(|failure| failure.test).collect();
+        let expected = h.release.parallel_ctest_expected - if is_stock { fixed_by_ncfilters } else { 0 };
+        run_netcdf_ctest_expecting(h, flavour, expected, &failing)?;
     }
     crate::rust_checks::test_abi_parallel(h, &h.work.join("src-stock-parallel"), &h.build_dir("stock-parallel"))?;
     crate::rust_checks::test_parallel_rules(h)?;

@@ -145,7 +145,7 @@ pub fn test_abi(h: &Harness) -> Result {
 /// (in its own target directory, as the parallel netcdf-c build does) against netcdf-c's headers
 /// with the parallel build's config.h (`USE_PARALLEL4`) and the MPI HDF5's and MPI's headers.
 pub fn test_abi_parallel(h: &Harness, netcdf_src: &Path, netcdf_build: &Path) -> Result {
-    log("ABI check of the parallel layouts against netcdf-c's headers with USE_PARALLEL4");
+    log("ABI check of the parallel layouts against netcdf-c's headers and the parallel config.h (USE_PARALLEL, USE_PARALLEL4)");
     let mut cflags = mpi_hdf5_cflags()?;
     cflags.push("-DUSE_PARALLEL4=1".into());
     abi_check(h, netcdf_src, netcdf_build, PARALLEL_FEATURES, &h.cargo_target().join("parallel"), &cflags)
