@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first (`src/lib.rs`).
-const LAYERS: [&str; 20] = [
+const LAYERS: [&str; 21] = [
     "error",
     "c_types",
     "c_heap",
     "ffi_boundary",
+    "zstd_context",
     "filterspec",
     "plugin_path",
     "hdf5_filter_rules",

@@ -1,16 +1,18 @@
 //! zstd (filter 32015): one plain zstd frame with its content size, level `(int)params[0]`
-//! (negative levels travel as their 32-bit pattern). Contexts are reused per thread. Unlike
+//! (negative levels travel as their 32-bit pattern), written with libzstd's block pre-splitter
+//! off (see [`crate::zstd_context`]). Contexts are reused per thread. Unlike
 //! 4.9.0's H5Zzstd (netcdf-c #3370), the input length is `nbytes`, not `*buf_size`; frames
 //! without a content size decode too.
 #![forbid(unsafe_code)]
 
 use super::{fail, FilterResult};
 use crate::c_heap::CVec;
+use crate::zstd_context::Compressor;
 use std::cell::RefCell;
-use zstd::zstd_safe::{self, CCtx, DCtx, InBuffer, OutBuffer};
+use zstd::zstd_safe::{self, DCtx, InBuffer, OutBuffer};
 
 thread_local! {
-    static COMPRESSOR: RefCell<Option<CCtx<'static>>> = const { RefCell::new(None) };
+    static COMPRESSOR: RefCell<Option<Compressor>> = const { RefCell::new(None) };
     static DECOMPRESSOR: RefCell<Option<DCtx<'static>>> = const { RefCell::new(None) };
 }
 
@@ -30,8 +32,12 @@ pub fn encode(level: i32, input: &[u8]) -> FilterResult<CVec> {
     let mut out = super::output_uninit(zstd_safe::compress_bound(input.len()))?;
     COMPRESSOR.with(|slot| {
         let mut slot = slot.borrow_mut();
-        let cctx = slot.get_or_insert_with(CCtx::create);
-        cctx.compress(&mut out, input, level).map_err(|code| error("compression failed", code))?;
+        if slot.is_none() {
+            *slot =
+                Some(Compressor::new().ok_or_else(|| super::FilterError("zstd: out of memory for a context".into()))?);
+        }
+        let compressor = slot.as_mut().expect("set just above");
+        compressor.compress(level, input, &mut out).map_err(|code| error("compression failed", code))?;
         Ok(out)
     })
 }

@@ -65,5 +65,9 @@ pub fn bench_filters(h: &Harness) -> Result {
         .arg(env_or("NCFILTERS_BENCH_REPS", "9"))
         .arg("--seconds")
         .arg(env_or("NCFILTERS_BENCH_SECONDS", "0.5"));
+    // NCFILTERS_BENCH_ONLY=zstd,fletcher32: only the cases whose label contains one of them.
+    if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
+        bench.arg("--only").arg(only);
+    }
     run(&mut bench)
 }

@@ -2,7 +2,7 @@
 //! `H5Z_func_t` entry point, in one process, runs alternating round-robin between implementations.
 //!
 //! ```text
-//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT]
+//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT[,TEXT…]]
 //! ```
 //!
 //! DIR holds the chunks (`*.bin`, e.g. `f32_1MiB.bin`, made by `tools/make_corpus.py`). For every
@@ -179,7 +179,9 @@ fn main() {
             })
             .collect();
         println!("| {name} | memcpy | 1 | – | {:.0} (memcpy) | | | | | | |", memcpy_bandwidth(&data));
-        for case in cases.iter().filter(|c| only.as_deref().is_none_or(|o| c.label.contains(o))) {
+        // --only a,b: the cases whose label contains a or b.
+        let wanted = |label: &str| only.as_deref().is_none_or(|o| o.split(',').any(|part| label.contains(part)));
+        for case in cases.iter().filter(|c| wanted(&c.label)) {
             // Round trips first, and the encoded forms each implementation decodes.
             let encoded: Vec<Vec<u8>> = case.pipelines.iter().map(|p| run(p, &data, false).0).collect();
             for (i, (pipeline, packed)) in case.pipelines.iter().zip(&encoded).enumerate() {
