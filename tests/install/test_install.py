@@ -291,6 +291,21 @@ def test_explain_names_the_searched_directories_and_what_to_set():
     assert str(PLUGIN_DIR) in text.stdout and "HDF5_PLUGIN_PATH" in text.stdout, text.stdout
 
 
+def test_a_broken_library_on_the_path_is_named_with_its_reason(tmp_path):
+    """A directory with a truncated blosc plugin and a good bzip2 one: the good one is used, the broken
+    one skipped and named (with why) by `explain`, and blosc falls back to the filter built in."""
+    (tmp_path / "lib__nch5bzip2.so").write_bytes((PLUGIN_DIR / "lib__nch5bzip2.so").read_bytes())
+    (tmp_path / "lib__nch5blosc.so").write_bytes((PLUGIN_DIR / "lib__nch5blosc.so").read_bytes()[:100])
+    env = clean_env(HDF5_PLUGIN_PATH=str(tmp_path))
+    listing = json.loads(ncfilters("--json", "list", env=env).stdout)
+    assert filter_row(listing, 32001)["hdf5"]["source"] == "built-in"
+    assert filter_row(listing, 307)["hdf5"]["path"] == str(tmp_path / "lib__nch5bzip2.so")
+    explained = ncfilters("explain", "32001", env=env)
+    assert "  wins: built into libnetcdf" in explained.stdout, explained.stdout
+    assert "Skipped libraries whose filters could not be read" in explained.stdout, explained.stdout
+    assert f"  {tmp_path / 'lib__nch5blosc.so'}: skipped: cannot be loaded" in explained.stdout, explained.stdout
+
+
 def test_spec_and_codec_convert_both_ways():
     spec = json.loads(ncfilters("--json", "spec", "zstd,3|307,9").stdout)
     assert [(f["id"], f["params"]) for f in spec["filters"]] == [(32015, [3]), (307, [9])]

@@ -385,8 +385,8 @@ fn one_text(report: &Report, explanation: &Explanation, text: &mut String) {
             let _ = writeln!(text, "{}", library_line(&report.libraries[index]));
         }
     }
-    let provided = filter.is_some_and(|filter| filter.usable_anywhere());
-    if !explanation.unidentified.is_empty() && !provided {
+    // Listed even when the filter is usable: one of them may be the build the user meant to use.
+    if !explanation.unidentified.is_empty() {
         let _ = writeln!(text, "Skipped libraries whose filters could not be read (one may be meant to provide it):");
         for &index in &explanation.unidentified {
             let _ = writeln!(text, "{}", library_line(&report.libraries[index]));
@@ -473,6 +473,8 @@ mod tests {
         assert!(text.contains("  - filter: built into libnetcdf\n"), "{text}");
         assert!(text.contains("Searched: HDF5_PLUGIN_PATH=/a:/b\n  /a "), "{text}");
         assert!(text.contains("  /a/lib__nch5zstd.so: used\n"), "{text}");
+        assert!(text.contains("Skipped libraries whose filters could not be read"), "{text}");
+        assert!(text.contains("  /a/libempty.so: skipped: not an ELF file\n"), "{text}");
         assert!(explanations[0].usable_anywhere(&report));
     }
 
