@@ -388,6 +388,20 @@ impl CVec {
         Ok(())
     }
 
+    /// Appends `bytes` after the used part, growing the block if needed.
+    pub fn extend_from_slice(&mut self, bytes: &[u8]) -> NcResult<()> {
+        let end = self.len.checked_add(bytes.len()).ok_or(NC_ENOMEM)?;
+        if end > self.capacity {
+            self.reserve_total(end.max(self.capacity.saturating_mul(2)))?;
+        }
+        // SAFETY: [len, end) lies inside the block (grown above), and `bytes` is a live slice
+        // that cannot overlap a block this buffer owns uniquely.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.ptr.as_ptr().add(self.len), bytes.len()) };
+        self.init = self.init.max(end);
+        self.len = end;
+        Ok(())
+    }
+
     /// Hands the block to C: `(pointer, bytes used, bytes allocated)`; C frees it with `free()`.
     pub fn into_raw(self) -> (*mut std::os::raw::c_void, usize, usize) {
         let out = (self.ptr.as_ptr().cast(), self.len, self.capacity);

@@ -6,7 +6,9 @@
 //! 1. [`error`]: status codes and diagnostics; [`c_types`]: the `repr(C)` types of netcdf-c's
 //!    public filter headers;
 //! 2. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
-//!    [`zstd_context`]: a zstd context with libzstd's block pre-splitter off;
+//!    [`worker_pool`]: how many cores filters may use, and the threads that run a large
+//!    chunk's pieces; [`zstd_context`]: a zstd context with libzstd's block pre-splitter off and
+//!    its multithreaded frames;
 //! 3. [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
 //!    rules; [`hdf5_filter_rules`]: ordering and conflict rules
 //!    of a variable's filter list; [`standard_filter_table`]: the table of standard filters (ids,
@@ -60,6 +62,7 @@ pub(crate) mod plugin_path;
 pub(crate) mod plugin_registry;
 pub mod standard_filter_table;
 pub(crate) mod standard_filters;
+pub(crate) mod worker_pool;
 pub(crate) mod zstd_context;
 
 /// What the integration tests in `tests/` reach beyond the C ABI; not part of any interface.

@@ -6,30 +6,118 @@
 //! for output 0.4–1 % smaller. With it off, the output is byte-for-byte that of libzstd 1.5.4,
 //! which Debian 12's netcdf-c C plugin uses. A libzstd older than 1.5.7 (linked with
 //! `ZSTD_SYS_USE_PKG_CONFIG`) refuses the parameter and has nothing to turn off.
+//!
+//! Large chunks are compressed by libzstd's multithreaded mode: one standard frame made of
+//! [`JOB_SIZE`] jobs, each compressed on its own (no overlap: priming each job with the end of
+//! the one before costs more time than the 0.2 % of size it saves). Its bytes depend on the job
+//! size and overlap, never on how many workers ran (libzstd guarantees it for any count of at least one), so
+//! every context uses the job size fixed here. The workers are one process-wide libzstd pool of
+//! [`worker_pool::threads`] threads, joined by a library destructor like ncfilters' own pool.
 
 use crate::c_heap::CVec;
+use crate::worker_pool::{self, Lifetime};
 use std::ptr::NonNull;
+use std::sync::OnceLock;
 use zstd::zstd_safe::zstd_sys;
 
 /// `ZSTD_c_blockSplitterLevel`'s "no splitting".
 const NO_BLOCK_SPLITTING: i32 = 1;
 
+/// The size of one job of a multithreaded frame, so that a 4 MiB chunk makes 4 jobs. libzstd's
+/// smallest, 512 KiB, ran no faster on 2 cores than one thread (BENCHMARKS.md); frames of 1 MiB
+/// jobs are within 0.3 % of the single-threaded size on real float32 data.
+pub const JOB_SIZE: usize = 1 << 20;
+
+/// `ZSTD_c_overlapLog`'s "no overlap" between jobs.
+const NO_OVERLAP: i32 = 1;
+
+/// The process's libzstd worker pool.
+struct SharedPool {
+    pool: NonNull<zstd_sys::ZSTD_threadPool>,
+    creator: u32,
+}
+
+// SAFETY: a ZSTD_threadPool is made to be shared by contexts on any thread (it locks inside).
+unsafe impl Send for SharedPool {}
+// SAFETY: as above.
+unsafe impl Sync for SharedPool {}
+
+static SHARED_POOL: OnceLock<Option<SharedPool>> = OnceLock::new();
+static SHARED_POOL_LIFETIME: Lifetime = Lifetime::new();
+
+/// The pool, started on first use with one thread per core ncfilters may use.
+fn shared_pool() -> Option<&'static SharedPool> {
+    SHARED_POOL
+        .get_or_init(|| {
+            // SAFETY: no preconditions; NULL when the threads cannot start.
+            let pool = NonNull::new(unsafe { zstd_sys::ZSTD_createThreadPool(worker_pool::threads()) })?;
+            Some(SharedPool { pool, creator: std::process::id() })
+        })
+        .as_ref()
+        .filter(|shared| worker_pool::is_pool_process(shared.creator))
+}
+
+/// Frees the pool (joining its threads) when the library is unloaded or the process exits,
+/// unless a compression is using it or this is a forked child.
+extern "C" fn free_shared_pool_at_unload() {
+    if !SHARED_POOL_LIFETIME.close() {
+        return;
+    }
+    if let Some(Some(shared)) = SHARED_POOL.get() {
+        if worker_pool::is_pool_process(shared.creator) {
+            // SAFETY: the pool came from ZSTD_createThreadPool, nobody uses it (closed above, and
+            // no use was in progress), and it is freed once: the destructor runs once.
+            unsafe { zstd_sys::ZSTD_freeThreadPool(shared.pool.as_ptr()) };
+        }
+    }
+}
+
+#[used]
+#[link_section = ".fini_array"]
+static FREE_SHARED_POOL_AT_UNLOAD: extern "C" fn() = free_shared_pool_at_unload;
+
 pub struct Compressor {
     context: NonNull<zstd_sys::ZSTD_CCtx>,
+    /// The context uses the shared pool (else, for multithreaded frames, a pool of its own).
+    pooled: bool,
+    /// The process that made it: a forked child makes its own contexts.
+    creator: u32,
+    /// The last multithreaded compression failed, so jobs of it may still run on the shared
+    /// pool: libzstd waits for them at the next multithreaded compression, but freeing the
+    /// context would free them under the pool's threads (it waits only for a pool of its own).
+    unsettled: bool,
 }
 
 // SAFETY: a ZSTD_CCtx may move between threads; `&mut self` keeps its use to one at a time.
 unsafe impl Send for Compressor {}
 
 impl Compressor {
-    /// A context, or `None` when libzstd cannot allocate one.
+    /// A context using the shared pool, or `None` when libzstd cannot allocate one.
     pub fn new() -> Option<Self> {
+        Self::with_pool(shared_pool())
+    }
+
+    fn with_pool(shared: Option<&SharedPool>) -> Option<Self> {
         // SAFETY: ZSTD_createCCtx has no preconditions; it returns NULL on failure.
         let context = NonNull::new(unsafe { zstd_sys::ZSTD_createCCtx() })?;
-        let compressor = Compressor { context };
+        let mut compressor = Compressor { context, pooled: false, creator: std::process::id(), unsettled: false };
         // Refused by libzstd < 1.5.7, which never splits blocks early: nothing to do then.
         let _ = compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_experimentalParam20, NO_BLOCK_SPLITTING);
+        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_jobSize, JOB_SIZE as i32).ok()?;
+        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_overlapLog, NO_OVERLAP).ok()?;
+        if let Some(shared) = shared {
+            // SAFETY: both are live; the pool outlives every context that uses it (it is freed
+            // only when no compression is in progress, at unload or exit).
+            let code = unsafe { zstd_sys::ZSTD_CCtx_refThreadPool(context.as_ptr(), shared.pool.as_ptr()) };
+            compressor.pooled = check(code).is_ok();
+        }
         Some(compressor)
+    }
+
+    /// Whether this process made the context: a forked child must not use its parent's
+    /// contexts, whose workers did not follow it.
+    pub fn made_here(&self) -> bool {
+        worker_pool::is_pool_process(self.creator)
     }
 
     fn set(&self, parameter: zstd_sys::ZSTD_cParameter, value: i32) -> Result<(), usize> {
@@ -39,9 +127,46 @@ impl Compressor {
     }
 
     /// Compresses `input` at `level` into `out` (one frame with its content size, as
-    /// `ZSTD_compressCCtx` writes); `out` must be empty. Err holds libzstd's error code.
-    pub fn compress(&mut self, level: i32, input: &[u8], out: &mut CVec) -> Result<(), usize> {
+    /// `ZSTD_compressCCtx` writes); `out` must be empty. `multithreaded`: a frame of
+    /// [`JOB_SIZE`] jobs, run on the shared pool (inputs of at most 512 KiB are always
+    /// single-threaded frames). Err holds libzstd's error code.
+    pub fn compress(&mut self, level: i32, input: &[u8], out: &mut CVec, multithreaded: bool) -> Result<(), usize> {
         assert!(out.is_empty(), "zstd_context::Compressor::compress into a used buffer");
+        let _use = if multithreaded && self.pooled {
+            match SHARED_POOL_LIFETIME.enter() {
+                Some(using) => Some(using),
+                // The process is exiting and the pool is gone: the same frame, with a pool of
+                // its own for this one call.
+                None => {
+                    let mut own = Self::with_pool(None).ok_or(OUT_OF_MEMORY)?;
+                    return own.compress_with(level, input, out, worker_pool::threads());
+                }
+            }
+        } else {
+            None
+        };
+        self.compress_with(level, input, out, if multithreaded { worker_pool::threads() } else { 0 })
+    }
+
+    /// [`Self::compress`] with `workers` threads (0: a single-threaded frame).
+    fn compress_with(&mut self, level: i32, input: &[u8], out: &mut CVec, workers: usize) -> Result<(), usize> {
+        let bound = zstd::zstd_safe::compress_bound(input.len());
+        if workers > 0 && out.capacity() < bound {
+            // Never stop a multithreaded frame early for want of room: that returns with jobs
+            // still running. Compress in full, then see whether it fits.
+            let mut whole = CVec::with_capacity_uninit(bound).map_err(|_| OUT_OF_MEMORY)?;
+            self.compress_with(level, input, &mut whole, workers)?;
+            if whole.len() > out.capacity() {
+                return Err(DESTINATION_TOO_SMALL);
+            }
+            return out.extend_from_slice(whole.as_slice()).map_err(|_| OUT_OF_MEMORY);
+        }
+        // A failed compression leaves the stream mid-frame, where parameters cannot be set.
+        // SAFETY: the context is live; resetting the session only drops an unfinished frame.
+        unsafe {
+            zstd_sys::ZSTD_CCtx_reset(self.context.as_ptr(), zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only)
+        };
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers, workers as i32)?;
         self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel, level)?;
         let room = out.capacity();
         let destination = out.whole_uninit().as_mut_ptr();
@@ -56,6 +181,11 @@ impl Compressor {
                 input.len(),
             )
         };
+        // A multithreaded compression that fails may leave jobs running (see `unsettled`); the
+        // next multithreaded one waits for them first.
+        if workers > 0 {
+            self.unsettled = is_error(code);
+        }
         let written = check(code)?;
         // SAFETY: ZSTD_compress2 succeeded, so it wrote the first `written` (<= room) bytes.
         unsafe { out.assume_init_len(written) };
@@ -65,9 +195,24 @@ impl Compressor {
 
 impl Drop for Compressor {
     fn drop(&mut self) {
+        if self.unsettled && self.pooled {
+            // Left allocated rather than freed under running jobs: only after a failure such as
+            // running out of memory.
+            return;
+        }
         // SAFETY: the context came from ZSTD_createCCtx and is freed once, here.
         unsafe { zstd_sys::ZSTD_freeCCtx(self.context.as_ptr()) };
     }
+}
+
+/// libzstd's code for "Allocation error : not enough memory".
+const OUT_OF_MEMORY: usize = (zstd_sys::ZSTD_ErrorCode::ZSTD_error_memory_allocation as usize).wrapping_neg();
+
+/// libzstd's code for "Destination buffer is too small".
+const DESTINATION_TOO_SMALL: usize = (zstd_sys::ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall as usize).wrapping_neg();
+
+fn is_error(code: usize) -> bool {
+    check(code).is_err()
 }
 
 /// libzstd's size_t result: a count, or an error code.
@@ -104,7 +249,7 @@ mod tests {
         let mut compressor = Compressor::new().unwrap();
         for level in [-3, 1, 3, 9] {
             let mut out = CVec::with_capacity_uninit(zstd::zstd_safe::compress_bound(data.len())).unwrap();
-            compressor.compress(level, &data, &mut out).unwrap();
+            compressor.compress(level, &data, &mut out, false).unwrap();
             assert_eq!(zstd::zstd_safe::get_frame_content_size(out.as_slice()).ok(), Some(Some(data.len() as u64)));
             assert_eq!(zstd::bulk::decompress(out.as_slice(), data.len()).unwrap(), data, "level {level}");
         }
@@ -118,7 +263,7 @@ mod tests {
         }
         let data = floats();
         let mut out = CVec::with_capacity_uninit(zstd::zstd_safe::compress_bound(data.len())).unwrap();
-        Compressor::new().unwrap().compress(3, &data, &mut out).unwrap();
+        Compressor::new().unwrap().compress(3, &data, &mut out, false).unwrap();
         let default = zstd::bulk::compress(&data, 3).unwrap();
         assert_ne!(out.as_slice(), &default[..], "libzstd {}", zstd::zstd_safe::version_string());
     }
@@ -127,7 +272,66 @@ mod tests {
     fn a_full_buffer_is_an_error_not_an_overrun() {
         let data = floats();
         let mut out = CVec::with_capacity_uninit(64).unwrap();
-        assert!(Compressor::new().unwrap().compress(3, &data, &mut out).is_err());
+        assert!(Compressor::new().unwrap().compress(3, &data, &mut out, false).is_err());
         assert!(out.is_empty());
+        assert!(Compressor::new().unwrap().compress(3, &data, &mut out, true).is_err());
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_context_whose_output_filled_up_can_be_freed_and_reused() {
+        // Output full mid-frame would leave jobs running on the shared pool, and freeing the
+        // context would free them under the workers (a crash); a failure must also leave the
+        // context usable.
+        let mut data = floats();
+        data.extend_from_within(..);
+        for room in [64, 1 << 20, 3 << 20] {
+            for _ in 0..20 {
+                let mut out = CVec::with_capacity_uninit(room).unwrap();
+                let mut compressor = Compressor::new().unwrap();
+                assert!(compressor.compress(1, &data, &mut out, true).is_err());
+                let mut full = CVec::with_capacity_uninit(zstd::zstd_safe::compress_bound(data.len())).unwrap();
+                compressor.compress(1, &data, &mut full, true).unwrap();
+                assert_eq!(zstd::bulk::decompress(full.as_slice(), data.len()).unwrap(), data);
+                assert!(compressor.compress(1, &data, &mut CVec::with_capacity_uninit(room).unwrap(), true).is_err());
+            }
+        }
+    }
+
+    fn frame(compressor: &mut Compressor, level: i32, data: &[u8], workers: usize) -> Vec<u8> {
+        let mut out = CVec::with_capacity_uninit(zstd::zstd_safe::compress_bound(data.len())).unwrap();
+        compressor.compress_with(level, data, &mut out, workers).unwrap();
+        out.as_slice().to_vec()
+    }
+
+    #[test]
+    fn multithreaded_frames_do_not_depend_on_the_worker_count() {
+        let mut data = floats();
+        data.extend_from_within(..);
+        data.extend_from_within(..1 << 20); // 5 MiB: five jobs
+        for level in [1, 3] {
+            let single = frame(&mut Compressor::with_pool(None).unwrap(), level, &data, 0);
+            let one = frame(&mut Compressor::with_pool(None).unwrap(), level, &data, 1);
+            assert_ne!(one, single, "a multithreaded frame is a different frame");
+            for workers in [2, 3, 8] {
+                let own = frame(&mut Compressor::with_pool(None).unwrap(), level, &data, workers);
+                assert!(own == one, "level {level}: {workers} workers wrote other bytes than 1");
+            }
+            let mut shared = Compressor::new().unwrap();
+            let mut out = CVec::with_capacity_uninit(zstd::zstd_safe::compress_bound(data.len())).unwrap();
+            shared.compress(level, &data, &mut out, true).unwrap();
+            assert!(out.as_slice() == &one[..], "level {level}: the shared pool's frame differs");
+            assert_eq!(zstd::zstd_safe::get_frame_content_size(&one).ok(), Some(Some(data.len() as u64)));
+            assert_eq!(zstd::bulk::decompress(&one, data.len()).unwrap(), data);
+            // Within 2 % of the single-threaded frame.
+            assert!(one.len() * 100 <= single.len() * 102, "level {level}: {} vs {}", one.len(), single.len());
+        }
+    }
+
+    #[test]
+    fn small_inputs_are_single_threaded_frames_anyway() {
+        let data = &floats()[..512 << 10];
+        let mut compressor = Compressor::with_pool(None).unwrap();
+        assert_eq!(frame(&mut compressor, 3, data, 2), frame(&mut compressor, 3, data, 0));
     }
 }

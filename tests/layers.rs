@@ -3,11 +3,12 @@
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first (`src/lib.rs`).
-const LAYERS: [&str; 21] = [
+const LAYERS: [&str; 22] = [
     "error",
     "c_types",
     "c_heap",
     "ffi_boundary",
+    "worker_pool",
     "zstd_context",
     "filterspec",
     "plugin_path",

@@ -24,9 +24,17 @@ def url(path):
     return f"file://{path}#mode=nczarr,file"
 
 
-def run(build, args, quiet=True):
-    """Runs one netcdf-c program of `build`: (wall seconds, peak RSS KiB)."""
-    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(build, "liblib"), HDF5_PLUGIN_PATH=os.path.join(build, "plugins"))
+PLUGINS = object()  # run()'s default: the build's own plugin directory
+
+
+def run(build, args, quiet=True, plugin_path=PLUGINS):
+    """Runs one netcdf-c program of `build`: (wall seconds, peak RSS KiB). `plugin_path`:
+    HDF5_PLUGIN_PATH (None: unset)."""
+    libdir = os.path.join(build, "liblib") if os.path.isdir(os.path.join(build, "liblib")) else build
+    env = dict(os.environ, LD_LIBRARY_PATH=libdir)
+    env["HDF5_PLUGIN_PATH"] = os.path.join(build, "plugins") if plugin_path is PLUGINS else plugin_path
+    if env["HDF5_PLUGIN_PATH"] is None:
+        del env["HDF5_PLUGIN_PATH"]
     env.pop("NCFILTERS_CODEC_DIALECT", None)
     program = os.path.join(build, "ncdump", args[0])
     start = time.perf_counter()

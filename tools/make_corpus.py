@@ -4,8 +4,8 @@
     NETCDF_LIB=<libnetcdf.so> make_corpus.py OUTDIR FILE.nc...
 
 Every numeric variable of every file is read through libnetcdf (values exactly as stored) and
-grouped by type; variables where one value (a fill value) makes up over half are left out. Chunks are whole variables concatenated in a fixed order and cut at 1 MiB and
-4 MiB; a chunk is written only if the data suffice without repeating any (a compressor that sees a
+grouped by type; variables where one value (a fill value) makes up over half are left out. Chunks are whole variables concatenated in a fixed order and cut at 1, 4 and
+16 MiB; a chunk is written only if the data suffice without repeating any (a compressor that sees a
 repeat inflates both its ratio and its speed). OUTDIR/MANIFEST.txt lists every source variable
 and which chunks use it.
 """
@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import ncapi  # noqa: E402
 
 TYPES = {"f32": np.dtype("float32"), "i16": np.dtype("int16"), "f64": np.dtype("float64")}
-SIZES = {"1MiB": 1 << 20, "4MiB": 4 << 20}
+SIZES = {"1MiB": 1 << 20, "4MiB": 4 << 20, "16MiB": 16 << 20}
 
 
 def main():

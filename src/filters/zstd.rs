@@ -1,6 +1,7 @@
 //! zstd (filter 32015): one plain zstd frame with its content size, level `(int)params[0]`
 //! (negative levels travel as their 32-bit pattern), written with libzstd's block pre-splitter
-//! off (see [`crate::zstd_context`]). Contexts are reused per thread. Unlike
+//! off (see [`crate::zstd_context`]). Chunks over [`MULTITHREAD_ABOVE`] are libzstd
+//! multithreaded frames, the same bytes whatever the thread count. Contexts are reused per thread. Unlike
 //! 4.9.0's H5Zzstd (netcdf-c #3370), the input length is `nbytes`, not `*buf_size`; frames
 //! without a content size decode too.
 #![forbid(unsafe_code)]
@@ -28,16 +29,22 @@ pub fn level(params: &[u32]) -> FilterResult<i32> {
     }
 }
 
+/// Chunks larger than this are compressed as several jobs on all cores: with fewer than two jobs
+/// of [`crate::zstd_context::JOB_SIZE`] there is nothing to share.
+pub const MULTITHREAD_ABOVE: usize = crate::zstd_context::JOB_SIZE;
+
 pub fn encode(level: i32, input: &[u8]) -> FilterResult<CVec> {
     let mut out = super::output_uninit(zstd_safe::compress_bound(input.len()))?;
     COMPRESSOR.with(|slot| {
         let mut slot = slot.borrow_mut();
-        if slot.is_none() {
+        if slot.as_ref().is_none_or(|compressor| !compressor.made_here()) {
             *slot =
                 Some(Compressor::new().ok_or_else(|| super::FilterError("zstd: out of memory for a context".into()))?);
         }
         let compressor = slot.as_mut().expect("set just above");
-        compressor.compress(level, input, &mut out).map_err(|code| error("compression failed", code))?;
+        compressor
+            .compress(level, input, &mut out, input.len() > MULTITHREAD_ABOVE)
+            .map_err(|code| error("compression failed", code))?;
         Ok(out)
     })
 }

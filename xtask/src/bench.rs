@@ -1,4 +1,4 @@
-//! `bench-nczarr` and `bench-filters` (BENCHMARKS.md); not part of `test`.
+//! `bench-nczarr`, `bench-filters` and `bench-nccopy` (BENCHMARKS.md); not part of `test`.
 
 use std::path::PathBuf;
 
@@ -37,7 +37,11 @@ pub fn bench_filters(h: &Harness) -> Result {
     let mut files: Vec<PathBuf> = files_with_suffix(&h.work.join("r-cran-stars"), ".nc");
     files.extend(files_with_suffix(&data.join("usr/lib/R"), ".nc"));
     files.sort();
-    files.push(data.join("usr/share/ferret-vis/data/monthly_navy_winds.cdf"));
+    // Navy winds, then ETOPO5's 37 MB of real heights so that 16 MiB chunks need no repeats (the
+    // 1 and 4 MiB chunks end before ETOPO5, as before it was added).
+    for file in ["monthly_navy_winds.cdf", "etopo5.cdf"] {
+        files.push(data.join("usr/share/ferret-vis/data").join(file));
+    }
     log(format!("benchmark corpus from {} files", files.len()));
     let corpus = h.work.join("bench-corpus");
     remove_dir_all_if_exists(&corpus)?;
@@ -54,20 +58,57 @@ pub fn bench_filters(h: &Harness) -> Result {
     log("Rust filters vs C plugins (tools/bench-filters)");
     let bench_dir = h.repo.join("tools/bench-filters");
     run(cmd("cargo", ["build", "-q", "--release"]).current_dir(&bench_dir))?;
-    let mut bench = cmd(bench_dir.join("target/release/bench-filters"), ["--corpus"]);
-    bench
-        .arg(&corpus)
-        .arg("--c-plugins")
-        .arg(&plugins_o2)
-        .arg("--c-plugins-as-built")
-        .arg(h.build_dir("stock").join("plugins"))
-        .arg("--reps")
-        .arg(env_or("NCFILTERS_BENCH_REPS", "9"))
-        .arg("--seconds")
-        .arg(env_or("NCFILTERS_BENCH_SECONDS", "0.5"));
-    // NCFILTERS_BENCH_ONLY=zstd,fletcher32: only the cases whose label contains one of them.
-    if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
-        bench.arg("--only").arg(only);
+    // One table: ncfilters on 1 thread, then on every core (a process reads NCFILTERS_THREADS once).
+    for (threads, header) in [(Some("1"), true), (None, false)] {
+        let mut bench = cmd(bench_dir.join("target/release/bench-filters"), ["--corpus"]);
+        bench
+            .arg(&corpus)
+            .arg("--c-plugins")
+            .arg(&plugins_o2)
+            .arg("--c-plugins-as-built")
+            .arg(h.build_dir("stock").join("plugins"))
+            .arg("--reps")
+            .arg(env_or("NCFILTERS_BENCH_REPS", "9"))
+            .arg("--seconds")
+            .arg(env_or("NCFILTERS_BENCH_SECONDS", "0.5"));
+        // NCFILTERS_BENCH_ONLY=zstd,fletcher32: only the cases whose label contains one of them.
+        if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
+            bench.arg("--only").arg(only);
+        }
+        // NCFILTERS_BENCH_CHUNKS=f32_4MiB: only the chunks whose name contains one of them.
+        if let Ok(chunks) = std::env::var("NCFILTERS_BENCH_CHUNKS") {
+            bench.arg("--chunks").arg(chunks);
+        }
+        if !header {
+            bench.arg("--no-header");
+        }
+        match threads {
+            Some(count) => bench.env("NCFILTERS_THREADS", count),
+            None => bench.env_remove("NCFILTERS_THREADS"),
+        };
+        run(&mut bench)?;
     }
+    Ok(())
+}
+
+/// End to end: `nccopy` of Debian's ferret-datasets (about 80 MB of real float32 fields) into
+/// compressed netCDF-4 and NCZarr and back, stock with its C plugins against ncfilters with no
+/// plugin path, side by side.
+pub fn bench_nccopy(h: &Harness) -> Result {
+    crate::netcdf::build(h)?;
+    let data = h.work.join("bench-data");
+    unpack_deb(&cached_deb(h, "ferret-datasets")?, &data)?;
+    let mut files = files_with_suffix(&data.join("usr/share/ferret-vis/data"), ".cdf");
+    files.extend(files_with_suffix(&data.join("usr/share/ferret-vis/data"), ".nc"));
+    files.sort();
+    log(format!("nccopy, stock vs ncfilters, {} ferret-datasets files (tools/bench_nccopy.py)", files.len()));
+    let mut bench = cmd("python3", [h.repo.join("tools/bench_nccopy.py")]);
+    bench
+        .arg(h.build_dir("stock"))
+        .arg(h.ncfilters_build())
+        .arg(h.work.join("bench-nccopy"))
+        .args(&files)
+        .arg("--runs")
+        .arg(env_or("NCFILTERS_BENCH_RUNS", "5"));
     run(&mut bench)
 }

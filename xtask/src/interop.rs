@@ -51,6 +51,9 @@ pub fn test_interop(h: &Harness) -> Result {
         .env("HDF5_PLUGIN_PATH", build.join("plugins"))
         .env("NCFILTERS_BUILD_PLUGINS", build.join("plugins"))
         .env("NCDUMP", build.join("ncdump/ncdump"))
+        // The stock build and its C plugins, as a second reader (test_threads.py).
+        .env("NCFILTERS_STOCK_LIB", h.stock_lib())
+        .env("NCFILTERS_STOCK_PLUGINS", h.build_dir("stock").join("plugins"))
         .env("LD_LIBRARY_PATH", h.lib_dir("ncfilters"));
     if !succeeds_into_log(&mut pytest, &log_file, false)? {
         print_tail(&log_file, 60);

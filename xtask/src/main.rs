@@ -54,6 +54,8 @@ enum Step {
     BenchNczarr,
     /// The Rust standard filters against netcdf-c's C plugins on real data (tools/bench-filters)
     BenchFilters,
+    /// End to end: nccopy of ferret-datasets' real float32 files, stock with its C plugins vs ncfilters (tools/bench_nccopy.py)
+    BenchNccopy,
     /// cargo test of the workspace: unit, property and C-ABI tests (no netcdf-c build needed)
     Rust,
     /// include/ headers are what cbindgen generates now (no netcdf-c build needed)
@@ -115,6 +117,7 @@ impl Step {
             Step::Test => "test",
             Step::BenchNczarr => "bench-nczarr",
             Step::BenchFilters => "bench-filters",
+            Step::BenchNccopy => "bench-nccopy",
             Step::Rust => "rust",
             Step::Headers => "headers",
             Step::Fmt => "fmt",
@@ -223,6 +226,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         },
         Step::BenchNczarr => bench::bench_nczarr(h),
         Step::BenchFilters => bench::bench_filters(h),
+        Step::BenchNccopy => bench::bench_nccopy(h),
         Step::Rust => rust_checks::test_rust(h),
         Step::Headers => rust_checks::test_headers(h),
         Step::Fmt => rust_checks::test_fmt(h),

@@ -2,8 +2,12 @@
 //! `H5Z_func_t` entry point, in one process, runs alternating round-robin between implementations.
 //!
 //! ```text
-//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT[,TEXT…]]
+//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT[,TEXT…]] [--chunks TEXT[,TEXT…]] [--no-header]
 //! ```
+//!
+//! ncfilters uses as many threads as `NCFILTERS_THREADS` allows (read once per process), so the
+//! `threads` column says which run a row is from; `cargo xtask bench-filters` runs it with 1
+//! thread and with all cores. The C plugins always use one.
 //!
 //! DIR holds the chunks (`*.bin`, e.g. `f32_1MiB.bin`, made by `tools/make_corpus.py`). For every
 //! chunk and filter case: encode and decode MB/s (10^6 uncompressed bytes per second; the
@@ -130,16 +134,28 @@ fn main() {
     let reps: usize = value("--reps").map_or(9, |v| v.parse().expect("--reps N"));
     let seconds: f64 = value("--seconds").map_or(0.3, |v| v.parse().expect("--seconds S"));
     let only = value("--only");
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let threads = match std::env::var("NCFILTERS_THREADS").ok().and_then(|t| t.trim().parse::<usize>().ok()) {
+        Some(cap) if cap >= 1 && cap < cores => cap.to_string(),
+        _ => format!("{cores} (all)"),
+    };
 
     let mut chunks: Vec<PathBuf> = std::fs::read_dir(&corpus)
         .expect("corpus directory")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "bin"))
+        // --chunks f32_4MiB,f32_16MiB: the chunks whose name contains one of them.
+        .filter(|p| {
+            let name = p.file_stem().unwrap_or_default().to_string_lossy();
+            value("--chunks").is_none_or(|c| c.split(',').any(|part| name.contains(part)))
+        })
         .collect();
     chunks.sort();
     let implementations = ["Rust", "C -O2", "C as built"];
-    println!("| chunk | filter (cd_values) | ratio C | size Rust ÷ C | enc MB/s Rust | enc MB/s C -O2 | enc C time ÷ Rust time | dec MB/s Rust | dec MB/s C -O2 | dec C time ÷ Rust time | enc / dec MB/s C as built |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    if !args.iter().any(|a| a == "--no-header") {
+        println!("| chunk | threads | filter (cd_values) | ratio C | size Rust ÷ C | enc MB/s Rust | enc MB/s C -O2 | enc C time ÷ Rust time | dec MB/s Rust | dec MB/s C -O2 | dec C time ÷ Rust time | enc / dec MB/s C as built |");
+        println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    }
     for chunk in &chunks {
         let data = std::fs::read(chunk).expect("chunk");
         let name = chunk.file_stem().unwrap().to_string_lossy().to_string();
@@ -178,7 +194,7 @@ fn main() {
                 Case { label: format!("{label} ({})", params.join(" + ")), pipelines }
             })
             .collect();
-        println!("| {name} | memcpy | 1 | – | {:.0} (memcpy) | | | | | | |", memcpy_bandwidth(&data));
+        println!("| {name} | {threads} | memcpy | 1 | – | {:.0} (memcpy) | | | | | | |", memcpy_bandwidth(&data));
         // --only a,b: the cases whose label contains a or b.
         let wanted = |label: &str| only.as_deref().is_none_or(|o| o.split(',').any(|part| label.contains(part)));
         for case in cases.iter().filter(|c| wanted(&c.label)) {
@@ -211,7 +227,7 @@ fn main() {
                 "–".into()
             };
             println!(
-                "| {name} | {} | {:.3} | {:.3} | {:.0} | {:.0} | **{:.2}** | {:.0} | {:.0} | **{:.2}** | {as_built_cell} |",
+                "| {name} | {threads} | {} | {:.3} | {:.3} | {:.0} | {:.0} | **{:.2}** | {:.0} | {:.0} | **{:.2}** | {as_built_cell} |",
                 case.label,
                 data.len() as f64 / encoded[1].len() as f64,
                 encoded[0].len() as f64 / encoded[1].len() as f64,

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""End to end: `nccopy` of real float32 files into compressed netCDF-4 and NCZarr and back,
+stock netcdf-c with its C plugins (as shipped, HDF5_PLUGIN_PATH=<stock build>/plugins) against
+netcdf-c built with ncfilters and no plugin path (its built-in filters), side by side in one run.
+
+    bench_nccopy.py STOCK_BUILD NCFILTERS_BUILD WORKDIR FILE.nc... [--runs N]
+
+For every case (zstd 1 and 3, bzip2 9, blosc lz4, shuffle + deflate 1) and target format:
+  * encode: `nccopy -F` (or -d/-s) of every FILE into the target, nccopy's default chunking;
+  * decode: `nccopy -k nc6` of those copies back to plain netCDF (every chunk decoded).
+Each run times both builds, alternating which goes first. Prints a Markdown table: median wall
+time (the sum over the files) and the largest peak RSS of any file, per build, and their ratios.
+Standard library only.
+"""
+import argparse
+import os
+import statistics
+
+from bench_nczarr import fresh, run, url
+
+CASES = {
+    "zstd 1": ["-F", "*,32015,1"],
+    "zstd 3": ["-F", "*,32015,3"],
+    "bzip2 9": ["-F", "*,307,9"],
+    "blosc lz4": ["-F", "*,32001,0,0,0,0,5,1,1"],
+    "shuffle + deflate 1": ["-s", "-d", "1"],
+}
+TARGETS = {"netCDF-4": (".nc", lambda path: path, ["-k", "nc4"]), "NCZarr": (".zarr", url, [])}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("stock")
+    parser.add_argument("ncfilters")
+    parser.add_argument("workdir")
+    parser.add_argument("files", nargs="+")
+    parser.add_argument("--runs", type=int, default=5)
+    opts = parser.parse_args()
+    builds = {"stock": os.path.abspath(opts.stock), "ncfilters": os.path.abspath(opts.ncfilters)}
+    plugins = {"stock": os.path.join(builds["stock"], "plugins"), "ncfilters": None}
+    work = os.path.abspath(opts.workdir)
+    os.makedirs(work, exist_ok=True)
+    total = sum(os.path.getsize(f) for f in opts.files)
+    print(f"{len(opts.files)} files, {total / 1e6:.1f} MB; {opts.runs} runs per case and build, alternating; "
+          f"ncfilters threads: {os.environ.get('NCFILTERS_THREADS', 'all cores')}\n")
+    print("| case | target | direction | stock wall (s) | ncfilters wall (s) | stock ÷ ncfilters time "
+          "| stock peak RSS (MiB) | ncfilters peak RSS (MiB) | ncfilters ÷ stock RSS | stock ÷ ncfilters size |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for label, flags in CASES.items():
+        for target, (suffix, name_of, kind) in TARGETS.items():
+            def copy(build, direction, number):
+                """Copies every file one way; (wall seconds summed, largest peak RSS KiB, bytes written)."""
+                wall, rss, size = 0.0, 0, 0
+                for source in opts.files:
+                    stem = os.path.join(work, f"{build}-{os.path.basename(source)}")
+                    packed = stem + suffix
+                    if direction == "encode":
+                        args = ["nccopy", *kind, *flags, source, name_of(fresh(packed))]
+                    else:
+                        args = ["nccopy", "-k", "nc6", name_of(packed), fresh(stem + ".plain.nc")]
+                    seconds, peak = run(builds[build], args, plugin_path=plugins[build])
+                    wall, rss = wall + seconds, max(rss, peak)
+                    size += du(packed)
+                return wall, rss, size
+            for direction in ("encode", "decode"):
+                samples = {name: [] for name in builds}
+                for number in range(opts.runs):
+                    order = list(builds) if number % 2 == 0 else list(reversed(builds))
+                    for name in order:
+                        samples[name].append(copy(name, direction, number))
+                wall = {n: statistics.median(s[0] for s in samples[n]) for n in builds}
+                rss = {n: max(s[1] for s in samples[n]) / 1024 for n in builds}
+                size = {n: samples[n][-1][2] for n in builds}
+                print(f"| {label} | {target} | {direction} | {wall['stock']:.2f} | {wall['ncfilters']:.2f} "
+                      f"| **{wall['stock'] / wall['ncfilters']:.2f}** | {rss['stock']:.0f} | {rss['ncfilters']:.0f} "
+                      f"| {rss['ncfilters'] / rss['stock']:.2f} | {size['stock'] / size['ncfilters']:.3f} |", flush=True)
+
+
+def du(path):
+    """Bytes in a file or a directory tree."""
+    if os.path.isfile(path):
+        return os.path.getsize(path)
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(path) for f in files)
+
+
+if __name__ == "__main__":
+    main()
