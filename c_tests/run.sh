@@ -8,7 +8,7 @@
 #     and under valgrind;
 #  5. shim_stress.c: shim.c's lookup (plugins reaching an RTLD_LOCAL libnetcdf/HDF5) against
 #     concurrent dlopen/dlclose, directly and through the plugins; a deadlock fails it;
-#  6. plugin_unload.c: the zstd and deflate plugins compress a 4 MiB chunk on worker threads, and
+#  6. plugin_unload.c: the zstd, deflate and bzip2 plugins compress a 4 MiB chunk on worker threads, and
 #     dlclose unmaps them with no thread left behind.
 set -euo pipefail
 WORK=$1 REPO=$2 TARGET=${3:-$2/target}
@@ -134,7 +134,7 @@ echo "PASS shim_stress, no hang: ${lines[0]}; ${lines[1]}"
 echo "-- plugin_unload: plugins with worker threads unload cleanly (dlopen, 4 MiB chunk, dlclose; a hang fails)"
 cc "${CFLAGS[@]}" -pthread -I"$REPO/c_tests" "$REPO/c_tests/plugin_unload.c" -o "$OUT/plugin_unload" -ldl
 for threads in "" 1; do
-  for plugin in "lib__nch5zstd.so 3" "lib__nch5deflate.so 1"; do
+  for plugin in "lib__nch5zstd.so 3" "lib__nch5deflate.so 1" "lib__nch5bzip2.so 9"; do
     set -- $plugin
     NCFILTERS_THREADS=$threads timeout -s KILL 120 "$OUT/plugin_unload" "$WORK/build-ncfilters/plugins/$1" "$2" 4 \
       || { echo "plugin_unload $1 (NCFILTERS_THREADS=${threads:-unset}) failed (exit $?)"; exit 1; }

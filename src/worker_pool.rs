@@ -271,6 +271,23 @@ pub fn run(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), PiecePani
     }
 }
 
+/// How pieces run: [`run`] (the pool) or [`run_serially`].
+pub type Runner = fn(usize, &(dyn Fn(usize) + Sync)) -> Result<(), PiecePanicked>;
+
+/// `work(0)`, …, `work(pieces - 1)` through `runner`, their results in piece order.
+pub fn map<T: Send>(
+    pieces: usize,
+    work: &(dyn Fn(usize) -> T + Sync),
+    runner: Runner,
+) -> Result<Vec<T>, PiecePanicked> {
+    let slots: Vec<Mutex<Option<T>>> = (0..pieces).map(|_| Mutex::new(None)).collect();
+    runner(pieces, &|piece| {
+        let result = work(piece);
+        *slots[piece].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+    })?;
+    slots.into_iter().map(|slot| slot.into_inner().unwrap_or_else(|e| e.into_inner()).ok_or(PiecePanicked)).collect()
+}
+
 /// [`run`] on the calling thread alone, in order: what `NCFILTERS_THREADS=1` does.
 pub fn run_serially(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), PiecePanicked> {
     let mut panicked = false;

@@ -27,9 +27,9 @@ def url(path):
 PLUGINS = object()  # run()'s default: the build's own plugin directory
 
 
-def run(build, args, quiet=True, plugin_path=PLUGINS):
+def run(build, args, quiet=True, plugin_path=PLUGINS, check=True):
     """Runs one netcdf-c program of `build`: (wall seconds, peak RSS KiB). `plugin_path`:
-    HDF5_PLUGIN_PATH (None: unset)."""
+    HDF5_PLUGIN_PATH (None: unset). A failure ends the benchmark, or with check=False returns None."""
     libdir = os.path.join(build, "liblib") if os.path.isdir(os.path.join(build, "liblib")) else build
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     env["HDF5_PLUGIN_PATH"] = os.path.join(build, "plugins") if plugin_path is PLUGINS else plugin_path
@@ -38,10 +38,13 @@ def run(build, args, quiet=True, plugin_path=PLUGINS):
     env.pop("NCFILTERS_CODEC_DIALECT", None)
     program = os.path.join(build, "ncdump", args[0])
     start = time.perf_counter()
-    proc = subprocess.Popen([program, *args[1:]], env=env, stdout=subprocess.DEVNULL if quiet else None)
+    proc = subprocess.Popen([program, *args[1:]], env=env, stdout=subprocess.DEVNULL if quiet else None,
+                            stderr=None if check else subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode != 0 and not check:
+        return None
     if proc.returncode != 0:
         raise SystemExit(f"{program} {' '.join(args[1:])} failed with {proc.returncode}")
     return wall, usage.ru_maxrss

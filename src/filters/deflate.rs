@@ -14,7 +14,6 @@ use super::{fail, output, FilterResult};
 use crate::c_heap::CVec;
 use crate::worker_pool;
 use flate2::{Compress, Compression, Decompress, FlushCompress, FlushDecompress, Status};
-use std::sync::Mutex;
 
 /// Chunks larger than this are compressed in [`BLOCK`]s on all cores.
 pub const PARALLEL_ABOVE: usize = 1 << 20;
@@ -81,40 +80,27 @@ fn zlib_header(level: u32) -> [u8; 2] {
     (header + 31 - header % 31).to_be_bytes()
 }
 
-/// How the blocks run: [`worker_pool::run`], or serially.
-type Runner = fn(usize, &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked>;
-
 /// One block's raw deflate data and the Adler-32 of its input.
 struct Block {
     raw: Vec<u8>,
     adler: u32,
 }
 
-/// Where a block's result lands, written by whichever thread ran it.
-type BlockSlot = Mutex<Option<FilterResult<Block>>>;
-
-/// pigz's parallel deflate (see the module comment).
-fn encode_in_blocks(level: u32, input: &[u8], run: Runner) -> FilterResult<CVec> {
+/// pigz's parallel deflate (see the module comment), its blocks run by `runner`.
+fn encode_in_blocks(level: u32, input: &[u8], runner: worker_pool::Runner) -> FilterResult<CVec> {
     let blocks = input.len().div_ceil(BLOCK);
-    let results: Vec<BlockSlot> = (0..blocks).map(|_| Mutex::new(None)).collect();
     let compress_block = |number: usize| {
         let start = number * BLOCK;
         let block = &input[start..(start + BLOCK).min(input.len())];
         let dictionary = &input[start.saturating_sub(WINDOW)..start];
         let last = number + 1 == blocks;
-        let result = deflate_block(level, dictionary, block, last)
-            .map(|raw| Block { raw, adler: zlib_rs::adler32::adler32(1, block) });
-        *results[number].lock().unwrap_or_else(|e| e.into_inner()) = Some(result);
+        deflate_block(level, dictionary, block, last)
+            .map(|raw| Block { raw, adler: zlib_rs::adler32::adler32(1, block) })
     };
-    run(blocks, &compress_block).map_err(|_| super::FilterError("deflate: a block panicked".into()))?;
-    let mut pieces = Vec::with_capacity(blocks);
-    for slot in results {
-        pieces.push(
-            slot.into_inner()
-                .unwrap_or_else(|e| e.into_inner())
-                .unwrap_or_else(|| fail("deflate: a block did not run"))?,
-        );
-    }
+    let pieces = worker_pool::map(blocks, &compress_block, runner)
+        .map_err(|_| super::FilterError("deflate: a block panicked".into()))?
+        .into_iter()
+        .collect::<FilterResult<Vec<Block>>>()?;
     let size = 2 + pieces.iter().map(|block| block.raw.len()).sum::<usize>() + 4;
     let mut out = super::output_uninit(size)?;
     out.extend_from_slice(&zlib_header(level)).map_err(super::out_of_memory)?;
