@@ -137,6 +137,12 @@ impl Step {
         }
     }
 
+    /// Steps whose tests load the system libraries the apt packages bring (libblosc, libsz), so
+    /// a new machine installs them first.
+    fn needs_packages(&self) -> bool {
+        matches!(self, Step::Rust | Step::Miri | Step::Fuzz | Step::BenchFilters)
+    }
+
     /// Steps that read the two netcdf-c builds, so `build` runs before them.
     fn needs_netcdf_builds(&self) -> bool {
         matches!(
@@ -172,6 +178,9 @@ fn run(step: Step) -> Result {
     match step {
         Step::Test => run_all_tests(&h, &mut stages),
         _ => {
+            if step.needs_packages() {
+                stages.run("packages", setup::install_packages)?;
+            }
             if step.needs_netcdf_builds() {
                 stages.run("build", || netcdf::build(&h))?;
             }
@@ -182,6 +191,8 @@ fn run(step: Step) -> Result {
 
 fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
     let result = (|| {
+        // First, so that the Rust tests on a new machine find the libraries they load.
+        stages.run("setup", || setup::setup(h))?;
         for step in &FIRST_STEPS {
             stages.run(step.name(), || run_step(h, step))?;
         }

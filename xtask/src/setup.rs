@@ -52,7 +52,7 @@ pub fn setup(h: &Harness) -> Result {
     fetch_rust_dependencies(h)
 }
 
-fn install_packages() -> Result {
+pub fn install_packages() -> Result {
     let mut missing = Vec::new();
     for package in APT_PACKAGES {
         if !succeeds_quietly(&mut cmd("dpkg", ["-s", package]))? {
