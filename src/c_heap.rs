@@ -216,6 +216,14 @@ impl ChunkBuffer {
     }
 }
 
+impl From<CVec> for ChunkBuffer {
+    /// A filter's output, as the chain's current block.
+    fn from(out: CVec) -> Self {
+        let (ptr, used, buf_size) = out.into_raw();
+        ChunkBuffer { ptr, buf_size, used }
+    }
+}
+
 impl Drop for ChunkBuffer {
     fn drop(&mut self) {
         // SAFETY: ptr is NULL or a C-heap block this value owns.

@@ -11,7 +11,8 @@
 //! `*buf_size`; a filter that replaces the block frees the one it was given. [`apply_chain`]
 //! takes the chunk by value: it returns the last block on success, and on failure drops the
 //! block current at that point, which frees it. Whether that chunk is C's own block is the
-//! caller's choice: `NCZ_applyfilterchain` hands over C's block on decode, and on encode a copy,
+//! caller's choice: `NCZ_applyfilterchain` hands over C's block on decode, and on encode a copy
+//! (or, when the first stage is built in, that stage's output, made from C's block in place),
 //! freeing C's block only after the chain succeeded.
 //!
 //! No reference to a variable's filters lives across a call into a plugin (which may re-enter
@@ -26,7 +27,7 @@ use crate::codec_json::{self, Dialect};
 use crate::error::{report, NcResult, NC_EFILTER, NC_ENOFILTER};
 use crate::filters::DecodeLimit;
 use crate::plugin_loader::CodecPart;
-use crate::plugin_registry::{note_missing, Plugin, Registry};
+use crate::plugin_registry::{note_missing, Plugin, Registry, BUILTIN_SOURCE};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
@@ -285,6 +286,15 @@ pub fn codecs_attribute(filters: &[&ZarrFilter]) -> Option<String> {
 pub struct Stage {
     plugin: Arc<Plugin>,
     working: CParams,
+}
+
+impl Stage {
+    /// This stage's HDF5 id and working parameters when its filter is ncfilters' own (built into
+    /// this library, not a plugin library), which the caller may run on a chunk it only borrows.
+    pub fn built_in(&self) -> Option<(u32, &[u32])> {
+        let built_in = self.plugin.filter_source.as_deref() == Some(std::path::Path::new(BUILTIN_SOURCE));
+        built_in.then(|| (self.plugin.id, self.working.as_slice()))
+    }
 }
 
 /// How much bigger than the chunk an intermediate decoded stage may be: what an earlier stage's

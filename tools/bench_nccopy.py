@@ -38,7 +38,10 @@ def main():
     parser.add_argument("workdir")
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--only", help="comma-separated: only the cases whose label contains one of them")
     opts = parser.parse_args()
+    cases = {label: flags for label, flags in CASES.items()
+             if not opts.only or any(part in label for part in opts.only.split(","))}
     builds = {"stock": os.path.abspath(opts.stock), "ncfilters": os.path.abspath(opts.ncfilters)}
     plugins = {"stock": os.path.join(builds["stock"], "plugins"), "ncfilters": None}
     work = os.path.abspath(opts.workdir)
@@ -49,7 +52,7 @@ def main():
     print("| case | target | direction | stock wall (s) | ncfilters wall (s) | stock ÷ ncfilters time "
           "| stock peak RSS (MiB) | ncfilters peak RSS (MiB) | ncfilters ÷ stock RSS | stock ÷ ncfilters size |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for label, flags in CASES.items():
+    for label, flags in cases.items():
         for target, (suffix, name_of, kind) in TARGETS.items():
             def encode_args(build, source):
                 packed = os.path.join(work, f"{build}-{os.path.basename(source)}") + suffix

@@ -135,7 +135,12 @@ fn one_param(name: &str, params: &[u32]) -> FilterResult<u32> {
 }
 
 macro_rules! h5z_function {
-    ($(#[$doc:meta])* $name:ident, $label:literal, $body:expr) => {
+    ($(#[$doc:meta])* $name:ident, $body_name:ident, $label:literal, $body:expr) => {
+        /// The filter's work on a chunk (a [`FilterBody`]).
+        fn $body_name(reverse: bool, skip_check: bool, params: &[u32], input: &[u8]) -> FilterResult<Filtered> {
+            filter_body($body)(reverse, skip_check, params, input)
+        }
+
         $(#[$doc])*
         ///
         /// # Safety
@@ -148,16 +153,15 @@ macro_rules! h5z_function {
             buf_size: *mut usize,
             buf: *mut *mut c_void,
         ) -> usize {
-            let body = filter_body($body); // outside the unsafe block: the body's own unsafe code says why
             // SAFETY: forwarded contract.
-            unsafe { run_filter($label, flags, cd_nelmts, cd_values, nbytes, buf_size, buf, body) }
+            unsafe { run_filter($label, flags, cd_nelmts, cd_values, nbytes, buf_size, buf, $body_name) }
         }
     };
 }
 
 h5z_function!(
     /// deflate (1): `cd_values = {level}`, level 0..9.
-    h5z_deflate, "deflate", |reverse, _, params, input| {
+    h5z_deflate, deflate_body, "deflate", |reverse, _, params, input| {
         // Checked in both directions, as H5Zdeflate does: a level over 9 is bad metadata.
         let level = one_param("deflate", params)?;
         if level > 9 {
@@ -169,7 +173,7 @@ h5z_function!(
 
 h5z_function!(
     /// shuffle (2): `cd_values = {element size}`, non-zero.
-    h5z_shuffle, "shuffle", |reverse, _, params, input| {
+    h5z_shuffle, shuffle_body, "shuffle", |reverse, _, params, input| {
         let element_size = one_param("shuffle", params)? as usize;
         if element_size == 0 {
             return filters::fail("shuffle element size 0");
@@ -192,7 +196,7 @@ h5z_function!(
 
 h5z_function!(
     /// fletcher32 (3): appends the checksum; on read checks it (unless `H5Z_FLAG_SKIP_EDC`) and drops it.
-    h5z_fletcher32, "fletcher32", |reverse, skip_check, _, input| {
+    h5z_fletcher32, fletcher32_body, "fletcher32", |reverse, skip_check, _, input| {
         if !reverse {
             return Ok(Filtered::Appended(filters::fletcher32::checksum(input).to_le_bytes()));
         }
@@ -209,7 +213,7 @@ h5z_function!(
 
 h5z_function!(
     /// bzip2 (307): `cd_values = {block size}` (1..9; 9 when absent).
-    h5z_bzip2, "bzip2", |reverse, _, params, input| {
+    h5z_bzip2, bzip2_body, "bzip2", |reverse, _, params, input| {
         Ok(Filtered::Replaced(if reverse {
             filters::bzip2::decode(input, decode_limit())?
         } else {
@@ -220,7 +224,7 @@ h5z_function!(
 
 h5z_function!(
     /// zstd (32015): `cd_values = {level}` (a signed level as its 32-bit pattern).
-    h5z_zstd, "zstd", |reverse, _, params, input| {
+    h5z_zstd, zstd_body, "zstd", |reverse, _, params, input| {
         let level = filters::zstd::level(params)?;
         Ok(Filtered::Replaced(if reverse { filters::zstd::decode(input, decode_limit())? } else { filters::zstd::encode(level, input)? }))
     }
@@ -228,7 +232,7 @@ h5z_function!(
 
 h5z_function!(
     /// blosc (32001): `cd_values = {_, _, type size, _, level, shuffle, compressor}` (H5Zblosc.c).
-    h5z_blosc, "blosc", |reverse, _, params, input| {
+    h5z_blosc, blosc_body, "blosc", |reverse, _, params, input| {
         // Parameters are checked on write only: a frame decodes whatever the writer's were.
         Ok(Filtered::Replaced(if reverse {
             filters::blosc::decode(input, decode_limit())?
@@ -240,39 +244,62 @@ h5z_function!(
 
 h5z_function!(
     /// szip (4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`.
-    h5z_szip, "szip", |reverse, _, params, input| {
+    h5z_szip, szip_body, "szip", |reverse, _, params, input| {
         Ok(Filtered::Replaced(if reverse { filters::szip::decode(params, input, decode_limit())? } else { filters::szip::encode(params, input)? }))
     }
 );
 
+/// A standard filter's encoder run on a chunk the caller keeps (the NCZarr chain's first stage,
+/// so that the chain needs no copy of the chunk): its new block, or `None` for the filters that
+/// work on the chunk's own block (fletcher32, shuffle of 1-byte elements) and ids that are no
+/// standard filter.
+pub fn encode_into_new_block(id: u32, params: &[u32], input: &[u8]) -> Option<FilterResult<CVec>> {
+    let codec = crate::standard_filter_table::standard_filter(id)?.codec;
+    if codec == Codec::Fletcher32 {
+        return None;
+    }
+    match (hdf5_functions(codec).body)(false, false, params, input) {
+        Ok(Filtered::Replaced(out)) => Some(Ok(out)),
+        Ok(Filtered::Shrunk(_) | Filtered::Appended(_)) => None,
+        Err(why) => Some(Err(why)),
+    }
+}
+
+/// A filter's work on a chunk: `(reverse, skip the checksum check, params, chunk)`.
+type FilterBody = fn(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>;
+
 /// A standard filter's functions in its `H5Z_class2_t`.
 pub struct Hdf5Functions {
     pub filter: H5Z_func_t,
+    /// What `filter` runs, called as Rust.
+    body: FilterBody,
     /// HDF5 callbacks run when a dataset is created.
     pub can_apply: H5Z_can_apply_func_t,
     pub set_local: H5Z_set_local_func_t,
 }
 
 impl Hdf5Functions {
-    const fn filter(filter: H5Z_func_t) -> Self {
-        Hdf5Functions { filter, can_apply: None, set_local: None }
+    const fn filter(filter: H5Z_func_t, body: FilterBody) -> Self {
+        Hdf5Functions { filter, body, can_apply: None, set_local: None }
     }
 }
 
 /// Each standard filter's functions (the classes are built from the table in `abi::plugin`).
 pub const fn hdf5_functions(codec: Codec) -> Hdf5Functions {
     match codec {
-        Codec::Zlib => Hdf5Functions::filter(Some(h5z_deflate)),
-        Codec::Shuffle => Hdf5Functions::filter(Some(h5z_shuffle)),
-        Codec::Fletcher32 => Hdf5Functions::filter(Some(h5z_fletcher32)),
+        Codec::Zlib => Hdf5Functions::filter(Some(h5z_deflate), deflate_body),
+        Codec::Shuffle => Hdf5Functions::filter(Some(h5z_shuffle), shuffle_body),
+        Codec::Fletcher32 => Hdf5Functions::filter(Some(h5z_fletcher32), fletcher32_body),
         Codec::Szip => Hdf5Functions {
             can_apply: Some(szip_can_apply),
             set_local: Some(szip_set_local),
-            ..Hdf5Functions::filter(Some(h5z_szip))
+            ..Hdf5Functions::filter(Some(h5z_szip), szip_body)
         },
-        Codec::Bz2 => Hdf5Functions::filter(Some(h5z_bzip2)),
-        Codec::Zstd => Hdf5Functions::filter(Some(h5z_zstd)),
-        Codec::Blosc => Hdf5Functions { set_local: Some(blosc_set_local), ..Hdf5Functions::filter(Some(h5z_blosc)) },
+        Codec::Bz2 => Hdf5Functions::filter(Some(h5z_bzip2), bzip2_body),
+        Codec::Zstd => Hdf5Functions::filter(Some(h5z_zstd), zstd_body),
+        Codec::Blosc => {
+            Hdf5Functions { set_local: Some(blosc_set_local), ..Hdf5Functions::filter(Some(h5z_blosc), blosc_body) }
+        }
     }
 }
 

@@ -291,8 +291,9 @@ pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) ->
 
 /// Applies the filter chain to a chunk: encode in definition order, decode in reverse.
 /// On decode the chain takes the chunk (`indata`, C heap; netcdf-c has dropped its pointer) and
-/// frees it on failure. On encode it never takes it: it encodes a copy, frees `indata` only on
-/// success, and on any failure leaves it untouched (also handed back through `*outdatap`), so
+/// frees it on failure. On encode it never takes it: a built-in first stage reads it in place,
+/// any other chain starts from a copy; `indata` is freed only on success, and on any failure left
+/// untouched (also handed back through `*outdatap`), so
 /// `zxcache.c`'s cache entry keeps the unwritten data. On success `*outdatap`/`*outlenp` are
 /// the result.
 ///
@@ -325,12 +326,16 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         }
         let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
         let stages = chain_stages(&mut var, ncid, varid, &name)?;
-        let input = match taken.take() {
-            Some(chunk) => chunk,
-            // SAFETY: indata holds inlen bytes (contract); the copy is ours, indata stays C's.
-            None => unsafe { ChunkBuffer::copy_of(indata, inlen)? },
+        let chunk_bytes = var.chunk_bytes();
+        let (input, stages) = match taken.take() {
+            Some(chunk) => (chunk, &stages[..]),
+            None => match first_stage_on_borrowed(&stages, indata, inlen) {
+                Some(first) => (first, &stages[1..]),
+                // SAFETY: indata holds inlen bytes (contract); the copy is ours, indata stays C's.
+                None => (unsafe { ChunkBuffer::copy_of(indata, inlen)? }, &stages[..]),
+            },
         };
-        result = Some(apply_chain(&stages, &name, input, encoding, var.chunk_bytes())?);
+        result = Some(apply_chain(stages, &name, input, encoding, chunk_bytes)?);
         Ok(())
     });
     let (data, used) = match result {
@@ -350,6 +355,21 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         write_opt(outdatap, data);
     }
     status
+}
+
+/// An encoding chain's first stage run on the caller's chunk itself, when it is a built-in
+/// filter that writes a new block: the chain then holds no copy of the chunk (a whole chunk less
+/// at the peak). `None` when the stage needs the chunk's own block, is a plugin's (which may free
+/// the block it is given), or fails: the chain then runs on a copy and reports the failure.
+fn first_stage_on_borrowed(stages: &[Stage], indata: *const c_void, inlen: usize) -> Option<ChunkBuffer> {
+    let (id, params) = stages.first()?.built_in()?;
+    if indata.is_null() {
+        return None;
+    }
+    // SAFETY: indata holds inlen bytes (NCZ_applyfilterchain's contract), left unchanged while
+    // the built-in filter reads them; no plugin or netcdf-c call runs meanwhile.
+    let chunk = unsafe { std::slice::from_raw_parts(indata.cast::<u8>(), inlen) };
+    super::h5z::encode_into_new_block(id, params, chunk)?.ok().map(ChunkBuffer::from)
 }
 
 /// The stages of a variable's chain, each filter checked usable and its working parameters
@@ -525,4 +545,38 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
         }
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::plugin_registry::RegistryBuilder;
+
+    fn stage(registry: &plugin_registry::Registry, id: u32, params: &[u32]) -> Stage {
+        let mut filter = ZarrFilter::defined(registry.get(id).unwrap().clone(), params).unwrap();
+        if let Some(job) = filter.working_job().unwrap() {
+            filter.finish_working(job.run(0, 0)).unwrap();
+        }
+        filter.stage("v").unwrap()
+    }
+
+    /// A built-in first stage encodes the caller's chunk where it is, leaving it as it was; the
+    /// filters that work on the chunk's own block get a copy.
+    #[test]
+    fn a_built_in_first_stage_reads_the_chunk_in_place() {
+        let mut builder = RegistryBuilder::default();
+        builder.add_builtins(builtin::builtin_parts());
+        let registry = builder.finish();
+        let chunk: Vec<u8> = (0..100_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
+        let kept = chunk.clone();
+        let zstd = [stage(&registry, 32015, &[3])];
+        let encoded = first_stage_on_borrowed(&zstd, chunk.as_ptr().cast(), chunk.len()).expect("built in");
+        assert_eq!(chunk, kept, "the caller's chunk is unchanged");
+        let decoded = apply_chain(&zstd, "v", encoded, false, Some(chunk.len())).unwrap();
+        assert!(decoded.bytes() == chunk.as_slice());
+        assert!(first_stage_on_borrowed(&[stage(&registry, 3, &[])], chunk.as_ptr().cast(), chunk.len()).is_none());
+        assert!(first_stage_on_borrowed(&[stage(&registry, 1, &[1])], chunk.as_ptr().cast(), chunk.len()).is_some());
+        assert!(first_stage_on_borrowed(&zstd, std::ptr::null(), 0).is_none());
+        assert!(first_stage_on_borrowed(&[], chunk.as_ptr().cast(), chunk.len()).is_none());
+    }
 }

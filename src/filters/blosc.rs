@@ -8,11 +8,20 @@
 //! writer left).
 //! Unlike 4.9.0 (netcdf-c #3075), a chunk blosc cannot shrink is stored (blosc's memcpy frame)
 //! instead of failing; the context API keeps no global state between threads.
+//!
+//! Chunks from 512 KiB (`PIECES_FROM`) on run on the worker pool, not on c-blosc's own threads
+//! (which its context API starts and joins on every call): pieces of whole blocks are compressed
+//! as frames of their own with the block size c-blosc picks for the whole chunk, and joined into
+//! c-blosc's frame, byte for byte (`blosc_frame`); frames whose blocks are in order decode in
+//! pieces the same way.
 
-use super::{fail, output, FilterResult};
+use super::native::Blosc;
+use super::{blosc_frame, fail, output, output_uninit, FilterResult};
 use crate::c_heap::CVec;
 use crate::standard_filters::BLOSC_COMPRESSORS;
+use crate::worker_pool;
 use std::os::raw::c_int;
+use std::sync::Mutex;
 
 /// `BLOSC_MAX_OVERHEAD`: a frame's header; with this much room compression cannot fail.
 const MAX_OVERHEAD: usize = 16;
@@ -55,8 +64,23 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
         return fail(format!("blosc cannot take a chunk of {} bytes", input.len()));
     }
     let blosc = super::native::blosc().map_err(super::FilterError)?;
-    let mut out = output(input.len() + MAX_OVERHEAD)?;
-    let room = out.capacity();
+    if input.len() >= PIECES_FROM && worker_pool::threads() > 1 {
+        if let Some(frame) = encode_in_pieces(blosc, settings, input, worker_pool::run)? {
+            return Ok(frame);
+        }
+    }
+    compress(blosc, settings, input, 0, input.len() + MAX_OVERHEAD)
+}
+
+/// Chunks from this size on are compressed and decompressed in pieces on the worker pool.
+const PIECES_FROM: usize = 512 << 10;
+/// About how much of a chunk one piece holds.
+const PIECE_BYTES: usize = 256 << 10;
+
+/// One call of `blosc_compress_ctx` on one thread, with `block_size` 0 for blosc's own choice,
+/// into `room` bytes.
+fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, room: usize) -> FilterResult<CVec> {
+    let mut out = output(room)?;
     // SAFETY: src holds input.len() bytes, dest has `room` writable bytes; the compressor name is
     // NUL-terminated; blosc writes at most destsize bytes.
     let written = unsafe {
@@ -69,7 +93,7 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
             out.whole_mut().as_mut_ptr().cast(),
             room,
             BLOSC_COMPRESSORS[settings.compressor].as_ptr(),
-            0,
+            block_size,
             1,
         )
     };
@@ -81,6 +105,106 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
         _ => fail(format!("blosc compression failed ({written})")),
     }
 }
+
+/// The frame c-blosc writes for `input` on one thread, made of pieces of whole blocks compressed
+/// side by side by `runner` and joined (see `blosc_frame`); `None` where that cannot give the
+/// same bytes: blosc's block size is not known or not below half the chunk, or the chunk is too
+/// incompressible for c-blosc to leave every block in its frame.
+fn encode_in_pieces(
+    blosc: &Blosc,
+    settings: Settings,
+    input: &[u8],
+    runner: worker_pool::Runner,
+) -> FilterResult<Option<CVec>> {
+    if settings.level == 0 {
+        return Ok(None); // stored as is
+    }
+    let Some(sizes) = block_sizes(blosc, settings).filter(|sizes| 2 * sizes.automatic <= input.len()) else {
+        return Ok(None);
+    };
+    let block = sizes.automatic;
+    let piece_size = (PIECE_BYTES / block).max(1) * block;
+    let pieces = (input.len() / piece_size).max(1);
+    let compress_piece = |number: usize| {
+        let end = if number + 1 == pieces { input.len() } else { (number + 1) * piece_size };
+        let piece = &input[number * piece_size..end];
+        // Room for every stream stored as is, so that no block is squeezed by the frame's end.
+        compress(blosc, settings, piece, sizes.requested, 2 * piece.len() + 1024)
+    };
+    let frames = worker_pool::map(pieces, &compress_piece, runner)
+        .map_err(|_| super::FilterError("blosc: a piece panicked".into()))?
+        .into_iter()
+        .collect::<FilterResult<Vec<_>>>()?;
+    let frames: Vec<&[u8]> = frames.iter().map(|frame| frame.as_slice()).collect();
+    let Some(joined) = blosc_frame::join(&frames) else {
+        return Ok(None);
+    };
+    if !never_squeezed(joined.len(), block, input.len()) {
+        return Ok(None);
+    }
+    let mut out = output_uninit(joined.len())?;
+    for part in joined.parts() {
+        out.extend_from_slice(part).map_err(super::out_of_memory)?;
+    }
+    Ok(Some(out))
+}
+
+/// Whether c-blosc, writing a frame of `frame_len` bytes with blocks of `block` bytes for a chunk
+/// of `chunk_len` bytes, never had less room left than a stream may need: it gives a stream its
+/// block's size (snappy's bound for snappy) or what is left of the chunk's size plus a header,
+/// and when less is left, may store the whole chunk instead.
+fn never_squeezed(frame_len: usize, block: usize, chunk_len: usize) -> bool {
+    frame_len + block + block / 6 + 64 <= chunk_len + MAX_OVERHEAD
+}
+
+/// The block size c-blosc picks for chunks of at least twice that size with `settings`, and the
+/// block size to ask for to get it (c-blosc enlarges a requested size for codecs it splits by
+/// byte), found by compressing zeros once per settings: both depend on the library's version and
+/// build. `None` when the probes do not tell.
+fn block_sizes(blosc: &Blosc, settings: Settings) -> Option<BlockSizes> {
+    static FOUND: Mutex<Vec<(Settings, Option<BlockSizes>)>> = Mutex::new(Vec::new());
+    let known = |found: &[(Settings, Option<BlockSizes>)]| found.iter().find(|(s, _)| *s == settings).map(|f| f.1);
+    if let Some(sizes) = known(&FOUND.lock().unwrap_or_else(|e| e.into_inner())) {
+        return sizes;
+    }
+    let zeros = vec![0u8; PROBE_BYTES];
+    let block_size_of = |input: &[u8], requested: usize| {
+        compress(blosc, settings, input, requested, input.len() + MAX_OVERHEAD)
+            .ok()
+            .and_then(|frame| blosc_frame::Header::read(frame.as_slice()))
+            .filter(|header| !header.memcpyed())
+            .map(|header| header.block_size)
+    };
+    let sizes = block_size_of(&zeros, 0).filter(|&automatic| automatic > 0 && automatic * 2 <= PROBE_BYTES).and_then(
+        |automatic| {
+            // c-blosc takes a type size over 255 as 1.
+            let type_size = if settings.type_size > 255 { 1 } else { settings.type_size.max(1) };
+            let smaller = automatic / type_size;
+            [automatic, smaller, smaller + 1, automatic.div_ceil(type_size)]
+                .into_iter()
+                .filter(|&requested| requested > 0)
+                .find(|&requested| block_size_of(&zeros[..2 * automatic], requested) == Some(automatic))
+                .map(|requested| BlockSizes { automatic, requested })
+        },
+    );
+    let mut found = FOUND.lock().unwrap_or_else(|e| e.into_inner());
+    if found.len() >= 64 {
+        found.clear();
+    }
+    found.push((settings, sizes));
+    sizes
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct BlockSizes {
+    /// What c-blosc picks by itself.
+    automatic: usize,
+    /// What to pass to c-blosc to get `automatic`.
+    requested: usize,
+}
+
+/// The probe's size: more than twice any block size c-blosc 1.x picks (at most 1 MiB).
+const PROBE_BYTES: usize = 4 << 20;
 
 /// The most a frame may expand, so that a corrupt header cannot make a reader allocate
 /// gigabytes for a few bytes. zstd's RLE blocks, the most compressible of blosc's codecs, hold
@@ -110,14 +234,67 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
         ));
     }
     let mut out = output(size)?;
-    // SAFETY: the frame was validated; dest has `size` writable bytes.
-    let written =
-        unsafe { (blosc.decompress_ctx)(input.as_ptr().cast(), out.whole_mut().as_mut_ptr().cast(), size.max(1), 1) };
-    if written < 0 || written as usize != size {
-        return fail(format!("blosc: corrupt frame ({written})"));
+    let pieces = if size >= PIECES_FROM && worker_pool::threads() > 1 { split(input) } else { None };
+    match pieces {
+        Some(pieces) => decompress_pieces(blosc, &pieces, &mut out.whole_mut()[..size], worker_pool::run)?,
+        None => decompress(blosc, input, &mut out.whole_mut()[..size])?,
     }
     out.set_len(size);
     Ok(out)
+}
+
+/// A frame cut into pieces of about [`PIECE_BYTES`] decoded, when its streams are in block order.
+fn split(frame: &[u8]) -> Option<Vec<blosc_frame::Piece>> {
+    let block = blosc_frame::Header::read(frame)?.block_size;
+    blosc_frame::split(frame, PIECE_BYTES / block.max(1))
+}
+
+/// Each piece decompressed into its place in `out`, side by side by `runner`.
+fn decompress_pieces(
+    blosc: &Blosc,
+    pieces: &[blosc_frame::Piece],
+    out: &mut [u8],
+    runner: worker_pool::Runner,
+) -> FilterResult<()> {
+    let mut places = Vec::with_capacity(pieces.len());
+    let mut rest = out;
+    let mut placed = 0;
+    for piece in pieces {
+        if piece.decoded_at != placed || piece.decoded_len > rest.len() {
+            return fail("blosc: not a valid frame");
+        }
+        placed += piece.decoded_len;
+        let (place, after) = std::mem::take(&mut rest).split_at_mut(piece.decoded_len);
+        places.push(Mutex::new(place));
+        rest = after;
+    }
+    if !rest.is_empty() {
+        return fail("blosc: not a valid frame");
+    }
+    let decompress_piece = |number: usize| {
+        let mut place = places[number].lock().unwrap_or_else(|e| e.into_inner());
+        decompress(blosc, &pieces[number].frame, &mut place[..])
+    };
+    worker_pool::map(pieces.len(), &decompress_piece, runner)
+        .map_err(|_| super::FilterError("blosc: a piece panicked".into()))?
+        .into_iter()
+        .collect()
+}
+
+/// One validated frame decompressed on this thread into `out`, which it must fill exactly.
+fn decompress(blosc: &Blosc, frame: &[u8], out: &mut [u8]) -> FilterResult<()> {
+    let mut size = 0usize;
+    // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
+    let valid = unsafe { (blosc.cbuffer_validate)(frame.as_ptr().cast(), frame.len(), &mut size) } == 0;
+    if !valid || size != out.len() {
+        return fail("blosc: not a valid frame");
+    }
+    // SAFETY: the frame was validated; dest has `size` writable bytes.
+    let written = unsafe { (blosc.decompress_ctx)(frame.as_ptr().cast(), out.as_mut_ptr().cast(), size.max(1), 1) };
+    if written < 0 || written as usize != size {
+        return fail(format!("blosc: corrupt frame ({written})"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -150,6 +327,86 @@ mod tests {
         assert_eq!(settings(&[0, 0, 4]).unwrap(), Settings { type_size: 4, level: 5, shuffle: 1, compressor: 0 });
         assert!(settings(&[2, 2, 4, 0, 5, 1, 9]).is_err(), "unknown compressor");
         assert!(settings(&[2, 2]).is_err());
+    }
+
+    /// Large chunks are compressed in pieces of whole blocks side by side and joined:
+    /// the frame must be c-blosc's own, byte for byte, for every compressor, shuffle, type size
+    /// and level, whatever the pieces ran on; and any frame c-blosc writes decodes in pieces.
+    #[test]
+    fn frames_made_in_pieces_are_c_blosc_frames_byte_for_byte() {
+        let blosc = crate::filters::native::blosc().unwrap();
+        let size = (5 << 19) + 12_345;
+        let smooth: Vec<u8> = (0..size).map(|i| ((i / 4) as f32 * 0.01).sin().to_le_bytes()[i % 4]).collect();
+        let mut state = 7u64;
+        let noise: Vec<u8> = (0..size)
+            .map(|_| {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                (state >> 33) as u8
+            })
+            .collect();
+        let half: Vec<u8> = smooth[..size / 8].iter().chain(&noise[size / 8..]).copied().collect();
+        let steps: Vec<u8> = (0..size).map(|i| (i / 1000) as u8).collect();
+        let zeros = vec![0u8; size];
+        let datasets =
+            [("steps", &steps), ("zeros", &zeros), ("floats", &smooth), ("noise", &noise), ("mostly noise", &half)];
+        let (mut joined, mut split_frames) = (0, 0);
+        for compressor in 0..BLOSC_COMPRESSORS.len() {
+            let levels: &[u32] = if compressor <= 1 { &[1, 5, 9] } else { &[4] };
+            for &level in levels {
+                for shuffle in 0..3 {
+                    for type_size in [1, 3, 4, 8] {
+                        let s = Settings { type_size, level, shuffle, compressor };
+                        for (name, data) in datasets {
+                            let serial = compress(blosc, s, data, 0, data.len() + MAX_OVERHEAD).unwrap();
+                            for runner in [worker_pool::run as worker_pool::Runner, worker_pool::run_serially] {
+                                match encode_in_pieces(blosc, s, data, runner).unwrap() {
+                                    Some(frame) => {
+                                        assert!(
+                                            frame.as_slice() == serial.as_slice(),
+                                            "{s:?} {name}: not c-blosc's frame"
+                                        );
+                                        joined += 1;
+                                    }
+                                    // Only where c-blosc may store the chunk as is, or blocks are large.
+                                    None => {
+                                        let block = blosc_frame::Header::read(serial.as_slice()).unwrap().block_size;
+                                        let squeezed = !never_squeezed(serial.len(), block, data.len());
+                                        assert!(
+                                            !matches!(name, "steps" | "zeros") && squeezed || 2 * block > data.len(),
+                                            "{s:?} {name}: not made in pieces"
+                                        )
+                                    }
+                                }
+                            }
+                            if let Some(pieces) = split(serial.as_slice()) {
+                                let mut out = vec![0u8; data.len()];
+                                decompress_pieces(blosc, &pieces, &mut out, worker_pool::run).unwrap();
+                                assert!(out == *data, "{s:?} {name}: decoded in pieces");
+                                split_frames += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(joined > 200 && split_frames > 100, "{joined} frames joined, {split_frames} split");
+    }
+
+    #[test]
+    fn a_corrupt_stream_fails_decoding_in_pieces_too() {
+        let blosc = crate::filters::native::blosc().unwrap();
+        let data: Vec<u8> = (0..4u32 << 20).map(|i| (i / 1000) as u8).collect();
+        let s = Settings { type_size: 4, level: 5, shuffle: 1, compressor: 1 };
+        let frame = compress(blosc, s, &data, 0, data.len() + MAX_OVERHEAD).unwrap();
+        let pieces = split(frame.as_slice()).expect("in pieces");
+        let mut out = vec![0u8; data.len()];
+        decompress_pieces(blosc, &pieces, &mut out, worker_pool::run).unwrap();
+        assert!(out == data);
+        let mut corrupt = frame.as_slice().to_vec();
+        let middle = corrupt.len() / 2;
+        corrupt[middle..middle + 64].fill(0xff);
+        let pieces = split(&corrupt).expect("the block starts are intact");
+        assert!(decompress_pieces(blosc, &pieces, &mut out, worker_pool::run).is_err());
     }
 
     /// Frames at the highest ratio blosc writes decode; a header claiming more is refused before

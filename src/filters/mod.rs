@@ -6,6 +6,7 @@
 //! stops at [`MAX_DECODED`] (HDF5's largest chunk) or a smaller limit the caller knows.
 
 pub mod blosc;
+mod blosc_frame;
 pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;

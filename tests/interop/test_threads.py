@@ -1,8 +1,10 @@
 """Large chunks are compressed on several threads (zstd's multithreaded frames, pigz-style deflate
-blocks, bzip2 blocks joined into one stream), and the bytes written do not depend on it: a 4.8 MB chunk written with NCFILTERS_THREADS=1
-and with every core, through the filters built into libnetcdf and through ncfilters' plugin
-libraries, is the same chunk. Other readers decode it: zarr-python (numcodecs), h5py with
-hdf5plugin, and the stock netcdf-c with its C plugins.
+blocks, bzip2 blocks joined into one stream, blosc frames joined from pieces of whole blocks), and
+the bytes written do not depend on it: a 4.8 MB chunk written with NCFILTERS_THREADS=1 and with
+every core, through the filters built into libnetcdf and through ncfilters' plugin libraries, is
+the same chunk. Other readers decode it: zarr-python (numcodecs), h5py with hdf5plugin, and the
+stock netcdf-c with its C plugins. blosc's chunk is also the one the stock C plugin writes (one
+c-blosc call on one thread), byte for byte.
 
 Each write runs in a child process, since a process reads NCFILTERS_THREADS once.
 """
@@ -25,9 +27,11 @@ NCZARR_CASES = [
     ("zlib-1", [(1, [1])]),
     ("shuffle+zlib-6", [(2, []), (1, [6])]),
     ("bz2-9", [(307, [9])]),
+    ("blosc-lz4", [(32001, [0, 0, 0, 0, 5, 1, 1])]),
 ]
 NETCDF4_CASES = [("zstd-3", [(32015, [3])]), ("zstd-negative-1", [(32015, [(-1) & 0xFFFFFFFF])]),
-                 ("bzip2-9", [(307, [9])])]
+                 ("bzip2-9", [(307, [9])]), ("blosc-lz4", [(32001, [0, 0, 0, 0, 5, 1, 1])]),
+                 ("blosc-zstd-bitshuffle", [(32001, [0, 0, 0, 0, 3, 2, 5])])]
 
 
 def field():
@@ -88,10 +92,16 @@ def h5py_main(path):
 SOURCES = {"built-in": {"HDF5_PLUGIN_PATH": None}, "plugins": {}}
 
 
+def stock():
+    """The stock netcdf-c with its C plugins."""
+    return {"NETCDF_LIB": os.environ["NCFILTERS_STOCK_LIB"], "HDF5_PLUGIN_PATH": os.environ["NCFILTERS_STOCK_PLUGINS"],
+            "LD_LIBRARY_PATH": None}
+
+
 def written(tmp_path, kind, name, filters, threads, source):
     path = tmp_path / f"{name}-{threads}-{source}.{'zarr' if kind == 'nczarr' else 'nc'}"
     url = f"file://{path}#mode=nczarr,file" if kind == "nczarr" else str(path)
-    env = dict(SOURCES[source], NCFILTERS_THREADS=threads)
+    env = stock() if source == "stock" else dict(SOURCES[source], NCFILTERS_THREADS=threads)
     child("write", url, json.dumps(filters), env=env)
     return path, url
 
@@ -121,11 +131,12 @@ def test_nczarr_chunks_do_not_depend_on_threads(tmp_path, name, filters):
 
         decoder = bz2.BZ2Decompressor()
         assert decoder.decompress(first) == field().tobytes() and decoder.eof and not decoder.unused_data, name
+    if "blosc" in name:
+        stock_path, _ = written(tmp_path, "nczarr", name, filters, "1", "stock")
+        assert chunk_file(stock_path) == first, f"{name}: not the chunk the stock C plugin writes"
     path, url = stores[("2", "plugins")]
     np.testing.assert_array_equal(zarr.open_array(str(path / "t"), mode="r")[...], field())
-    stock = {"NETCDF_LIB": os.environ["NCFILTERS_STOCK_LIB"], "HDF5_PLUGIN_PATH": os.environ["NCFILTERS_STOCK_PLUGINS"],
-             "LD_LIBRARY_PATH": None}
-    assert json.loads(child("read", url, env=stock)), f"{name}: stock netcdf-c with its C plugins"
+    assert json.loads(child("read", url, env=stock())), f"{name}: stock netcdf-c with its C plugins"
 
 
 @pytest.mark.parametrize("name, filters", NETCDF4_CASES, ids=[c[0] for c in NETCDF4_CASES])
@@ -138,9 +149,11 @@ def test_netcdf4_chunks_do_not_depend_on_threads(tmp_path, name, filters):
     for key, (digest, decoded) in seen.items():
         assert digest == first_hash, f"{name}: the chunk written with {key} differs from 1 thread, built-in"
         assert decoded, f"{name}: h5py + hdf5plugin decoded other values from {key}"
-    stock = {"NETCDF_LIB": os.environ["NCFILTERS_STOCK_LIB"], "HDF5_PLUGIN_PATH": os.environ["NCFILTERS_STOCK_PLUGINS"],
-             "LD_LIBRARY_PATH": None}
-    assert json.loads(child("read", files[("2", "plugins")][1], env=stock)), f"{name}: stock netcdf-c, C plugins"
+    if "blosc" in name:
+        stock_path, _ = written(tmp_path, "netcdf4", name, filters, "1", "stock")
+        assert json.loads(child("h5py", str(stock_path), env=h5py_env))[0] == first_hash, \
+            f"{name}: not the chunk the stock C plugin writes"
+    assert json.loads(child("read", files[("2", "plugins")][1], env=stock())), f"{name}: stock netcdf-c, C plugins"
 
 
 if __name__ == "__main__":

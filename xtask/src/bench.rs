@@ -110,5 +110,9 @@ pub fn bench_nccopy(h: &Harness) -> Result {
         .args(&files)
         .arg("--runs")
         .arg(env_or("NCFILTERS_BENCH_RUNS", "5"));
+    // NCFILTERS_BENCH_ONLY=blosc: only the cases whose label contains one of them.
+    if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
+        bench.arg("--only").arg(only);
+    }
     run(&mut bench)
 }

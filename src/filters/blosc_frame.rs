@@ -1,0 +1,250 @@
+//! The layout of a c-blosc 1.x frame, for compressing and decompressing one frame in pieces.
+//!
+//! A frame is a 16-byte header (format versions, flags, type size, then little-endian
+//! `nbytes`, `blocksize` and `cbytes`), one 32-bit start offset per block, then each block's
+//! streams. Blocks are compressed independently, so frames of consecutive whole blocks,
+//! compressed with the same settings and block size, join into the frame of all of them: the
+//! headers agree, the streams follow one another, and only the start offsets move.
+
+#![forbid(unsafe_code)]
+
+/// `BLOSC_MAX_OVERHEAD`: the header.
+pub const HEADER: usize = 16;
+/// `BLOSC_MEMCPYED`: the frame holds the input as is, after the header, with no block starts.
+const MEMCPYED: u8 = 0x2;
+
+/// What a frame's header says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    /// Format versions, flags and type size: equal in frames written with the same settings.
+    pub leading: [u8; 4],
+    pub nbytes: usize,
+    pub block_size: usize,
+    pub cbytes: usize,
+}
+
+impl Header {
+    pub fn read(frame: &[u8]) -> Option<Header> {
+        let word = |at: usize| frame.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+        Some(Header {
+            leading: frame.get(..4)?.try_into().ok()?,
+            nbytes: word(4)?,
+            block_size: word(8)?,
+            cbytes: word(12)?,
+        })
+    }
+
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.leading);
+        for value in [self.nbytes, self.block_size, self.cbytes] {
+            out.extend_from_slice(&(value as u32).to_le_bytes());
+        }
+    }
+
+    pub fn memcpyed(&self) -> bool {
+        self.leading[2] & MEMCPYED != 0
+    }
+
+    fn blocks(&self) -> usize {
+        self.nbytes.div_ceil(self.block_size)
+    }
+}
+
+/// A frame of whole blocks in order: its header, its block starts, and where its streams are.
+#[derive(Debug)]
+struct Blocks<'a> {
+    header: Header,
+    starts: Vec<usize>,
+    streams: &'a [u8],
+}
+
+/// `frame` read as blocks whose streams follow one another in block order (as c-blosc writes
+/// them on one thread), or `None`.
+fn blocks(frame: &[u8]) -> Option<Blocks<'_>> {
+    let header = Header::read(frame)?;
+    if header.memcpyed() || header.block_size == 0 || header.cbytes > frame.len() {
+        return None;
+    }
+    let count = header.blocks();
+    let first = HEADER.checked_add(count.checked_mul(4)?)?;
+    let starts: Vec<usize> = frame
+        .get(HEADER..first)?
+        .chunks_exact(4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        .collect();
+    let in_order = starts.first() == Some(&first)
+        && starts.windows(2).all(|pair| pair[0] < pair[1])
+        && starts.last().is_some_and(|&last| last < header.cbytes);
+    in_order.then(|| Blocks { header, starts, streams: &frame[first..header.cbytes] })
+}
+
+/// Frames of consecutive whole blocks joined into the frame of all of them: its header and block
+/// starts, then the pieces' streams, to be written one after the other.
+#[derive(Debug)]
+pub struct Joined<'a> {
+    head: Vec<u8>,
+    streams: Vec<&'a [u8]>,
+}
+
+impl Joined<'_> {
+    pub fn len(&self) -> usize {
+        self.head.len() + self.streams.iter().map(|streams| streams.len()).sum::<usize>()
+    }
+
+    /// The frame's bytes, in order.
+    pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
+        std::iter::once(self.head.as_slice()).chain(self.streams.iter().copied())
+    }
+}
+
+/// Joins frames of consecutive whole blocks (all but the last holding only full blocks, all with
+/// the same header fields but sizes) into the frame of all of them, or `None` when they are not
+/// such frames.
+pub fn join<'a>(pieces: &[&'a [u8]]) -> Option<Joined<'a>> {
+    let pieces: Vec<Blocks<'a>> = pieces.iter().map(|piece| blocks(piece)).collect::<Option<_>>()?;
+    let first = pieces.first()?.header;
+    let mut nbytes = 0usize;
+    for (index, piece) in pieces.iter().enumerate() {
+        let same = piece.header.leading == first.leading && piece.header.block_size == first.block_size;
+        let whole_blocks = index + 1 == pieces.len() || piece.header.nbytes % first.block_size == 0;
+        if !same || !whole_blocks {
+            return None;
+        }
+        nbytes = nbytes.checked_add(piece.header.nbytes)?;
+    }
+    let count: usize = pieces.iter().map(|piece| piece.starts.len()).sum();
+    let streams_at = HEADER + count * 4;
+    let cbytes = streams_at + pieces.iter().map(|piece| piece.streams.len()).sum::<usize>();
+    if u32::try_from(cbytes).is_err() || u32::try_from(nbytes).is_err() {
+        return None;
+    }
+    let mut head = Vec::with_capacity(streams_at);
+    Header { nbytes, cbytes, ..first }.write(&mut head);
+    let mut moved_to = streams_at;
+    for piece in &pieces {
+        let piece_streams_at = HEADER + piece.starts.len() * 4;
+        for start in &piece.starts {
+            head.extend_from_slice(&((start - piece_streams_at + moved_to) as u32).to_le_bytes());
+        }
+        moved_to += piece.streams.len();
+    }
+    Some(Joined { head, streams: pieces.iter().map(|piece| piece.streams).collect() })
+}
+
+/// A frame of some of a frame's blocks, and where their bytes go in the decoded chunk.
+#[derive(Debug)]
+pub struct Piece {
+    pub frame: Vec<u8>,
+    pub decoded_at: usize,
+    pub decoded_len: usize,
+}
+
+/// `frame` cut into frames of `blocks_per_piece` blocks each (the last one holding the rest),
+/// or `None` when its streams are not in block order or it would be one piece.
+pub fn split(frame: &[u8], blocks_per_piece: usize) -> Option<Vec<Piece>> {
+    let whole = blocks(frame)?;
+    let count = whole.starts.len();
+    let per_piece = blocks_per_piece.max(1);
+    if count <= per_piece || whole.header.nbytes < 2 * whole.header.block_size {
+        return None;
+    }
+    let streams_at = HEADER + count * 4;
+    let block = whole.header.block_size;
+    // c-blosc refuses a frame smaller than its block size, so a partial last block joins the piece
+    // before it.
+    let mut firsts: Vec<usize> = (0..count).step_by(per_piece).collect();
+    if whole.header.nbytes - firsts[firsts.len() - 1] * block < block {
+        firsts.pop();
+    }
+    if firsts.len() < 2 {
+        return None;
+    }
+    let mut pieces = Vec::with_capacity(firsts.len());
+    for (index, &first_block) in firsts.iter().enumerate() {
+        let end_block = firsts.get(index + 1).copied().unwrap_or(count);
+        let starts = &whole.starts[first_block..end_block];
+        let stream_start = starts[0] - streams_at;
+        let stream_end = whole.starts.get(end_block).map_or(whole.streams.len(), |&next| next - streams_at);
+        let streams = &whole.streams[stream_start..stream_end];
+        let piece_streams_at = HEADER + starts.len() * 4;
+        let decoded_at = first_block * block;
+        let decoded_len = (end_block * block).min(whole.header.nbytes) - decoded_at;
+        let cbytes = piece_streams_at + streams.len();
+        let mut out = Vec::with_capacity(cbytes);
+        Header { nbytes: decoded_len, cbytes, ..whole.header }.write(&mut out);
+        for start in starts {
+            out.extend_from_slice(&((start - starts[0] + piece_streams_at) as u32).to_le_bytes());
+        }
+        out.extend_from_slice(streams);
+        pieces.push(Piece { frame: out, decoded_at, decoded_len });
+    }
+    Some(pieces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A frame of `sizes.len()` blocks of `block` bytes (the last `last` bytes), whose block `i`
+    /// has a stream of `sizes[i]` bytes all equal to `label + i`.
+    fn labelled_frame(block: usize, last: usize, sizes: &[usize], label: u8) -> Vec<u8> {
+        let nbytes = block * (sizes.len() - 1) + last;
+        let streams_at = HEADER + 4 * sizes.len();
+        let cbytes = streams_at + sizes.iter().sum::<usize>();
+        let mut out = Vec::new();
+        Header { leading: [2, 1, 0x11, 4], nbytes, block_size: block, cbytes }.write(&mut out);
+        let mut at = streams_at;
+        for size in sizes {
+            out.extend_from_slice(&(at as u32).to_le_bytes());
+            at += size;
+        }
+        for (index, size) in sizes.iter().enumerate() {
+            out.extend(std::iter::repeat_n(label + index as u8, *size));
+        }
+        out
+    }
+
+    fn frame(block: usize, last: usize, sizes: &[usize]) -> Vec<u8> {
+        labelled_frame(block, last, sizes, 0)
+    }
+
+    #[test]
+    fn split_then_join_gives_the_frame_back() {
+        let whole = frame(1024, 100, &[7, 9, 3, 11, 5]);
+        let pieces = split(&whole, 2).unwrap();
+        assert_eq!(
+            pieces.iter().map(|p| (p.decoded_at, p.decoded_len)).collect::<Vec<_>>(),
+            [(0, 2048), (2048, 2148)],
+            "the partial last block joins the piece before it"
+        );
+        assert_eq!(pieces[0].frame, labelled_frame(1024, 1024, &[7, 9], 0));
+        assert_eq!(pieces[1].frame, labelled_frame(1024, 100, &[3, 11, 5], 2));
+        assert!(split(&whole, 4).is_none(), "one piece with the partial block");
+        let thirds = split(&frame(1024, 1024, &[7, 9, 3, 11, 5, 2]), 2).unwrap();
+        assert_eq!(thirds.len(), 3);
+        let frames: Vec<&[u8]> = pieces.iter().map(|p| p.frame.as_slice()).collect();
+        let joined = join(&frames).unwrap();
+        assert_eq!(joined.len(), whole.len());
+        assert_eq!(joined.parts().collect::<Vec<_>>().concat(), whole);
+    }
+
+    #[test]
+    fn frames_that_cannot_be_cut_or_joined_are_refused() {
+        let whole = frame(1024, 1024, &[7, 9, 3]);
+        assert!(split(&whole, 3).is_none(), "one piece");
+        let mut memcpyed = whole.clone();
+        memcpyed[2] |= MEMCPYED;
+        assert!(split(&memcpyed, 1).is_none());
+        let mut out_of_order = whole.clone();
+        out_of_order.copy_within(16..20, 20);
+        assert!(split(&out_of_order, 1).is_none());
+        assert!(split(&whole[..whole.len() - 1], 1).is_none(), "truncated");
+        assert!(split(&whole[..10], 1).is_none());
+        let partial = frame(1024, 100, &[5, 5]);
+        assert!(join(&[&partial, &whole]).is_none(), "a partial block before the end");
+        let mut other_flags = whole.clone();
+        other_flags[2] = 0x10;
+        assert!(join(&[&whole, &other_flags]).is_none());
+        assert!(join(&[]).is_none());
+    }
+}
