@@ -16,10 +16,11 @@
 //! pieces the same way.
 
 use super::native::Blosc;
-use super::{blosc_frame, fail, output, output_uninit, FilterResult};
+use super::{blosc_frame, fail, output_uninit, FilterResult};
 use crate::c_heap::CVec;
 use crate::standard_filters::BLOSC_COMPRESSORS;
 use crate::worker_pool;
+use std::mem::MaybeUninit;
 use std::os::raw::c_int;
 use std::sync::Mutex;
 
@@ -80,7 +81,8 @@ const PIECE_BYTES: usize = 256 << 10;
 /// One call of `blosc_compress_ctx` on one thread, with `block_size` 0 for blosc's own choice,
 /// into `room` bytes.
 fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, room: usize) -> FilterResult<CVec> {
-    let mut out = output(room)?;
+    // Not zeroed: a piece's room is twice its size, which calloc would clear on every call.
+    let mut out = output_uninit(room)?;
     // SAFETY: src holds input.len() bytes, dest has `room` writable bytes; the compressor name is
     // NUL-terminated; blosc writes at most destsize bytes.
     let written = unsafe {
@@ -90,7 +92,7 @@ fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, 
             settings.type_size.max(1),
             input.len(),
             input.as_ptr().cast(),
-            out.whole_mut().as_mut_ptr().cast(),
+            out.whole_uninit().as_mut_ptr().cast(),
             room,
             BLOSC_COMPRESSORS[settings.compressor].as_ptr(),
             block_size,
@@ -99,7 +101,8 @@ fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, 
     };
     match usize::try_from(written) {
         Ok(n) if n > 0 && n <= room => {
-            out.set_len(n);
+            // SAFETY: blosc wrote the frame's n bytes.
+            unsafe { out.assume_init_len(n) };
             Ok(out)
         }
         _ => fail(format!("blosc compression failed ({written})")),
@@ -139,7 +142,9 @@ fn encode_in_pieces(
     let Some(joined) = blosc_frame::join(&frames) else {
         return Ok(None);
     };
-    if !never_squeezed(joined.len(), block, input.len()) {
+    // c-blosc gives a stream the room its decoded bytes take (snappy's bound for snappy) or, when
+    // less is left of the chunk's size plus a header, what is left, and may then store the chunk.
+    if !joined.never_short_of_room(input.len() + MAX_OVERHEAD, |n| n + n / 6 + 32) {
         return Ok(None);
     }
     let mut out = output_uninit(joined.len())?;
@@ -147,14 +152,6 @@ fn encode_in_pieces(
         out.extend_from_slice(part).map_err(super::out_of_memory)?;
     }
     Ok(Some(out))
-}
-
-/// Whether c-blosc, writing a frame of `frame_len` bytes with blocks of `block` bytes for a chunk
-/// of `chunk_len` bytes, never had less room left than a stream may need: it gives a stream its
-/// block's size (snappy's bound for snappy) or what is left of the chunk's size plus a header,
-/// and when less is left, may store the whole chunk instead.
-fn never_squeezed(frame_len: usize, block: usize, chunk_len: usize) -> bool {
-    frame_len + block + block / 6 + 64 <= chunk_len + MAX_OVERHEAD
 }
 
 /// The block size c-blosc picks for chunks of at least twice that size with `settings`, and the
@@ -233,13 +230,15 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
             input.len()
         ));
     }
-    let mut out = output(size)?;
+    let mut out = output_uninit(size)?;
     let pieces = if size >= PIECES_FROM && worker_pool::threads() > 1 { split(input) } else { None };
+    let place = &mut out.whole_uninit()[..size];
     match pieces {
-        Some(pieces) => decompress_pieces(blosc, &pieces, &mut out.whole_mut()[..size], worker_pool::run)?,
-        None => decompress(blosc, input, &mut out.whole_mut()[..size])?,
+        Some(pieces) => decompress_pieces(blosc, &pieces, place, worker_pool::run)?,
+        None => decompress(blosc, input, place)?,
     }
-    out.set_len(size);
+    // SAFETY: the frame's `size` bytes were decompressed into the block.
+    unsafe { out.assume_init_len(size) };
     Ok(out)
 }
 
@@ -253,7 +252,7 @@ fn split(frame: &[u8]) -> Option<Vec<blosc_frame::Piece>> {
 fn decompress_pieces(
     blosc: &Blosc,
     pieces: &[blosc_frame::Piece],
-    out: &mut [u8],
+    out: &mut [MaybeUninit<u8>],
     runner: worker_pool::Runner,
 ) -> FilterResult<()> {
     let mut places = Vec::with_capacity(pieces.len());
@@ -281,8 +280,9 @@ fn decompress_pieces(
         .collect()
 }
 
-/// One validated frame decompressed on this thread into `out`, which it must fill exactly.
-fn decompress(blosc: &Blosc, frame: &[u8], out: &mut [u8]) -> FilterResult<()> {
+/// One validated frame decompressed on this thread into `out`, which it must fill exactly (on
+/// success every byte of `out` is written).
+fn decompress(blosc: &Blosc, frame: &[u8], out: &mut [MaybeUninit<u8>]) -> FilterResult<()> {
     let mut size = 0usize;
     // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
     let valid = unsafe { (blosc.cbuffer_validate)(frame.as_ptr().cast(), frame.len(), &mut size) } == 0;
@@ -370,7 +370,7 @@ mod tests {
                                     // Only where c-blosc may store the chunk as is, or blocks are large.
                                     None => {
                                         let block = blosc_frame::Header::read(serial.as_slice()).unwrap().block_size;
-                                        let squeezed = !never_squeezed(serial.len(), block, data.len());
+                                        let squeezed = serial.len() + block + block / 6 + 32 > data.len();
                                         assert!(
                                             !matches!(name, "steps" | "zeros") && squeezed || 2 * block > data.len(),
                                             "{s:?} {name}: not made in pieces"
@@ -379,8 +379,7 @@ mod tests {
                                 }
                             }
                             if let Some(pieces) = split(serial.as_slice()) {
-                                let mut out = vec![0u8; data.len()];
-                                decompress_pieces(blosc, &pieces, &mut out, worker_pool::run).unwrap();
+                                let out = in_pieces(blosc, &pieces, data.len()).unwrap();
                                 assert!(out == *data, "{s:?} {name}: decoded in pieces");
                                 split_frames += 1;
                             }
@@ -399,14 +398,21 @@ mod tests {
         let s = Settings { type_size: 4, level: 5, shuffle: 1, compressor: 1 };
         let frame = compress(blosc, s, &data, 0, data.len() + MAX_OVERHEAD).unwrap();
         let pieces = split(frame.as_slice()).expect("in pieces");
-        let mut out = vec![0u8; data.len()];
-        decompress_pieces(blosc, &pieces, &mut out, worker_pool::run).unwrap();
-        assert!(out == data);
+        assert!(in_pieces(blosc, &pieces, data.len()).unwrap() == data);
         let mut corrupt = frame.as_slice().to_vec();
         let middle = corrupt.len() / 2;
         corrupt[middle..middle + 64].fill(0xff);
         let pieces = split(&corrupt).expect("the block starts are intact");
-        assert!(decompress_pieces(blosc, &pieces, &mut out, worker_pool::run).is_err());
+        assert!(in_pieces(blosc, &pieces, data.len()).is_err());
+        assert!(in_pieces(blosc, &pieces, data.len() - 1).is_err(), "pieces larger than the room");
+    }
+
+    /// `pieces` decompressed on the pool into `len` bytes.
+    fn in_pieces(blosc: &Blosc, pieces: &[blosc_frame::Piece], len: usize) -> FilterResult<Vec<u8>> {
+        let mut out = vec![MaybeUninit::new(0u8); len];
+        decompress_pieces(blosc, pieces, &mut out, worker_pool::run)?;
+        // SAFETY: every byte was initialised (to 0) before the call.
+        Ok(out.into_iter().map(|byte| unsafe { byte.assume_init() }).collect())
     }
 
     /// Frames at the highest ratio blosc writes decode; a header claiming more is refused before

@@ -83,17 +83,51 @@ fn blocks(frame: &[u8]) -> Option<Blocks<'_>> {
 #[derive(Debug)]
 pub struct Joined<'a> {
     head: Vec<u8>,
-    streams: Vec<&'a [u8]>,
+    pieces: Vec<Blocks<'a>>,
 }
 
 impl Joined<'_> {
     pub fn len(&self) -> usize {
-        self.head.len() + self.streams.iter().map(|streams| streams.len()).sum::<usize>()
+        self.head.len() + self.pieces.iter().map(|piece| piece.streams.len()).sum::<usize>()
     }
 
     /// The frame's bytes, in order.
     pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
-        std::iter::once(self.head.as_slice()).chain(self.streams.iter().copied())
+        std::iter::once(self.head.as_slice()).chain(self.pieces.iter().map(|piece| piece.streams))
+    }
+
+    /// Whether a writer of this frame into `room` bytes that gives each stream, after its length
+    /// word, `worst(bytes the stream holds decoded)` of room, never had less left than that (c-blosc
+    /// writes a block's streams into what is left of the room when less is left, and may then store
+    /// the whole chunk instead). `false` when a block's streams cannot be read.
+    pub fn never_short_of_room(&self, room: usize, worst: impl Fn(usize) -> usize) -> bool {
+        let mut written = self.head.len();
+        for piece in &self.pieces {
+            let streams_at = HEADER + piece.starts.len() * 4;
+            for (index, &start) in piece.starts.iter().enumerate() {
+                let end = piece.starts.get(index + 1).map_or(piece.streams.len(), |&next| next - streams_at);
+                let mut block = &piece.streams[start - streams_at..end];
+                let decoded = piece.header.block_size.min(piece.header.nbytes - index * piece.header.block_size);
+                let mut lengths = Vec::new();
+                while let Some((word, rest)) = block.split_first_chunk::<4>() {
+                    let length = u32::from_le_bytes(*word) as usize;
+                    let Some(stream_rest) = rest.get(length..) else { return false };
+                    lengths.push(length);
+                    block = stream_rest;
+                }
+                if !block.is_empty() || lengths.is_empty() || decoded % lengths.len() != 0 {
+                    return false;
+                }
+                for length in &lengths {
+                    written += 4;
+                    if written + worst(decoded / lengths.len()) > room {
+                        return false;
+                    }
+                    written += length;
+                }
+            }
+        }
+        true
     }
 }
 
@@ -128,7 +162,7 @@ pub fn join<'a>(pieces: &[&'a [u8]]) -> Option<Joined<'a>> {
         }
         moved_to += piece.streams.len();
     }
-    Some(Joined { head, streams: pieces.iter().map(|piece| piece.streams).collect() })
+    Some(Joined { head, pieces })
 }
 
 /// A frame of some of a frame's blocks, and where their bytes go in the decoded chunk.
@@ -226,6 +260,27 @@ mod tests {
         let joined = join(&frames).unwrap();
         assert_eq!(joined.len(), whole.len());
         assert_eq!(joined.parts().collect::<Vec<_>>().concat(), whole);
+    }
+
+    /// Streams in the test frames are not real streams; these are: block 0 two streams of 3 and
+    /// 5 bytes, block 1 one stream of 2 bytes.
+    #[test]
+    fn the_room_left_is_counted_stream_by_stream() {
+        let streams: [&[u8]; 2] = [&[3, 0, 0, 0, 1, 1, 1, 5, 0, 0, 0, 2, 2, 2, 2, 2], &[2, 0, 0, 0, 9, 9]];
+        let mut whole = Vec::new();
+        let (head, cbytes) = (HEADER + 8, HEADER + 8 + 22);
+        Header { leading: [2, 1, 0, 2], nbytes: 200, block_size: 128, cbytes }.write(&mut whole);
+        whole.extend_from_slice(&(head as u32).to_le_bytes());
+        whole.extend_from_slice(&((head + 16) as u32).to_le_bytes());
+        whole.extend(streams.concat());
+        let joined = join(&[&whole]).unwrap();
+        // Streams of 64, 64 and 72 bytes decoded; the last stream's length word ends at byte 44.
+        assert!(joined.never_short_of_room(44 + 72, |n| n));
+        assert!(!joined.never_short_of_room(44 + 71, |n| n));
+        assert!(!joined.never_short_of_room(1000, |n| n + 1000), "the first stream already");
+        let mut bad = whole.clone();
+        bad[head] = 200; // a stream longer than its block
+        assert!(!join(&[&bad]).unwrap().never_short_of_room(1000, |n| n));
     }
 
     #[test]
