@@ -81,10 +81,23 @@ const PIECE_BYTES: usize = 256 << 10;
 /// One call of `blosc_compress_ctx` on one thread, with `block_size` 0 for blosc's own choice,
 /// into `room` bytes.
 fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, room: usize) -> FilterResult<CVec> {
-    // Not zeroed: a piece's room is twice its size, which calloc would clear on every call.
     let mut out = output_uninit(room)?;
-    // SAFETY: src holds input.len() bytes, dest has `room` writable bytes; the compressor name is
-    // NUL-terminated; blosc writes at most destsize bytes.
+    let written = compress_into(blosc, settings, input, block_size, &mut out.whole_uninit()[..room])?;
+    // SAFETY: blosc wrote the frame's first `written` bytes.
+    unsafe { out.assume_init_len(written) };
+    Ok(out)
+}
+
+/// [`compress`] into `dest`: the frame's size, its bytes written at the start of `dest`.
+fn compress_into(
+    blosc: &Blosc,
+    settings: Settings,
+    input: &[u8],
+    block_size: usize,
+    dest: &mut [MaybeUninit<u8>],
+) -> FilterResult<usize> {
+    // SAFETY: src holds input.len() bytes, dest has dest.len() writable bytes; the compressor
+    // name is NUL-terminated; blosc writes at most destsize bytes.
     let written = unsafe {
         (blosc.compress_ctx)(
             settings.level as c_int,
@@ -92,19 +105,15 @@ fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, 
             settings.type_size.max(1),
             input.len(),
             input.as_ptr().cast(),
-            out.whole_uninit().as_mut_ptr().cast(),
-            room,
+            dest.as_mut_ptr().cast(),
+            dest.len(),
             BLOSC_COMPRESSORS[settings.compressor].as_ptr(),
             block_size,
             1,
         )
     };
     match usize::try_from(written) {
-        Ok(n) if n > 0 && n <= room => {
-            // SAFETY: blosc wrote the frame's n bytes.
-            unsafe { out.assume_init_len(n) };
-            Ok(out)
-        }
+        Ok(n) if n > 0 && n <= dest.len() => Ok(n),
         _ => fail(format!("blosc compression failed ({written})")),
     }
 }
@@ -113,6 +122,11 @@ fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, 
 /// side by side by `runner` and joined (see `blosc_frame`); `None` where that cannot give the
 /// same bytes: blosc's block size is not known or not below half the chunk, or the chunk is too
 /// incompressible for c-blosc to leave every block in its frame.
+///
+/// Each piece writes its frame into the output block itself, where its streams start if the
+/// pieces before it stored theirs as is, in room up to the next piece's frame; the streams are
+/// then moved together and the header written. Room no piece reaches is never paged in, so the
+/// output costs what one c-blosc call's does.
 fn encode_in_pieces(
     blosc: &Blosc,
     settings: Settings,
@@ -128,30 +142,80 @@ fn encode_in_pieces(
     let block = sizes.automatic;
     let piece_size = (PIECE_BYTES / block).max(1) * block;
     let pieces = (input.len() / piece_size).max(1);
-    let compress_piece = |number: usize| {
-        let end = if number + 1 == pieces { input.len() } else { (number + 1) * piece_size };
-        let piece = &input[number * piece_size..end];
-        // Room for every stream stored as is, so that no block is squeezed by the frame's end.
-        compress(blosc, settings, piece, sizes.requested, 2 * piece.len() + 1024)
+    let range = |piece: usize| {
+        let end = if piece + 1 == pieces { input.len() } else { (piece + 1) * piece_size };
+        piece * piece_size..end
     };
-    let frames = worker_pool::map(pieces, &compress_piece, runner)
-        .map_err(|_| super::FilterError("blosc: a piece panicked".into()))?
-        .into_iter()
-        .collect::<FilterResult<Vec<_>>>()?;
-    let frames: Vec<&[u8]> = frames.iter().map(|frame| frame.as_slice()).collect();
-    let Some(joined) = blosc_frame::join(&frames) else {
-        return Ok(None);
+    let streams_at = blosc_frame::HEADER + 4 * input.len().div_ceil(block);
+    // A piece's frame with every stream stored as is: its bytes, a header, and a block start and
+    // up to 16 stream lengths (one per byte of a type) per block; and snappy's worst case past it.
+    let spare = blosc_frame::HEADER + 68 * range(pieces - 1).len().div_ceil(block) + block / 6 + 64;
+    let frame_at = |piece: usize| {
+        streams_at + piece * (piece_size + spare) - (blosc_frame::HEADER + 4 * range(piece).len().div_ceil(block))
     };
+    let room = input.len() + MAX_OVERHEAD;
+    let capacity = room + streams_at + pieces * spare;
+    let place_len = |piece: usize| if piece + 1 == pieces { capacity } else { frame_at(piece + 1) } - frame_at(piece);
+    let mut out = output_uninit(capacity)?;
+    let mut places = Vec::with_capacity(pieces);
+    let mut rest = &mut out.whole_uninit()[frame_at(0)..];
+    for piece in 0..pieces {
+        let (place, after) = std::mem::take(&mut rest).split_at_mut(place_len(piece));
+        places.push(Mutex::new(place));
+        rest = after;
+    }
     // c-blosc gives a stream the room its decoded bytes take (snappy's bound for snappy) or, when
-    // less is left of the chunk's size plus a header, what is left, and may then store the chunk.
-    if !joined.never_short_of_room(input.len() + MAX_OVERHEAD, |n| n + n / 6 + 32) {
+    // less is left of its room, what is left, and may then store a stream or the chunk as is.
+    let worst = |decoded: usize| decoded + decoded / 6 + 32;
+    let compress_piece = |piece: usize| {
+        let mut place = places[piece].lock().unwrap_or_else(|e| e.into_inner());
+        compress_into(blosc, settings, &input[range(piece)], sizes.requested, &mut place[..])
+    };
+    // A piece that does not fit its room (nearly incompressible data) leaves the chunk to c-blosc.
+    let Ok(Ok(lengths)) =
+        worker_pool::map(pieces, &compress_piece, runner).map(|l| l.into_iter().collect::<FilterResult<Vec<_>>>())
+    else {
         return Ok(None);
+    };
+    drop(places);
+    let whole = out.whole_uninit();
+    let layout = {
+        // SAFETY: piece p's frame, lengths[p] bytes from frame_at(p), was written by c-blosc.
+        let frames: Vec<&[u8]> = (0..pieces).map(|p| unsafe { written(&whole[frame_at(p)..], lengths[p]) }).collect();
+        // Each piece as c-blosc writes it with room to spare, and the whole as it writes it into
+        // the chunk's size plus a header.
+        let roomy = |piece: usize| {
+            blosc_frame::join(&frames[piece..=piece])
+                .is_some_and(|one| one.never_short_of_room(place_len(piece), worst))
+        };
+        let joined = blosc_frame::join(&frames).filter(|joined| joined.never_short_of_room(room, worst));
+        match joined {
+            Some(joined) if (0..pieces).all(roomy) => joined.layout(),
+            _ => return Ok(None),
+        }
+    };
+    let mut end = streams_at;
+    for (piece, streams) in layout.streams.iter().enumerate() {
+        let from = frame_at(piece) + streams.start;
+        whole.copy_within(from..from + streams.len(), end);
+        end += streams.len();
     }
-    let mut out = output_uninit(joined.len())?;
-    for part in joined.parts() {
-        out.extend_from_slice(part).map_err(super::out_of_memory)?;
+    for (place, &byte) in whole.iter_mut().zip(&layout.head) {
+        *place = MaybeUninit::new(byte);
     }
+    // SAFETY: the header and block starts, then every piece's streams, fill the first `end` bytes.
+    unsafe { out.assume_init_len(end) };
     Ok(Some(out))
+}
+
+/// The first `len` bytes of `place`.
+///
+/// # Safety
+/// They have been written.
+unsafe fn written(place: &[MaybeUninit<u8>], len: usize) -> &[u8] {
+    assert!(len <= place.len(), "written past its place");
+    // SAFETY: per the contract; MaybeUninit<u8> has the layout of u8.
+    unsafe { std::slice::from_raw_parts(place.as_ptr().cast::<u8>(), len) }
 }
 
 /// The block size c-blosc picks for chunks of at least twice that size with `settings`, and the
@@ -234,7 +298,7 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let pieces = if size >= PIECES_FROM && worker_pool::threads() > 1 { split(input) } else { None };
     let place = &mut out.whole_uninit()[..size];
     match pieces {
-        Some(pieces) => decompress_pieces(blosc, &pieces, place, worker_pool::run)?,
+        Some(pieces) => decompress_pieces(blosc, input, &pieces, place, worker_pool::run)?,
         None => decompress(blosc, input, place)?,
     }
     // SAFETY: the frame's `size` bytes were decompressed into the block.
@@ -248,9 +312,10 @@ fn split(frame: &[u8]) -> Option<Vec<blosc_frame::Piece>> {
     blosc_frame::split(frame, PIECE_BYTES / block.max(1))
 }
 
-/// Each piece decompressed into its place in `out`, side by side by `runner`.
+/// Each piece of `frame` decompressed into its place in `out`, side by side by `runner`.
 fn decompress_pieces(
     blosc: &Blosc,
+    frame: &[u8],
     pieces: &[blosc_frame::Piece],
     out: &mut [MaybeUninit<u8>],
     runner: worker_pool::Runner,
@@ -272,7 +337,7 @@ fn decompress_pieces(
     }
     let decompress_piece = |number: usize| {
         let mut place = places[number].lock().unwrap_or_else(|e| e.into_inner());
-        decompress(blosc, &pieces[number].frame, &mut place[..])
+        decompress(blosc, &pieces[number].frame(frame), &mut place[..])
     };
     worker_pool::map(pieces.len(), &decompress_piece, runner)
         .map_err(|_| super::FilterError("blosc: a piece panicked".into()))?
@@ -379,7 +444,7 @@ mod tests {
                                 }
                             }
                             if let Some(pieces) = split(serial.as_slice()) {
-                                let out = in_pieces(blosc, &pieces, data.len()).unwrap();
+                                let out = in_pieces(blosc, serial.as_slice(), &pieces, data.len()).unwrap();
                                 assert!(out == *data, "{s:?} {name}: decoded in pieces");
                                 split_frames += 1;
                             }
@@ -398,19 +463,19 @@ mod tests {
         let s = Settings { type_size: 4, level: 5, shuffle: 1, compressor: 1 };
         let frame = compress(blosc, s, &data, 0, data.len() + MAX_OVERHEAD).unwrap();
         let pieces = split(frame.as_slice()).expect("in pieces");
-        assert!(in_pieces(blosc, &pieces, data.len()).unwrap() == data);
+        assert!(in_pieces(blosc, frame.as_slice(), &pieces, data.len()).unwrap() == data);
         let mut corrupt = frame.as_slice().to_vec();
         let middle = corrupt.len() / 2;
         corrupt[middle..middle + 64].fill(0xff);
         let pieces = split(&corrupt).expect("the block starts are intact");
-        assert!(in_pieces(blosc, &pieces, data.len()).is_err());
-        assert!(in_pieces(blosc, &pieces, data.len() - 1).is_err(), "pieces larger than the room");
+        assert!(in_pieces(blosc, &corrupt, &pieces, data.len()).is_err());
+        assert!(in_pieces(blosc, &corrupt, &pieces, data.len() - 1).is_err(), "pieces larger than the room");
     }
 
-    /// `pieces` decompressed on the pool into `len` bytes.
-    fn in_pieces(blosc: &Blosc, pieces: &[blosc_frame::Piece], len: usize) -> FilterResult<Vec<u8>> {
+    /// `pieces` of `frame` decompressed on the pool into `len` bytes.
+    fn in_pieces(blosc: &Blosc, frame: &[u8], pieces: &[blosc_frame::Piece], len: usize) -> FilterResult<Vec<u8>> {
         let mut out = vec![MaybeUninit::new(0u8); len];
-        decompress_pieces(blosc, pieces, &mut out, worker_pool::run)?;
+        decompress_pieces(blosc, frame, pieces, &mut out, worker_pool::run)?;
         // SAFETY: every byte was initialised (to 0) before the call.
         Ok(out.into_iter().map(|byte| unsafe { byte.assume_init() }).collect())
     }

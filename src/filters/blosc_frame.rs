@@ -87,13 +87,18 @@ pub struct Joined<'a> {
 }
 
 impl Joined<'_> {
-    pub fn len(&self) -> usize {
-        self.head.len() + self.pieces.iter().map(|piece| piece.streams.len()).sum::<usize>()
-    }
-
-    /// The frame's bytes, in order.
-    pub fn parts(&self) -> impl Iterator<Item = &[u8]> {
-        std::iter::once(self.head.as_slice()).chain(self.pieces.iter().map(|piece| piece.streams))
+    /// Where the joined frame's bytes come from: its header and block starts, and in each piece's
+    /// frame the range of its streams.
+    pub fn layout(&self) -> Layout {
+        let streams = self
+            .pieces
+            .iter()
+            .map(|piece| {
+                let at = HEADER + piece.starts.len() * 4;
+                at..at + piece.streams.len()
+            })
+            .collect();
+        Layout { head: self.head.clone(), streams }
     }
 
     /// Whether a writer of this frame into `room` bytes that gives each stream, after its length
@@ -131,6 +136,13 @@ impl Joined<'_> {
     }
 }
 
+/// See [`Joined::layout`].
+#[derive(Debug)]
+pub struct Layout {
+    pub head: Vec<u8>,
+    pub streams: Vec<std::ops::Range<usize>>,
+}
+
 /// Joins frames of consecutive whole blocks (all but the last holding only full blocks, all with
 /// the same header fields but sizes) into the frame of all of them, or `None` when they are not
 /// such frames.
@@ -165,12 +177,22 @@ pub fn join<'a>(pieces: &[&'a [u8]]) -> Option<Joined<'a>> {
     Some(Joined { head, pieces })
 }
 
-/// A frame of some of a frame's blocks, and where their bytes go in the decoded chunk.
+/// A frame of some of a frame's blocks, and where their bytes go in the decoded chunk: its
+/// header and block starts, then `streams` of the frame it was cut from (copied only when the
+/// piece is decoded, so that a chunk's pieces are not all in memory at once).
 #[derive(Debug)]
 pub struct Piece {
-    pub frame: Vec<u8>,
+    pub head: Vec<u8>,
+    pub streams: std::ops::Range<usize>,
     pub decoded_at: usize,
     pub decoded_len: usize,
+}
+
+impl Piece {
+    /// The piece's frame, from the frame it was cut from.
+    pub fn frame(&self, whole: &[u8]) -> Vec<u8> {
+        [self.head.as_slice(), &whole[self.streams.clone()]].concat()
+    }
 }
 
 /// `frame` cut into frames of `blocks_per_piece` blocks each (the last one holding the rest),
@@ -204,13 +226,13 @@ pub fn split(frame: &[u8], blocks_per_piece: usize) -> Option<Vec<Piece>> {
         let decoded_at = first_block * block;
         let decoded_len = (end_block * block).min(whole.header.nbytes) - decoded_at;
         let cbytes = piece_streams_at + streams.len();
-        let mut out = Vec::with_capacity(cbytes);
-        Header { nbytes: decoded_len, cbytes, ..whole.header }.write(&mut out);
+        let mut head = Vec::with_capacity(piece_streams_at);
+        Header { nbytes: decoded_len, cbytes, ..whole.header }.write(&mut head);
         for start in starts {
-            out.extend_from_slice(&((start - starts[0] + piece_streams_at) as u32).to_le_bytes());
+            head.extend_from_slice(&((start - starts[0] + piece_streams_at) as u32).to_le_bytes());
         }
-        out.extend_from_slice(streams);
-        pieces.push(Piece { frame: out, decoded_at, decoded_len });
+        let streams = streams_at + stream_start..streams_at + stream_end;
+        pieces.push(Piece { head, streams, decoded_at, decoded_len });
     }
     Some(pieces)
 }
@@ -251,15 +273,16 @@ mod tests {
             [(0, 2048), (2048, 2148)],
             "the partial last block joins the piece before it"
         );
-        assert_eq!(pieces[0].frame, labelled_frame(1024, 1024, &[7, 9], 0));
-        assert_eq!(pieces[1].frame, labelled_frame(1024, 100, &[3, 11, 5], 2));
+        assert_eq!(pieces[0].frame(&whole), labelled_frame(1024, 1024, &[7, 9], 0));
+        assert_eq!(pieces[1].frame(&whole), labelled_frame(1024, 100, &[3, 11, 5], 2));
         assert!(split(&whole, 4).is_none(), "one piece with the partial block");
         let thirds = split(&frame(1024, 1024, &[7, 9, 3, 11, 5, 2]), 2).unwrap();
         assert_eq!(thirds.len(), 3);
-        let frames: Vec<&[u8]> = pieces.iter().map(|p| p.frame.as_slice()).collect();
-        let joined = join(&frames).unwrap();
-        assert_eq!(joined.len(), whole.len());
-        assert_eq!(joined.parts().collect::<Vec<_>>().concat(), whole);
+        let frames: Vec<Vec<u8>> = pieces.iter().map(|p| p.frame(&whole)).collect();
+        let frames: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
+        let layout = join(&frames).unwrap().layout();
+        let streams = frames.iter().zip(&layout.streams).flat_map(|(frame, range)| &frame[range.clone()]);
+        assert_eq!(layout.head.iter().chain(streams).copied().collect::<Vec<_>>(), whole);
     }
 
     /// Streams in the test frames are not real streams; these are: block 0 two streams of 3 and
