@@ -16,7 +16,7 @@
 //! pieces the same way.
 
 use super::native::Blosc;
-use super::{blosc_frame, fail, output_uninit, FilterResult};
+use super::{blosc_frame, disjoint_places, fail, map_pieces, output_uninit, FilterResult};
 use crate::c_heap::CVec;
 use crate::standard_filters::BLOSC_COMPRESSORS;
 use crate::worker_pool;
@@ -157,13 +157,9 @@ fn encode_in_pieces(
     let capacity = room + streams_at + pieces * spare;
     let place_len = |piece: usize| if piece + 1 == pieces { capacity } else { frame_at(piece + 1) } - frame_at(piece);
     let mut out = output_uninit(capacity)?;
-    let mut places = Vec::with_capacity(pieces);
-    let mut rest = &mut out.whole_uninit()[frame_at(0)..];
-    for piece in 0..pieces {
-        let (place, after) = std::mem::take(&mut rest).split_at_mut(place_len(piece));
-        places.push(Mutex::new(place));
-        rest = after;
-    }
+    let Some((places, _)) = disjoint_places(&mut out.whole_uninit()[frame_at(0)..], (0..pieces).map(place_len)) else {
+        return Ok(None); // cannot happen: the places end at the capacity
+    };
     // c-blosc gives a stream the room its decoded bytes take (snappy's bound for snappy) or, when
     // less is left of its room, what is left, and may then store a stream or the chunk as is.
     let worst = |decoded: usize| decoded + decoded / 6 + 32;
@@ -172,9 +168,7 @@ fn encode_in_pieces(
         compress_into(blosc, settings, &input[range(piece)], sizes.requested, &mut place[..])
     };
     // A piece that does not fit its room (nearly incompressible data) leaves the chunk to c-blosc.
-    let Ok(Ok(lengths)) =
-        worker_pool::map(pieces, &compress_piece, runner).map(|l| l.into_iter().collect::<FilterResult<Vec<_>>>())
-    else {
+    let Ok(lengths) = map_pieces("blosc", pieces, &compress_piece, runner) else {
         return Ok(None);
     };
     drop(places);
@@ -320,29 +314,18 @@ fn decompress_pieces(
     out: &mut [MaybeUninit<u8>],
     runner: worker_pool::Runner,
 ) -> FilterResult<()> {
-    let mut places = Vec::with_capacity(pieces.len());
-    let mut rest = out;
-    let mut placed = 0;
-    for piece in pieces {
-        if piece.decoded_at != placed || piece.decoded_len > rest.len() {
-            return fail("blosc: not a valid frame");
-        }
-        placed += piece.decoded_len;
-        let (place, after) = std::mem::take(&mut rest).split_at_mut(piece.decoded_len);
-        places.push(Mutex::new(place));
-        rest = after;
-    }
-    if !rest.is_empty() {
+    let consecutive = pieces.iter().try_fold(0, |at, piece| (piece.decoded_at == at).then_some(at + piece.decoded_len));
+    let places = consecutive
+        .and_then(|_| disjoint_places(out, pieces.iter().map(|piece| piece.decoded_len)))
+        .filter(|(_, rest)| rest.is_empty());
+    let Some((places, _)) = places else {
         return fail("blosc: not a valid frame");
-    }
+    };
     let decompress_piece = |number: usize| {
         let mut place = places[number].lock().unwrap_or_else(|e| e.into_inner());
         decompress(blosc, &pieces[number].frame(frame), &mut place[..])
     };
-    worker_pool::map(pieces.len(), &decompress_piece, runner)
-        .map_err(|_| super::FilterError("blosc: a piece panicked".into()))?
-        .into_iter()
-        .collect()
+    map_pieces("blosc", pieces.len(), &decompress_piece, runner).map(|_| ())
 }
 
 /// One validated frame decompressed on this thread into `out`, which it must fill exactly (on

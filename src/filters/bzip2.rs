@@ -73,10 +73,7 @@ fn encode_in_pieces(block_size: u32, input: &[u8], runner: worker_pool::Runner) 
             Ok((stream, end, crc))
         })
     };
-    let pieces = worker_pool::map(input.len().div_ceil(size), &compress_piece, runner)
-        .map_err(|_| FilterError("bzip2: a piece panicked".into()))?
-        .into_iter()
-        .collect::<FilterResult<Vec<_>>>()?;
+    let pieces = super::map_pieces("bzip2", input.len().div_ceil(size), &compress_piece, runner)?;
     let bits = HEADER_BITS + pieces.iter().map(|(_, end, _)| end - HEADER_BITS).sum::<usize>() + TRAILER_BITS;
     let mut writer = BitWriter { bytes: Vec::with_capacity(bits.div_ceil(8)), pending: 0, count: 0 };
     let mut combined = 0u32;

@@ -97,10 +97,7 @@ fn encode_in_blocks(level: u32, input: &[u8], runner: worker_pool::Runner) -> Fi
         deflate_block(level, dictionary, block, last)
             .map(|raw| Block { raw, adler: zlib_rs::adler32::adler32(1, block) })
     };
-    let pieces = worker_pool::map(blocks, &compress_block, runner)
-        .map_err(|_| super::FilterError("deflate: a block panicked".into()))?
-        .into_iter()
-        .collect::<FilterResult<Vec<Block>>>()?;
+    let pieces = super::map_pieces("deflate", blocks, &compress_block, runner)?;
     let size = 2 + pieces.iter().map(|block| block.raw.len()).sum::<usize>() + 4;
     let mut out = super::output_uninit(size)?;
     out.extend_from_slice(&zlib_header(level)).map_err(super::out_of_memory)?;

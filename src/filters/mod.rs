@@ -17,7 +17,9 @@ pub mod szip;
 pub mod zstd;
 
 use crate::c_heap::CVec;
+use crate::worker_pool;
 use std::fmt;
+use std::sync::Mutex;
 
 pub use native::load_error as native_library_error;
 
@@ -93,6 +95,41 @@ pub fn output_uninit(capacity: usize) -> FilterResult<CVec> {
     CVec::with_capacity_uninit(capacity).map_err(out_of_memory)
 }
 
+/// `work(0)`, …, `work(pieces - 1)` side by side through `runner`, their results in piece order:
+/// the first failure, or `name: a piece panicked` when one panicked (the others still ran).
+pub fn map_pieces<T: Send>(
+    name: &str,
+    pieces: usize,
+    work: &(dyn Fn(usize) -> FilterResult<T> + Sync),
+    runner: worker_pool::Runner,
+) -> FilterResult<Vec<T>> {
+    worker_pool::map(pieces, work, runner)
+        .map_err(|_| FilterError(format!("{name}: a piece panicked")))?
+        .into_iter()
+        .collect()
+}
+
+/// A part of an output buffer that one piece of work, on whichever thread runs it, writes.
+pub type Place<'a, T> = Mutex<&'a mut [T]>;
+
+/// `buffer` cut into consecutive places of `lengths`, each behind its own lock so that pieces
+/// running side by side write their own; and what is left after them. `None`: they do not fit.
+pub fn disjoint_places<T>(
+    mut buffer: &mut [T],
+    lengths: impl IntoIterator<Item = usize>,
+) -> Option<(Vec<Place<'_, T>>, &mut [T])> {
+    let mut places = Vec::new();
+    for length in lengths {
+        if length > buffer.len() {
+            return None;
+        }
+        let (place, rest) = std::mem::take(&mut buffer).split_at_mut(length);
+        places.push(Mutex::new(place));
+        buffer = rest;
+    }
+    Some((places, buffer))
+}
+
 /// After a decoding step that did not reach the end of the stream: a truncated stream (input used
 /// up with output room to spare) or output at `limit` is an error; otherwise the output doubles,
 /// up to `limit`, so memory grows only with data actually decoded.
@@ -130,5 +167,28 @@ mod tests {
             assert_eq!(decode_limit(), 1000, "the inner guard restored the outer limit");
         }
         assert_eq!(decode_limit(), MAX_DECODED);
+    }
+
+    #[test]
+    fn disjoint_places_cover_the_buffer_in_order_or_refuse() {
+        let mut buffer = [0u8; 10];
+        let (places, rest) = disjoint_places(&mut buffer, [3, 0, 4]).unwrap();
+        assert_eq!(places.iter().map(|p| p.lock().unwrap().len()).collect::<Vec<_>>(), [3, 0, 4]);
+        assert_eq!(rest.len(), 3);
+        places[2].lock().unwrap()[0] = 7;
+        drop(places);
+        assert_eq!(buffer[3], 7, "the third place starts after the first two");
+        assert!(disjoint_places(&mut buffer, [6, 5]).is_none());
+    }
+
+    #[test]
+    fn map_pieces_keeps_the_order_and_reports_failures_and_panics() {
+        for runner in [worker_pool::run as worker_pool::Runner, worker_pool::run_serially] {
+            assert_eq!(map_pieces("t", 5, &|i| Ok(i * 2), runner), Ok(vec![0, 2, 4, 6, 8]));
+            let failing = map_pieces("t", 5, &|i| if i == 3 { fail("t: piece 3") } else { Ok(i) }, runner);
+            assert_eq!(failing, fail("t: piece 3"));
+            let panicking = map_pieces("t", 5, &|i| if i == 1 { panic!("deliberate") } else { Ok(i) }, runner);
+            assert_eq!(panicking, fail("t: a piece panicked"));
+        }
     }
 }

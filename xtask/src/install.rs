@@ -35,8 +35,8 @@ pub fn install_tree_flags(h: &Harness) -> Vec<String> {
         .filter(|flag| !flag.contains("PLUGIN_INSTALL"))
         .map(|flag| flag.to_string())
         .collect();
-    let prefix = if h.release.is_first() { "" } else { "NETCDF_" };
-    flags.extend(["TESTS", "UNIT_TESTS", "EXAMPLES"].map(|option| format!("-D{prefix}ENABLE_{option}=OFF")));
+    flags
+        .extend(["ENABLE_TESTS", "ENABLE_UNIT_TESTS", "ENABLE_EXAMPLES"].map(|option| h.release.option(option, "OFF")));
     if h.release.is_first() {
         // 4.9.0: -DPLUGIN_INSTALL_DIR=YES|<directory> (the filters document's appendix).
         flags.push(format!("-DPLUGIN_INSTALL_DIR={PLUGIN_DIR}"));

@@ -25,8 +25,7 @@ const MPI_HDF5_COMPILER: &str = "/usr/bin/h5pcc.openmpi";
 pub fn parallel_flags(h: &Harness) -> Vec<String> {
     let mut flags: Vec<String> =
         h.release.flags.iter().map(|flag| flag.replace("PARALLEL4=OFF", "PARALLEL4=ON")).collect();
-    let prefix = if h.release.is_first() { "" } else { "NETCDF_" };
-    flags.push(format!("-D{prefix}ENABLE_PARALLEL_TESTS=ON"));
+    flags.push(h.release.option("ENABLE_PARALLEL_TESTS", "ON"));
     if h.release.is_first() {
         flags.push(format!("-DHDF5_C_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5.so"));
         flags.push(format!("-DHDF5_HL_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5_hl.so"));

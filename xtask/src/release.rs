@@ -199,6 +199,13 @@ impl Release {
     pub fn is_first(&self) -> bool {
         self.version == RELEASES[0].version
     }
+
+    /// `-D<option>=<value>` with the release's name for a netcdf-c option (`ENABLE_TESTS` in
+    /// 4.9.0, `NETCDF_ENABLE_TESTS` from 4.9.3 on).
+    pub fn option(&self, option: &str, value: &str) -> String {
+        let prefix = if self.is_first() { "" } else { "NETCDF_" };
+        format!("-D{prefix}{option}={value}")
+    }
 }
 
 /// The newest release ncfilters supports.
