@@ -3,7 +3,8 @@
 //!
 //! Rules (issue 15, after issue 6's "never fork, never a thread per call"):
 //! - [`threads`] is the process's CPU affinity (`sched_getaffinity`, so an MPI rank pinned to one
-//!   core gets 1), capped by `NCFILTERS_THREADS`; 1 means no worker thread at all.
+//!   core gets 1), capped by `NCFILTERS_THREADS`; 1 means no worker thread here (libzstd's
+//!   own pool keeps one, see `zstd_context`, so that a frame's bytes stay the same).
 //! - The pool starts `threads() - 1` workers once; the calling thread is the last worker.
 //! - Work split into pieces never depends on the thread count, so the bytes written do not either.
 //! - A destructor (`.fini_array`) joins the workers when the library is unloaded, so a plugin
@@ -21,16 +22,35 @@ const MOST_THREADS: usize = 256;
 /// How many threads a filter may use: the cores this process may run on, capped by
 /// `NCFILTERS_THREADS`. Read once, on first use.
 pub fn threads() -> usize {
-    static THREADS: OnceLock<usize> = OnceLock::new();
-    *THREADS.get_or_init(|| {
+    limits().threads
+}
+
+/// Whether [`threads`] is every core this process may run on, not capped lower by
+/// `NCFILTERS_THREADS`: then a thread more than that cannot reach a core the process may not use.
+pub fn threads_fill_the_cores() -> bool {
+    let limits = limits();
+    limits.threads >= limits.cores
+}
+
+struct Limits {
+    threads: usize,
+    /// The cores this process may run on (at most [`MOST_THREADS`]).
+    cores: usize,
+}
+
+fn limits() -> &'static Limits {
+    static LIMITS: OnceLock<Limits> = OnceLock::new();
+    LIMITS.get_or_init(|| {
         let available = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let cores = available.min(MOST_THREADS);
         let setting = std::env::var("NCFILTERS_THREADS").ok();
-        threads_for(setting.as_deref(), available).unwrap_or_else(|bad| {
+        let threads = threads_for(setting.as_deref(), available).unwrap_or_else(|bad| {
             crate::error::report(format_args!(
                 "NCFILTERS_THREADS={bad:?} is not a positive number of threads; using {available}"
             ));
-            available.min(MOST_THREADS)
-        })
+            cores
+        });
+        Limits { threads, cores }
     })
 }
 

@@ -11,8 +11,8 @@
 //! [`JOB_SIZE`] jobs, each compressed on its own (no overlap: priming each job with the end of
 //! the one before costs more time than the 0.2 % of size it saves). Its bytes depend on the job
 //! size and overlap, never on how many workers ran (libzstd guarantees it for any count of at least one), so
-//! every context uses the job size fixed here. The workers are one process-wide libzstd pool of
-//! [`worker_pool::threads`] threads, joined by a library destructor like ncfilters' own pool.
+//! every context uses the job size fixed here. The workers are one process-wide libzstd pool
+//! (see [`pool_threads`]), joined by a library destructor like ncfilters' own pool.
 
 use crate::c_heap::CVec;
 use crate::worker_pool::{self, Lifetime};
@@ -45,12 +45,25 @@ unsafe impl Sync for SharedPool {}
 static SHARED_POOL: OnceLock<Option<SharedPool>> = OnceLock::new();
 static SHARED_POOL_LIFETIME: Lifetime = Lifetime::new();
 
-/// The pool, started on first use with one thread per core ncfilters may use.
+/// The threads of libzstd's pool: one per worker ([`worker_pool::threads`]), and one more when
+/// the workers have every core the process may use.
+///
+/// Why one more: a caller whose next job finds every pool thread busy polls (libzstd's
+/// `POOL_tryAdd` fails until a worker marks itself idle). On one core it polls away the very
+/// time slice the worker needs: a 4 MiB chunk at level 1 ran at 0.55× single-threaded libzstd,
+/// and 0.9× with the spare thread; on 2 cores level 3 went from 1.54× to 1.79× (BENCHMARKS.md).
+/// The spare thread runs only on cores the process may use anyway; under a lower
+/// `NCFILTERS_THREADS` it would take one more core, so the cap wins there.
+fn pool_threads() -> usize {
+    worker_pool::threads() + usize::from(worker_pool::threads_fill_the_cores())
+}
+
+/// The pool, started on first use with [`pool_threads`] threads.
 fn shared_pool() -> Option<&'static SharedPool> {
     SHARED_POOL
         .get_or_init(|| {
             // SAFETY: no preconditions; NULL when the threads cannot start.
-            let pool = NonNull::new(unsafe { zstd_sys::ZSTD_createThreadPool(worker_pool::threads()) })?;
+            let pool = NonNull::new(unsafe { zstd_sys::ZSTD_createThreadPool(pool_threads()) })?;
             Some(SharedPool { pool, creator: std::process::id() })
         })
         .as_ref()

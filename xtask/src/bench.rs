@@ -58,7 +58,7 @@ pub fn bench_filters(h: &Harness) -> Result {
     log("Rust filters vs C plugins (tools/bench-filters)");
     let bench_dir = h.repo.join("tools/bench-filters");
     run(cmd("cargo", ["build", "-q", "--release"]).current_dir(&bench_dir))?;
-    // One table: ncfilters on 1 thread, then on every core (a process reads NCFILTERS_THREADS once).
+    // One table: ncfilters on 1 thread pinned to one core, then on every core (a process reads NCFILTERS_THREADS once).
     for (threads, header) in [(Some("1"), true), (None, false)] {
         let mut bench = cmd(bench_dir.join("target/release/bench-filters"), ["--corpus"]);
         bench
@@ -81,6 +81,10 @@ pub fn bench_filters(h: &Harness) -> Result {
         }
         if !header {
             bench.arg("--no-header");
+        }
+        // One thread on one core: libzstd's one worker must not get a second core.
+        if threads.is_some() {
+            bench.arg("--one-core");
         }
         match threads {
             Some(count) => bench.env("NCFILTERS_THREADS", count),

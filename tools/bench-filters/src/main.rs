@@ -2,12 +2,17 @@
 //! `H5Z_func_t` entry point, in one process, runs alternating round-robin between implementations.
 //!
 //! ```text
-//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT[,TEXT…]] [--chunks TEXT[,TEXT…]] [--no-header]
+//! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT[,TEXT…]] [--chunks TEXT[,TEXT…]] [--one-core] [--no-header]
 //! ```
 //!
 //! ncfilters uses as many threads as `NCFILTERS_THREADS` allows (read once per process), so the
-//! `threads` column says which run a row is from; `cargo xtask bench-filters` runs it with 1
-//! thread and with all cores. The C plugins always use one.
+//! `threads` column says which run a row is from; `cargo xtask bench-filters` runs it on one core
+//! and with all cores. The C plugins always use one thread.
+//!
+//! `--one-core` pins the process to the first core of its affinity before anything runs: with
+//! `NCFILTERS_THREADS=1` libzstd still hands a large chunk's jobs to its one worker thread, which
+//! on a second core would overlap the caller's copying and page faults. Pinned, the column is what
+//! an MPI rank bound to one core gets.
 //!
 //! DIR holds the chunks (`*.bin`, e.g. `f32_1MiB.bin`, made by `tools/make_corpus.py`). For every
 //! chunk and filter case: encode and decode MB/s (10^6 uncompressed bytes per second; the
@@ -108,6 +113,20 @@ fn throughput(pipeline: &[Stage], input: &[u8], uncompressed: usize, decode: boo
     uncompressed as f64 * f64::from(calls) / total.as_secs_f64() / 1e6
 }
 
+/// Binds the process to the first core of its CPU affinity.
+fn pin_to_one_core() {
+    // SAFETY: a zeroed cpu_set_t is a valid empty set; both calls get its size and address.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        let size = std::mem::size_of::<libc::cpu_set_t>();
+        assert_eq!(libc::sched_getaffinity(0, size, &mut set), 0, "sched_getaffinity");
+        let first = (0..libc::CPU_SETSIZE as usize).find(|&cpu| libc::CPU_ISSET(cpu, &set)).expect("a core");
+        libc::CPU_ZERO(&mut set);
+        libc::CPU_SET(first, &mut set);
+        assert_eq!(libc::sched_setaffinity(0, size, &set), 0, "sched_setaffinity");
+    }
+}
+
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values[values.len() / 2]
@@ -134,8 +153,12 @@ fn main() {
     let reps: usize = value("--reps").map_or(9, |v| v.parse().expect("--reps N"));
     let seconds: f64 = value("--seconds").map_or(0.3, |v| v.parse().expect("--seconds S"));
     let only = value("--only");
+    if args.iter().any(|a| a == "--one-core") {
+        pin_to_one_core();
+    }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let threads = match std::env::var("NCFILTERS_THREADS").ok().and_then(|t| t.trim().parse::<usize>().ok()) {
+        _ if cores == 1 => "1 (one core)".to_string(),
         Some(cap) if cap >= 1 && cap < cores => cap.to_string(),
         _ => format!("{cores} (all)"),
     };
