@@ -42,6 +42,17 @@ impl<'a> Input<'a> {
     }
 }
 
+/// `chunk` copied over and over until it is longer than `more_than` bytes, each copy with its
+/// number added to its bytes: a chunk large enough for an encoder's pieces on the worker pool
+/// (fuzz inputs are a few KiB), whose contents the fuzzer still drives. Empty stays empty.
+pub fn large(chunk: &[u8], more_than: usize) -> Vec<u8> {
+    if chunk.is_empty() {
+        return Vec::new();
+    }
+    let copies = more_than / chunk.len() + 1;
+    (0..copies).flat_map(|copy| chunk.iter().map(move |&b| b.wrapping_add(copy as u8))).collect()
+}
+
 /// The decode call: flags beside `H5Z_FLAG_REVERSE`, and `cd_values`.
 pub struct Params {
     pub flags: u32,

@@ -1,5 +1,6 @@
 //! deflate's encode then decode gives the chunk back, for `cd_values = {level}` with the level
-//! (0..9) picked by the first byte.
+//! (0..9) picked by the first byte; from 128 on, that byte also makes the chunk large enough for
+//! pigz-style blocks on the worker pool.
 #![no_main]
 
 mod common;
@@ -7,9 +8,12 @@ mod common;
 use common::{Encoding, Input};
 use libfuzzer_sys::fuzz_target;
 use ncfilters::abi::h5z;
+use ncfilters::filters::deflate::PARALLEL_ABOVE;
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
-    let Some(level) = input.byte().map(|b| u32::from(b % 10)) else { return };
-    common::round_trip(Some(h5z::h5z_deflate), &[level], input.rest(), Encoding::Succeeds);
+    let Some(choice) = input.byte() else { return };
+    let level = u32::from(choice % 10);
+    let chunk = if choice >= 128 { common::large(input.rest(), PARALLEL_ABOVE) } else { input.rest().to_vec() };
+    common::round_trip(Some(h5z::h5z_deflate), &[level], &chunk, Encoding::Succeeds);
 });

@@ -74,7 +74,7 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
 }
 
 /// Chunks from this size on are compressed and decompressed in pieces on the worker pool.
-const PIECES_FROM: usize = 512 << 10;
+pub const PIECES_FROM: usize = 512 << 10;
 /// About how much of a chunk one piece holds.
 const PIECE_BYTES: usize = 256 << 10;
 
