@@ -146,12 +146,12 @@ fn encode_in_pieces(
         let end = if piece + 1 == pieces { input.len() } else { (piece + 1) * piece_size };
         piece * piece_size..end
     };
-    let streams_at = blosc_frame::HEADER + 4 * input.len().div_ceil(block);
+    let streams_at = blosc_frame::streams_at(input.len().div_ceil(block));
     // A piece's frame with every stream stored as is: its bytes, a header, and a block start and
     // up to 16 stream lengths (one per byte of a type) per block; and snappy's worst case past it.
     let spare = blosc_frame::HEADER + 68 * range(pieces - 1).len().div_ceil(block) + block / 6 + 64;
     let frame_at = |piece: usize| {
-        streams_at + piece * (piece_size + spare) - (blosc_frame::HEADER + 4 * range(piece).len().div_ceil(block))
+        streams_at + piece * (piece_size + spare) - blosc_frame::streams_at(range(piece).len().div_ceil(block))
     };
     let room = input.len() + MAX_OVERHEAD;
     let capacity = room + streams_at + pieces * spare;
@@ -270,14 +270,7 @@ const MAX_RATIO: usize = 1 << 16;
 /// Decodes one frame, producing at most `limit` bytes (and at most [`MAX_RATIO`] times its size).
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let blosc = super::native::blosc().map_err(super::FilterError)?;
-    let mut size = 0usize;
-    if input.len() < MAX_OVERHEAD {
-        return fail("blosc: not a valid frame");
-    }
-    // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
-    if unsafe { (blosc.cbuffer_validate)(input.as_ptr().cast(), input.len(), &mut size) } != 0 {
-        return fail("blosc: not a valid frame");
-    }
+    let size = validated_size(blosc, input)?;
     if size > limit {
         return fail(format!("blosc: frame of {size} bytes exceeds {limit}"));
     }
@@ -293,7 +286,7 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let place = &mut out.whole_uninit()[..size];
     match pieces {
         Some(pieces) => decompress_pieces(blosc, input, &pieces, place, worker_pool::run)?,
-        None => decompress(blosc, input, place)?,
+        None => decompress_validated(blosc, input, place)?,
     }
     // SAFETY: the frame's `size` bytes were decompressed into the block.
     unsafe { out.assume_init_len(size) };
@@ -328,16 +321,32 @@ fn decompress_pieces(
     map_pieces("blosc", pieces.len(), &decompress_piece, runner).map(|_| ())
 }
 
-/// One validated frame decompressed on this thread into `out`, which it must fill exactly (on
-/// success every byte of `out` is written).
-fn decompress(blosc: &Blosc, frame: &[u8], out: &mut [MaybeUninit<u8>]) -> FilterResult<()> {
+/// The decoded size of `frame`, once c-blosc has found it a consistent frame.
+fn validated_size(blosc: &Blosc, frame: &[u8]) -> FilterResult<usize> {
     let mut size = 0usize;
-    // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
-    let valid = unsafe { (blosc.cbuffer_validate)(frame.as_ptr().cast(), frame.len(), &mut size) } == 0;
-    if !valid || size != out.len() {
+    if frame.len() < MAX_OVERHEAD {
         return fail("blosc: not a valid frame");
     }
-    // SAFETY: the frame was validated; dest has `size` writable bytes.
+    // SAFETY: validate reads the header within `cbytes` and checks the frame is consistent.
+    if unsafe { (blosc.cbuffer_validate)(frame.as_ptr().cast(), frame.len(), &mut size) } != 0 {
+        return fail("blosc: not a valid frame");
+    }
+    Ok(size)
+}
+
+/// One frame decompressed on this thread into `out`, which it must fill exactly (on success
+/// every byte of `out` is written).
+fn decompress(blosc: &Blosc, frame: &[u8], out: &mut [MaybeUninit<u8>]) -> FilterResult<()> {
+    if validated_size(blosc, frame)? != out.len() {
+        return fail("blosc: not a valid frame");
+    }
+    decompress_validated(blosc, frame, out)
+}
+
+/// [`decompress`] of a frame [`validated_size`] accepted, with `out` of the size it gave.
+fn decompress_validated(blosc: &Blosc, frame: &[u8], out: &mut [MaybeUninit<u8>]) -> FilterResult<()> {
+    let size = out.len();
+    // SAFETY: the frame was validated and decodes to `size` bytes; dest has `size` writable bytes.
     let written = unsafe { (blosc.decompress_ctx)(frame.as_ptr().cast(), out.as_mut_ptr().cast(), size.max(1), 1) };
     if written < 0 || written as usize != size {
         return fail(format!("blosc: corrupt frame ({written})"));

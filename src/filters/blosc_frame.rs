@@ -13,6 +13,12 @@ pub const HEADER: usize = 16;
 /// `BLOSC_MEMCPYED`: the frame holds the input as is, after the header, with no block starts.
 const MEMCPYED: u8 = 0x2;
 
+/// Where the streams of a frame of `blocks` blocks start: after the header and a 32-bit start
+/// per block.
+pub fn streams_at(blocks: usize) -> usize {
+    HEADER + 4 * blocks
+}
+
 /// What a frame's header says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Header {
@@ -58,6 +64,13 @@ struct Blocks<'a> {
     streams: &'a [u8],
 }
 
+impl Blocks<'_> {
+    /// Where this frame's streams start.
+    fn streams_at(&self) -> usize {
+        streams_at(self.starts.len())
+    }
+}
+
 /// `frame` read as blocks whose streams follow one another in block order (as c-blosc writes
 /// them on one thread), or `None`.
 fn blocks(frame: &[u8]) -> Option<Blocks<'_>> {
@@ -94,7 +107,7 @@ impl Joined<'_> {
             .pieces
             .iter()
             .map(|piece| {
-                let at = HEADER + piece.starts.len() * 4;
+                let at = piece.streams_at();
                 at..at + piece.streams.len()
             })
             .collect();
@@ -108,7 +121,7 @@ impl Joined<'_> {
     pub fn never_short_of_room(&self, room: usize, worst: impl Fn(usize) -> usize) -> bool {
         let mut written = self.head.len();
         for piece in &self.pieces {
-            let streams_at = HEADER + piece.starts.len() * 4;
+            let streams_at = piece.streams_at();
             for (index, &start) in piece.starts.iter().enumerate() {
                 let end = piece.starts.get(index + 1).map_or(piece.streams.len(), |&next| next - streams_at);
                 let mut block = &piece.streams[start - streams_at..end];
@@ -159,16 +172,16 @@ pub fn join<'a>(pieces: &[&'a [u8]]) -> Option<Joined<'a>> {
         nbytes = nbytes.checked_add(piece.header.nbytes)?;
     }
     let count: usize = pieces.iter().map(|piece| piece.starts.len()).sum();
-    let streams_at = HEADER + count * 4;
-    let cbytes = streams_at + pieces.iter().map(|piece| piece.streams.len()).sum::<usize>();
+    let joined_streams_at = streams_at(count);
+    let cbytes = joined_streams_at + pieces.iter().map(|piece| piece.streams.len()).sum::<usize>();
     if u32::try_from(cbytes).is_err() || u32::try_from(nbytes).is_err() {
         return None;
     }
-    let mut head = Vec::with_capacity(streams_at);
+    let mut head = Vec::with_capacity(joined_streams_at);
     Header { nbytes, cbytes, ..first }.write(&mut head);
-    let mut moved_to = streams_at;
+    let mut moved_to = joined_streams_at;
     for piece in &pieces {
-        let piece_streams_at = HEADER + piece.starts.len() * 4;
+        let piece_streams_at = piece.streams_at();
         for start in &piece.starts {
             head.extend_from_slice(&((start - piece_streams_at + moved_to) as u32).to_le_bytes());
         }
@@ -204,7 +217,7 @@ pub fn split(frame: &[u8], blocks_per_piece: usize) -> Option<Vec<Piece>> {
     if count <= per_piece || whole.header.nbytes < 2 * whole.header.block_size {
         return None;
     }
-    let streams_at = HEADER + count * 4;
+    let whole_streams_at = whole.streams_at();
     let block = whole.header.block_size;
     // c-blosc refuses a frame smaller than its block size, so a partial last block joins the piece
     // before it.
@@ -219,10 +232,10 @@ pub fn split(frame: &[u8], blocks_per_piece: usize) -> Option<Vec<Piece>> {
     for (index, &first_block) in firsts.iter().enumerate() {
         let end_block = firsts.get(index + 1).copied().unwrap_or(count);
         let starts = &whole.starts[first_block..end_block];
-        let stream_start = starts[0] - streams_at;
-        let stream_end = whole.starts.get(end_block).map_or(whole.streams.len(), |&next| next - streams_at);
+        let stream_start = starts[0] - whole_streams_at;
+        let stream_end = whole.starts.get(end_block).map_or(whole.streams.len(), |&next| next - whole_streams_at);
         let streams = &whole.streams[stream_start..stream_end];
-        let piece_streams_at = HEADER + starts.len() * 4;
+        let piece_streams_at = streams_at(starts.len());
         let decoded_at = first_block * block;
         let decoded_len = (end_block * block).min(whole.header.nbytes) - decoded_at;
         let cbytes = piece_streams_at + streams.len();
@@ -231,7 +244,7 @@ pub fn split(frame: &[u8], blocks_per_piece: usize) -> Option<Vec<Piece>> {
         for start in starts {
             head.extend_from_slice(&((start - starts[0] + piece_streams_at) as u32).to_le_bytes());
         }
-        let streams = streams_at + stream_start..streams_at + stream_end;
+        let streams = whole_streams_at + stream_start..whole_streams_at + stream_end;
         pieces.push(Piece { head, streams, decoded_at, decoded_len });
     }
     Some(pieces)
