@@ -4,7 +4,7 @@
 //! the result would not be smaller than the input. libsz (libaec) is loaded on first use.
 
 use super::native::{szip, SzParams};
-use super::{fail, output, FilterResult};
+use super::{fail, output_uninit, FilterResult};
 use crate::c_heap::CVec;
 use std::os::raw::c_int;
 
@@ -37,17 +37,21 @@ pub fn encode(params: &[u32], input: &[u8]) -> FilterResult<CVec> {
     let mut sz = sz_params(params)?;
     let lib = szip().map_err(super::FilterError)?;
     let length = u32::try_from(input.len()).map_err(|_| super::FilterError("szip: chunk over 4 GiB".into()))?;
-    let mut out = output(input.len() + 4)?;
-    out.whole_mut()[..4].copy_from_slice(&length.to_le_bytes());
+    // Uninitialised, as the C filter's: zeroing a block libaec overwrites cost about 1 % of encode.
+    let mut out = output_uninit(input.len() + 4)?;
+    let (header, body) = out.whole_uninit().split_at_mut(4);
+    for (place, byte) in header.iter_mut().zip(length.to_le_bytes()) {
+        place.write(byte);
+    }
     let mut size = input.len();
-    // SAFETY: dest has input.len() writable bytes after the length; libaec writes at most *dest_len.
-    let status = unsafe {
-        (lib.compress)(out.whole_mut()[4..].as_mut_ptr().cast(), &mut size, input.as_ptr().cast(), input.len(), &mut sz)
-    };
+    // SAFETY: body has input.len() writable bytes; libaec writes at most *dest_len of them.
+    let status =
+        unsafe { (lib.compress)(body.as_mut_ptr().cast(), &mut size, input.as_ptr().cast(), input.len(), &mut sz) };
     if status != SZ_OK || size > input.len() {
         return fail(format!("szip compression failed ({status}): parameters {params:?}, or data szip cannot shrink"));
     }
-    out.set_len(size + 4);
+    // SAFETY: the header and the `size` bytes libaec reported are written.
+    unsafe { out.assume_init_len(size + 4) };
     Ok(out)
 }
 
@@ -71,16 +75,17 @@ pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> 
             input.len()
         ));
     }
-    let mut out = output(length)?;
+    let mut out = output_uninit(length)?;
     let mut size = length;
     // SAFETY: dest has `length` writable bytes; libaec writes at most *dest_len.
     let status = unsafe {
-        (lib.decompress)(out.whole_mut().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz)
+        (lib.decompress)(out.whole_uninit().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz)
     };
     if status != SZ_OK || size != length {
         return fail(format!("szip: corrupt chunk ({status}, {size} of {length} bytes)"));
     }
-    out.set_len(length);
+    // SAFETY: libaec reported all `length` bytes written.
+    unsafe { out.assume_init_len(length) };
     Ok(out)
 }
 
