@@ -4,6 +4,7 @@
 //! ```text
 //! bench-filters --corpus DIR --c-plugins DIR [--c-plugins-as-built DIR] [--reps 9] [--seconds 0.3] [--only TEXT[,TEXT…]] [--chunks TEXT[,TEXT…]] [--one-core] [--no-header]
 //! ```
+//! (`bench-filters --help` says what each option does.)
 //!
 //! ncfilters uses as many threads as `NCFILTERS_THREADS` allows (read once per process), so the
 //! `threads` column says which run a row is from; `cargo xtask bench-filters` runs it on one core
@@ -21,6 +22,7 @@
 //! (Written by hand rather than with criterion: criterion runs one benchmark after another, and
 //! the comparison needs the implementations interleaved so a noisy host hits both alike.)
 
+use clap::Parser;
 use libloading::Library;
 use ncfilters::abi::h5z;
 use ncfilters::c_types::{H5Z_class2_t, H5Z_func_t, H5Z_FLAG_REVERSE};
@@ -47,15 +49,23 @@ fn c_plugin(dir: &Path, name: &str) -> H5Z_func_t {
     let path = dir.join(format!("lib__nch5{name}.so"));
     // SAFETY: netcdf-c's plugin, loaded as HDF5 would; kept loaded for the process.
     unsafe {
-        let library = Library::new(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let library = Library::new(&path).unwrap_or_else(|e| die(e));
         let info = library
             .get::<unsafe extern "C" fn() -> *const H5Z_class2_t>(b"H5PLget_plugin_info\0")
-            .expect("H5PLget_plugin_info");
+            .unwrap_or_else(|e| die(format!("{}: {e}", path.display())));
         let filter = (*info()).filter;
-        assert!(filter.is_some(), "{}: H5Z_class2_t.filter is NULL", path.display());
+        if filter.is_none() {
+            die(format!("{}: H5Z_class2_t.filter is NULL", path.display()));
+        }
         std::mem::forget(library);
         filter
     }
+}
+
+/// Ends the run with `message` on stderr (exit status 2): for what the command line points at.
+fn die(message: impl std::fmt::Display) -> ! {
+    eprintln!("bench-filters: {message}");
+    std::process::exit(2);
 }
 
 fn rust_filter(name: &str) -> H5Z_func_t {
@@ -144,16 +154,52 @@ fn memcpy_bandwidth(data: &[u8]) -> f64 {
     data.len() as f64 * f64::from(n) / start.elapsed().as_secs_f64() / 1e6
 }
 
+/// ncfilters' standard filters against netcdf-c's C plugins, side by side in one process.
+#[derive(Parser)]
+#[command(version)]
+struct Options {
+    /// The directory of chunks (`*.bin`, made by tools/make_corpus.py).
+    #[arg(long, value_name = "DIR")]
+    corpus: PathBuf,
+    /// netcdf-c's C plugins built at -O2 (tools/build_c_plugins_O2.sh).
+    #[arg(long, value_name = "DIR")]
+    c_plugins: PathBuf,
+    /// netcdf-c's C plugins as its build made them: the last column.
+    #[arg(long, value_name = "DIR")]
+    c_plugins_as_built: Option<PathBuf>,
+    /// Repetitions per case; the tables give medians.
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u32).range(1..))]
+    reps: u32,
+    /// Seconds of calls per measurement.
+    #[arg(long, default_value_t = 0.3)]
+    seconds: f64,
+    /// Only the cases whose label contains one of these (comma-separated).
+    #[arg(long, value_name = "TEXT[,TEXT…]")]
+    only: Option<String>,
+    /// Only the chunks whose name contains one of these (comma-separated).
+    #[arg(long, value_name = "TEXT[,TEXT…]")]
+    chunks: Option<String>,
+    /// Pin the process to the first core of its affinity before anything runs.
+    #[arg(long)]
+    one_core: bool,
+    /// Print the rows without the table's header.
+    #[arg(long)]
+    no_header: bool,
+}
+
+/// Whether `name` contains one of the comma-separated parts of `filter` (no filter: yes).
+fn picked(filter: &Option<String>, name: &str) -> bool {
+    filter.as_deref().is_none_or(|f| f.split(',').any(|part| name.contains(part)))
+}
+
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let value = |flag: &str| args.iter().position(|a| a == flag).and_then(|i| args.get(i + 1)).cloned();
-    let corpus = PathBuf::from(value("--corpus").expect("--corpus DIR"));
-    let c_dir = PathBuf::from(value("--c-plugins").expect("--c-plugins DIR"));
-    let as_built = value("--c-plugins-as-built").map(PathBuf::from);
-    let reps: usize = value("--reps").map_or(9, |v| v.parse().expect("--reps N"));
-    let seconds: f64 = value("--seconds").map_or(0.3, |v| v.parse().expect("--seconds S"));
-    let only = value("--only");
-    if args.iter().any(|a| a == "--one-core") {
+    let options = Options::parse();
+    if !(options.seconds.is_finite() && options.seconds > 0.0) {
+        die("--seconds must be a positive number of seconds");
+    }
+    let Options { corpus, c_plugins: c_dir, c_plugins_as_built: as_built, .. } = &options;
+    let (reps, seconds) = (options.reps, options.seconds);
+    if options.one_core {
         pin_to_one_core();
     }
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
@@ -163,24 +209,23 @@ fn main() {
         _ => format!("{cores} (all)"),
     };
 
-    let mut chunks: Vec<PathBuf> = std::fs::read_dir(&corpus)
-        .expect("corpus directory")
+    let mut chunks: Vec<PathBuf> = std::fs::read_dir(corpus)
+        .unwrap_or_else(|e| die(format!("{}: {e}", corpus.display())))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "bin"))
-        // --chunks f32_4MiB,f32_16MiB: the chunks whose name contains one of them.
-        .filter(|p| {
-            let name = p.file_stem().unwrap_or_default().to_string_lossy();
-            value("--chunks").is_none_or(|c| c.split(',').any(|part| name.contains(part)))
-        })
+        .filter(|p| picked(&options.chunks, &p.file_stem().unwrap_or_default().to_string_lossy()))
         .collect();
     chunks.sort();
+    if chunks.is_empty() {
+        die(format!("no chunks (*.bin) in {} match", corpus.display()));
+    }
     let implementations = ["Rust", "C -O2", "C as built"];
-    if !args.iter().any(|a| a == "--no-header") {
+    if !options.no_header {
         println!("| chunk | threads | filter (cd_values) | ratio C | size Rust ÷ C | enc MB/s Rust | enc MB/s C -O2 | enc C time ÷ Rust time | dec MB/s Rust | dec MB/s C -O2 | dec C time ÷ Rust time | enc / dec MB/s C as built |");
         println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     }
     for chunk in &chunks {
-        let data = std::fs::read(chunk).expect("chunk");
+        let data = std::fs::read(chunk).unwrap_or_else(|e| die(format!("{}: {e}", chunk.display())));
         let name = chunk.file_stem().unwrap().to_string_lossy().to_string();
         let element = if name.starts_with("i16") {
             2
@@ -209,7 +254,7 @@ fn main() {
                 let build = |pick: &dyn Fn(&str) -> H5Z_func_t| -> Vec<Stage> {
                     stages.iter().map(|(f, p)| Stage { function: pick(f), params: p.clone() }).collect()
                 };
-                let mut pipelines = vec![build(&rust_filter), build(&|f| c_plugin(&c_dir, f))];
+                let mut pipelines = vec![build(&rust_filter), build(&|f| c_plugin(c_dir, f))];
                 if let Some(dir) = &as_built {
                     pipelines.push(build(&|f| c_plugin(dir, f)));
                 }
@@ -218,9 +263,7 @@ fn main() {
             })
             .collect();
         println!("| {name} | {threads} | memcpy | 1 | – | {:.0} (memcpy) | | | | | | |", memcpy_bandwidth(&data));
-        // --only a,b: the cases whose label contains a or b.
-        let wanted = |label: &str| only.as_deref().is_none_or(|o| o.split(',').any(|part| label.contains(part)));
-        for case in cases.iter().filter(|c| wanted(&c.label)) {
+        for case in cases.iter().filter(|c| picked(&options.only, &c.label)) {
             // Round trips first, and the encoded forms each implementation decodes.
             let encoded: Vec<Vec<u8>> = case.pipelines.iter().map(|p| run(p, &data, false).0).collect();
             for (i, (pipeline, packed)) in case.pipelines.iter().zip(&encoded).enumerate() {
