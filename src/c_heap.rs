@@ -396,6 +396,21 @@ impl CVec {
         Ok(())
     }
 
+    /// Gives back the capacity past the used bytes (left as it is when `realloc` cannot).
+    pub fn shrink_to_fit(&mut self) {
+        let size = self.len.max(1);
+        if size >= self.capacity {
+            return;
+        }
+        // SAFETY: ptr is our malloc'd block; realloc to a smaller size keeps its first `size` bytes.
+        let raw = unsafe { libc::realloc(self.ptr.as_ptr().cast(), size) } as *mut u8;
+        if let Some(ptr) = NonNull::new(raw) {
+            self.ptr = ptr;
+            self.capacity = size;
+            self.init = self.init.min(size);
+        }
+    }
+
     /// Appends `bytes` after the used part, growing the block if needed.
     pub fn extend_from_slice(&mut self, bytes: &[u8]) -> NcResult<()> {
         let end = self.len.checked_add(bytes.len()).ok_or(NC_ENOMEM)?;
@@ -562,6 +577,20 @@ mod tests {
         assert_eq!((used, capacity), (4, 1024));
         c_free(ptr);
         assert_eq!(CVec::from_slice(b"xyz").unwrap().as_slice(), b"xyz");
+    }
+
+    #[test]
+    fn cvec_shrinks_to_its_bytes_and_grows_again() {
+        let mut out = CVec::with_capacity(1 << 16).unwrap();
+        out.extend_from_slice(b"kept").unwrap();
+        out.shrink_to_fit();
+        assert_eq!((out.as_slice(), out.capacity()), (&b"kept"[..], 4));
+        out.extend_from_slice(b" and more").unwrap();
+        assert_eq!(out.as_slice(), b"kept and more");
+        let mut empty = CVec::with_capacity_uninit(100).unwrap();
+        empty.shrink_to_fit();
+        assert!(empty.is_empty() && empty.capacity() == 1, "a real block, never a zero-size one");
+        assert_eq!(empty.whole_mut(), &[0u8][..], "the byte left is zeroed before it is handed out");
     }
 
     #[test]

@@ -64,31 +64,31 @@ fn encode_stream(block_size: u32, input: &[u8]) -> FilterResult<CVec> {
 }
 
 /// Pieces of [`piece_size`] compressed as one-block streams by `runner`, joined into one stream.
+/// Memory: each piece keeps only its bytes, and is freed as soon as it is joined, so the join
+/// needs about one compressed chunk more, not three.
 fn encode_in_pieces(block_size: u32, input: &[u8], runner: worker_pool::Runner) -> FilterResult<CVec> {
     let size = piece_size(block_size);
     let compress_piece = |number: usize| {
         let piece = &input[number * size..((number + 1) * size).min(input.len())];
-        encode_stream(block_size, piece).and_then(|stream| {
+        encode_stream(block_size, piece).and_then(|mut stream| {
+            stream.shrink_to_fit();
             let (end, crc) = only_block(stream.as_slice())?;
             Ok((stream, end, crc))
         })
     };
     let pieces = super::map_pieces("bzip2", input.len().div_ceil(size), &compress_piece, runner)?;
     let bits = HEADER_BITS + pieces.iter().map(|(_, end, _)| end - HEADER_BITS).sum::<usize>() + TRAILER_BITS;
-    let mut writer = BitWriter { bytes: Vec::with_capacity(bits.div_ceil(8)), pending: 0, count: 0 };
+    let mut writer = BitWriter::new(super::output_uninit(bits.div_ceil(8))?);
+    writer.copy_bits(pieces[0].0.as_slice(), 0, HEADER_BITS)?;
     let mut combined = 0u32;
-    writer.bytes.extend_from_slice(&pieces[0].0.as_slice()[..HEADER_BITS / 8]);
-    for (stream, end, crc) in &pieces {
-        writer.copy_bits(stream.as_slice(), HEADER_BITS, *end);
+    for (stream, end, crc) in pieces {
+        writer.copy_bits(stream.as_slice(), HEADER_BITS, end)?;
         combined = combined.rotate_left(1) ^ crc;
     }
     writer.put(END_MAGIC >> 24, 24);
     writer.put(END_MAGIC & 0xff_ffff, 24);
     writer.put(u64::from(combined), 32);
-    writer.pad();
-    let mut out = super::output_uninit(writer.bytes.len())?;
-    out.extend_from_slice(&writer.bytes).map_err(out_of_memory)?;
-    Ok(out)
+    writer.finish()
 }
 
 /// `count` (at most 57) bits of `data` from bit `start`, most significant first.
@@ -116,46 +116,70 @@ fn only_block(stream: &[u8]) -> FilterResult<(usize, u32)> {
         .ok_or_else(|| FilterError("bzip2: a piece is not one block".into()))
 }
 
-/// Bits appended most significant first.
+/// Bits appended most significant first, into a C block; whole bytes reach it in batches.
 struct BitWriter {
-    bytes: Vec<u8>,
+    out: CVec,
+    /// Whole bytes not yet in `out`.
+    staged: Vec<u8>,
     /// The last `count` (< 8) bits written, not yet a whole byte.
     pending: u64,
     count: u32,
 }
 
+/// The bytes a [`BitWriter`] gathers before it appends them to its block.
+const BATCH: usize = 1 << 16;
+
 impl BitWriter {
+    fn new(out: CVec) -> Self {
+        BitWriter { out, staged: Vec::with_capacity(BATCH), pending: 0, count: 0 }
+    }
+
     /// Appends the low `count` (at most 32) bits of `value`.
     fn put(&mut self, value: u64, count: u32) {
         self.pending = (self.pending << count) | (value & ((1 << count) - 1));
         self.count += count;
         while self.count >= 8 {
             self.count -= 8;
-            self.bytes.push((self.pending >> self.count) as u8);
+            self.staged.push((self.pending >> self.count) as u8);
         }
         self.pending &= (1 << self.count) - 1;
     }
 
+    /// Moves the staged bytes into the block.
+    fn flush(&mut self) -> FilterResult<()> {
+        self.out.extend_from_slice(&self.staged).map_err(out_of_memory)?;
+        self.staged.clear();
+        Ok(())
+    }
+
     /// Appends bits `start..end` of `data` (`start` on a byte boundary).
-    fn copy_bits(&mut self, data: &[u8], start: usize, end: usize) {
+    fn copy_bits(&mut self, data: &[u8], start: usize, end: usize) -> FilterResult<()> {
+        let whole = &data[start / 8..end / 8];
         if self.count == 0 {
-            self.bytes.extend_from_slice(&data[start / 8..end / 8]);
+            self.flush()?;
+            self.out.extend_from_slice(whole).map_err(out_of_memory)?;
         } else {
-            for &byte in &data[start / 8..end / 8] {
-                self.put(u64::from(byte), 8);
+            for batch in whole.chunks(BATCH) {
+                for &byte in batch {
+                    self.put(u64::from(byte), 8);
+                }
+                self.flush()?;
             }
         }
         let rest = (end % 8) as u32;
         if rest > 0 {
             self.put(u64::from(data[end / 8] >> (8 - rest)), rest);
         }
+        Ok(())
     }
 
-    /// Zero bits up to the next byte boundary.
-    fn pad(&mut self) {
+    /// The block, padded with zero bits to a whole byte.
+    fn finish(mut self) -> FilterResult<CVec> {
         if self.count > 0 {
             self.put(0, 8 - self.count);
         }
+        self.flush()?;
+        Ok(self.out)
     }
 }
 

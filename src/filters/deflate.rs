@@ -102,7 +102,8 @@ fn encode_in_blocks(level: u32, input: &[u8], runner: worker_pool::Runner) -> Fi
     let mut out = super::output_uninit(size)?;
     out.extend_from_slice(&zlib_header(level)).map_err(super::out_of_memory)?;
     let mut adler = 1;
-    for (number, block) in pieces.iter().enumerate() {
+    // Each block is freed as soon as it is copied, so the join needs one compressed chunk more.
+    for (number, block) in pieces.into_iter().enumerate() {
         out.extend_from_slice(&block.raw).map_err(super::out_of_memory)?;
         let length = (input.len() - number * BLOCK).min(BLOCK) as u64;
         adler = zlib_rs::adler32::adler32_combine(adler, block.adler, length);
@@ -130,6 +131,7 @@ fn deflate_block(level: u32, dictionary: &[u8], block: &[u8], last: bool) -> Fil
             stream.total_in() as usize == block.len() && raw.len() < raw.capacity()
         };
         if done {
+            raw.shrink_to_fit();
             return Ok(raw);
         }
         raw.reserve(raw.capacity().max(4096));

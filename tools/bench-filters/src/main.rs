@@ -19,6 +19,8 @@
 //! chunk and filter case: encode and decode MB/s (10^6 uncompressed bytes per second; the
 //! malloc+memcpy that gives each call a fresh buffer is outside the timed region), compressed size,
 //! and the median ratio C time ÷ Rust time. A round trip is checked byte-exact before timing.
+//! Each chunk's last row, `control`, times the C zstd plugin against itself: how far its ratios
+//! land from 1.00 is the run's timing noise.
 //! (Written by hand rather than with criterion: criterion runs one benchmark after another, and
 //! the comparison needs the implementations interleaved so a noisy host hits both alike.)
 
@@ -248,7 +250,7 @@ fn main() {
             ("shuffle + deflate 1", vec![("shuffle", vec![element as u32]), ("deflate", vec![1])]),
             ("shuffle + zstd 1", vec![("shuffle", vec![element as u32]), ("zstd", vec![1])]),
         ];
-        let cases: Vec<Case> = specs
+        let mut cases: Vec<Case> = specs
             .iter()
             .map(|(label, stages)| {
                 let build = |pick: &dyn Fn(&str) -> H5Z_func_t| -> Vec<Stage> {
@@ -262,6 +264,13 @@ fn main() {
                 Case { label: format!("{label} ({})", params.join(" + ")), pipelines }
             })
             .collect();
+        // The timing noise: the C plugin against itself, in the Rust column. Its ratios show how
+        // far from 1.00 two identical calls land in this run.
+        let control = || vec![Stage { function: c_plugin(c_dir, "zstd"), params: vec![1] }];
+        cases.push(Case {
+            label: "control: C zstd 1 against itself (zstd[1])".into(),
+            pipelines: vec![control(), control()],
+        });
         println!("| {name} | {threads} | memcpy | 1 | – | {:.0} (memcpy) | | | | | | |", memcpy_bandwidth(&data));
         for case in cases.iter().filter(|c| picked(&options.only, &c.label)) {
             // Round trips first, and the encoded forms each implementation decodes.
