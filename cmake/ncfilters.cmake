@@ -265,17 +265,34 @@ endfunction()
 # The targets, NCFILTERS_RUST_PLUGINS, come from the table of standard filters; those in
 # NCFILTERS_OPTIONAL_PLUGINS (h5szip, h5blosc) exist only when netcdf-c found their C library.
 include("${NCFILTERS_ROOT}/cmake/ncfilters_plugins.cmake")
+# netcdf-c builds no plugins with plugins OFF (Debian 13's configuration) or, from 4.9.3 on, as a
+# static library: then there is nothing to replace, and the standard filters are built into
+# libnetcdf. A configuration with some of the always-built plugin targets but not all is a layout
+# ncfilters does not know, and an error. Sets NCFILTERS_REPLACES_PLUGINS in the caller.
 function(ncfilters_replace_plugins)
   set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/plugins")
   set(copies)
   set(replaced)
+  set(required ${NCFILTERS_RUST_PLUGINS})
+  list(REMOVE_ITEM required ${NCFILTERS_OPTIONAL_PLUGINS})
+  set(missing)
+  foreach(target IN LISTS required)
+    if(NOT TARGET ${target})
+      list(APPEND missing ${target})
+    endif()
+  endforeach()
+  if(missing STREQUAL required)
+    message(STATUS "ncfilters: netcdf-c builds no filter plugins in this configuration (plugins off or a static "
+                   "library): none to replace; the standard filters are built into libnetcdf")
+    set(NCFILTERS_REPLACES_PLUGINS OFF PARENT_SCOPE)
+    return()
+  elseif(missing)
+    message(FATAL_ERROR "ncfilters: netcdf-c builds some of its filter plugins but not ${missing}: "
+                        "a plugin layout ncfilters does not know")
+  endif()
   foreach(target IN LISTS NCFILTERS_RUST_PLUGINS)
     if(NOT TARGET ${target})
-      list(FIND NCFILTERS_OPTIONAL_PLUGINS ${target} optional)
-      if(NOT optional EQUAL -1)
-        continue()
-      endif()
-      message(FATAL_ERROR "ncfilters: netcdf-c plugin target ${target} not found (configure with -DENABLE_PLUGINS=ON, or -DNCFILTERS_PLUGINS=OFF)")
+      continue() # an optional plugin whose C library netcdf-c did not find
     endif()
     list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/release/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
     list(APPEND replaced ${target})
@@ -293,6 +310,7 @@ function(ncfilters_replace_plugins)
     USES_TERMINAL)
   add_dependencies(ncfilters_plugins ${replaced})
   message(STATUS "ncfilters: Rust plugins replace netcdf-c's ${replaced}")
+  set(NCFILTERS_REPLACES_PLUGINS ON PARENT_SCOPE)
 endfunction()
 
 # The `ncfilters` command, built with cargo against this build's libnetcdf (its public API and
@@ -352,6 +370,88 @@ function(ncfilters_parallel_features)
   set(NCFILTERS_MPI_HANDLE_SIZE "${handle_size}" PARENT_SCOPE)
 endfunction()
 
+# netcdf-c turns NCZarr's filters off with its plugins (Debian 13 builds so) or by its option
+# (ENABLE_NCZARR_FILTERS, NETCDF_ENABLE_NCZARR_FILTERS from 4.9.3 on), and then compiles stubs in
+# zdispatch.c that accept any filter and store none. ncfilters' standard filters need no plugin,
+# so NCZarr keeps its filters in every configuration: netcdf-c's NCZarr sources are compiled with
+# the macro its configure left unset, which drops the stubs and compiles the code that writes and
+# reads codecs; ncfilters provides what zfilter.c and zplugins.c would. The NCZarr internals stock
+# does not export in that configuration stay out of libnetcdf's dynamic symbols (see
+# ncfilters_version_script). Sets NCFILTERS_NCZARR_FILTERS_ADDED in the caller.
+function(ncfilters_nczarr_filters)
+  # The variable and the config.h macro have the same name.
+  if(NCFILTERS_PLUGIN_PATH_RELEASE)
+    set(macro NETCDF_ENABLE_NCZARR_FILTERS)
+  else()
+    set(macro ENABLE_NCZARR_FILTERS)
+  endif()
+  if(${macro})
+    set(NCFILTERS_NCZARR_FILTERS_ADDED OFF PARENT_SCOPE)
+    return()
+  endif()
+  set_property(TARGET nczarr APPEND PROPERTY COMPILE_DEFINITIONS "${macro}=1")
+  set(NCFILTERS_NCZARR_FILTERS_ADDED ON PARENT_SCOPE)
+  message(STATUS "ncfilters: netcdf-c has NCZarr filters off (${macro}); ncfilters brings them: "
+                 "the standard filters are built in, plugins are still found on the plugin path")
+endfunction()
+
+# What ncfilters exports in place of zfilter.c and zplugins.c from 4.9.3 on besides zdispatch.c's
+# four stub names: stock exports none of it when its NCZarr filters are off. (4.9.0 compiles
+# zfilter.c either way and exports all of it but those four.)
+set(NCFILTERS_NCZARR_FILTER_INTERNALS
+  NCZ_addfilter NCZ_applyfilterchain NCZ_codec_attr NCZ_codec_freelist NCZ_filter_build NCZ_filter_finalize
+  NCZ_filter_freelists NCZ_filter_initialize NCZ_filter_jsonize NCZ_filter_remove NCZ_filter_setup
+  NCZ_plugin_path_finalize NCZ_plugin_path_get NCZ_plugin_path_initialize NCZ_plugin_path_ndirs NCZ_plugin_path_set)
+
+# libnetcdf.so's version script: Rust's own symbols stay local (cmake/ncfilters-libnetcdf.ver), and
+# so do the NCZarr filter internals when ncfilters added NCZarr's filters (stock exports none of
+# them then, only zdispatch.c's four stubs, whose names ncfilters exports in their place).
+function(ncfilters_version_script out)
+  file(READ "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver" text)
+  if(NCFILTERS_NCZARR_FILTERS_ADDED AND NCFILTERS_PLUGIN_PATH_RELEASE)
+    set(hidden)
+    foreach(name IN LISTS NCFILTERS_NCZARR_FILTER_INTERNALS)
+      string(APPEND hidden " ${name};")
+    endforeach()
+    string(REPLACE "local:" "local:${hidden}" text "${text}")
+  endif()
+  file(WRITE "${out}.tmp" "${text}")
+  file(COPY_FILE "${out}.tmp" "${out}" ONLY_IF_DIFFERENT)
+endfunction()
+
+# A static libnetcdf.a carries ncfilters: libncfilters.a's members are added to it after each
+# archive, and what the Rust staticlib needs from the system joins netcdf's link interface (so
+# CMake consumers and netcdf-c's own programs get it; the pkg-config file and nc-config --static
+# name it, see ncfilters_install.cmake).
+function(ncfilters_link_static_netcdf)
+  add_custom_command(TARGET netcdf POST_BUILD
+    COMMAND ${CMAKE_COMMAND} "-DAR=${CMAKE_AR}" "-DARCHIVE=$<TARGET_FILE:netcdf>" "-DMEMBERS=${NCFILTERS_STATICLIB}"
+            -P "${NCFILTERS_ROOT}/cmake/ncfilters_merge_archive.cmake"
+    COMMENT "ncfilters: libncfilters.a's members into $<TARGET_FILE_NAME:netcdf>"
+    VERBATIM)
+  set_property(TARGET netcdf APPEND PROPERTY LINK_LIBRARIES ${NCFILTERS_NATIVE_LIBS})
+  set_property(TARGET netcdf APPEND PROPERTY INTERFACE_LINK_LIBRARIES ${NCFILTERS_NATIVE_LIBS})
+  message(STATUS "ncfilters: libnetcdf.a carries ${NCFILTERS_STATICLIB}; its users link ${NCFILTERS_NATIVE_LIBS}")
+endfunction()
+
+function(ncfilters_link_shared_netcdf)
+  # netcdf uses the plain target_link_libraries signature and CMP0079 is unset, so
+  # append to the property instead of calling target_link_libraries from here.
+  set_property(TARGET netcdf APPEND PROPERTY LINK_LIBRARIES
+    "$<LINK_LIBRARY:WHOLE_ARCHIVE,ncfilters_static>" ${NCFILTERS_NATIVE_LIBS})
+  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
+  # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
+  # the parts of std ncfilters does not use (smaller library, less touched at load).
+  set(version_script "${CMAKE_BINARY_DIR}/ncfilters-generated/ncfilters-libnetcdf.ver")
+  ncfilters_version_script("${version_script}")
+  set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS
+    "LINKER:-Map=${CMAKE_BINARY_DIR}/ncfilters-libnetcdf.map"
+    "LINKER:--version-script=${version_script}"
+    "LINKER:--gc-sections")
+  set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_STATICLIB}" "${version_script}")
+  message(STATUS "ncfilters: libnetcdf links ${NCFILTERS_STATICLIB} (whole archive)")
+endfunction()
+
 function(ncfilters_edit_netcdf_targets)
   foreach(target dispatch netcdfhdf5 netcdf)
     if(NOT TARGET ${target})
@@ -377,6 +477,7 @@ function(ncfilters_edit_netcdf_targets)
       endif()
     endforeach()
     ncfilters_nczarr_fixes()
+    ncfilters_nczarr_filters()
   endif()
   if(TARGET ncdump)
     ncfilters_ncdump_fixes()
@@ -398,27 +499,24 @@ function(ncfilters_edit_netcdf_targets)
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: cargo build --release"
     USES_TERMINAL)
+  set(NCFILTERS_REPLACES_PLUGINS OFF)
   if(NCFILTERS_PLUGINS)
     ncfilters_replace_plugins()
   endif()
-  add_library(ncfilters_static STATIC IMPORTED GLOBAL)
-  set_property(TARGET ncfilters_static PROPERTY IMPORTED_LOCATION "${NCFILTERS_STATICLIB}")
   add_dependencies(netcdf ncfilters_cargo)
-
-  # netcdf uses the plain target_link_libraries signature and CMP0079 is unset, so
-  # append to the property instead of calling target_link_libraries from here.
-  set_property(TARGET netcdf APPEND PROPERTY LINK_LIBRARIES
-    "$<LINK_LIBRARY:WHOLE_ARCHIVE,ncfilters_static>" ${NCFILTERS_NATIVE_LIBS})
-  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
-  # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
-  # the parts of std ncfilters does not use (smaller library, less touched at load).
-  set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS
-    "LINKER:-Map=${CMAKE_BINARY_DIR}/ncfilters-libnetcdf.map"
-    "LINKER:--version-script=${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver"
-    "LINKER:--gc-sections")
-  set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_STATICLIB}" "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver")
-  message(STATUS "ncfilters: libnetcdf links ${NCFILTERS_STATICLIB} (whole archive)")
-  if(NCFILTERS_CLI)
+  get_target_property(netcdf_type netcdf TYPE)
+  if(netcdf_type STREQUAL "STATIC_LIBRARY")
+    ncfilters_link_static_netcdf()
+  else()
+    add_library(ncfilters_static STATIC IMPORTED GLOBAL)
+    set_property(TARGET ncfilters_static PROPERTY IMPORTED_LOCATION "${NCFILTERS_STATICLIB}")
+    ncfilters_link_shared_netcdf()
+  endif()
+  if(NCFILTERS_CLI AND netcdf_type STREQUAL "STATIC_LIBRARY")
+    # The command is Rust and links libnetcdf; a static libnetcdf.a holds a second Rust std.
+    message(STATUS "ncfilters: the ncfilters command is not built: it links a shared libnetcdf, and this build has none")
+    set(NCFILTERS_CLI OFF)
+  elseif(NCFILTERS_CLI)
     ncfilters_cli()
   endif()
   # Last, so that its install rules run after netcdf-c's (see CMP0082 above).

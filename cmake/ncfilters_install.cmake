@@ -64,6 +64,17 @@ else()
   ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config"
     "\nhas_zstd=\"[^\"\n]*\"" "\nhas_zstd=\"yes\"")
 endif()
+# A static libnetcdf.a carries the Rust staticlib, whose system libraries a program linking it
+# statically needs too.
+if(netcdf_type STREQUAL "STATIC_LIBRARY")
+  list(TRANSFORM NCFILTERS_NATIVE_LIBS PREPEND "-l" OUTPUT_VARIABLE native)
+  string(JOIN " " native ${native})
+  ncfilters_truthful_copy("${generated}/nc-config" "${generated}/nc-config"
+    "\nlibsprivate=\"([^\"\n]*)\"" "\nlibsprivate=\"\\1 ${native}\"")
+  ncfilters_truthful_copy("${netCDF_BINARY_DIR}/netcdf.pc" "${generated}/netcdf.pc"
+    "\nLibs.private:([^\n]*)" "\nLibs.private:\\1 ${native}")
+  ncfilters_install_replacing(FILES "${CMAKE_INSTALL_LIBDIR}/pkgconfig" utilities "${generated}/netcdf.pc")
+endif()
 ncfilters_truthful_copy("${netCDF_BINARY_DIR}/libnetcdf.settings" "${generated}/libnetcdf.settings"
   "(ZSTD Support:[ \t]+)[a-z]+" "\\1yes")
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers "${generated}/netcdf_meta.h")
@@ -86,7 +97,7 @@ else()
     set(ncfilters_install_plugins_into "${NETCDF_PLUGIN_INSTALL_DIR}")
   endif()
 endif()
-if(NCFILTERS_PLUGINS AND ncfilters_install_plugins_into)
+if(NCFILTERS_REPLACES_PLUGINS AND ncfilters_install_plugins_into)
   list(TRANSFORM NCFILTERS_RUST_PLUGIN_FILES PREPEND "${NCFILTERS_CARGO_TARGET_DIR}/plugins/release/" OUTPUT_VARIABLE plugins)
   ncfilters_install_replacing(PROGRAMS "${ncfilters_install_plugins_into}" Unspecified ${plugins})
   message(STATUS "ncfilters: installs ${NCFILTERS_RUST_PLUGIN_FILES} into ${ncfilters_install_plugins_into}")

@@ -76,6 +76,12 @@ impl Harness {
         }
     }
 
+    /// The same settings with the repository and the release's work directory elsewhere (a
+    /// staged copy; the Python virtualenv stays where it is).
+    pub fn with_trees(&self, repo: PathBuf, work: PathBuf) -> Harness {
+        Harness { repo, work, ..self.for_release(self.release) }
+    }
+
     /// The release's netcdf-c version.
     pub fn version(&self) -> &'static str {
         self.release.version

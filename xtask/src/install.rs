@@ -57,8 +57,10 @@ pub fn install_tree_flags(h: &Harness) -> Vec<String> {
 pub fn test_install(h: &Harness) -> Result {
     crate::setup::setup(h)?;
     let (distribution_bin, distribution_libnetcdf) = distribution_programs(h)?;
-    build_netcdf(h, "install")?;
-    let build = h.build_dir("install");
+    let staged = staged_for_unprivileged_user(h)?;
+    let tree = staged.as_ref().unwrap_or(h);
+    build_netcdf(tree, "install")?;
+    let build = tree.build_dir("install");
     let root = Path::new(PREFIX).parent().expect("the prefix has a parent");
     remove_dir_all_if_exists(root)?;
     create_dir_all(Path::new(PREFIX))?;
@@ -138,6 +140,47 @@ fn install_into_log(h: &Harness, install: &mut Command, log_name: &str) -> Resul
     Ok(())
 }
 
+/// Where the install build is staged when the unprivileged user cannot read the clone.
+const STAGE: &str = "/tmp/ncfilters-install-stage";
+
+/// The install build's trees when the user who installs cannot read the clone (a clone in a
+/// home directory of mode 0700): a copy of the repository's working tree (without `target/` and
+/// `.git`) and of the release's netcdf-c source under [`STAGE`], readable by everyone, where the
+/// install build is configured and built (its cargo target directory with it). None when the
+/// user can read the clone, or the harness is not root.
+fn staged_for_unprivileged_user(h: &Harness) -> Result<Option<Harness>> {
+    let Some(user) = unprivileged_user_needed()? else {
+        return Ok(None);
+    };
+    let mut check = as_user(user);
+    check
+        .args(["sh", "-c", "test -r \"$1\" && test -x \"$2\"", "sh"])
+        .arg(h.repo.join("Cargo.toml"))
+        .arg(&h.work);
+    if crate::process::succeeds_quietly(&mut check)? {
+        return Ok(None);
+    }
+    let stage = Path::new(STAGE).join(h.version());
+    log(format!(
+        "{user} cannot read {} (a directory above it is private): the install build is staged in {}",
+        h.repo.display(),
+        stage.display()
+    ));
+    let (repo, work) = (stage.join("repo"), stage.join("work"));
+    remove_dir_all_if_exists(&stage)?;
+    create_dir_all(&repo)?;
+    create_dir_all(&work)?;
+    let copy = "set -o pipefail; tar -C \"$1\" --exclude=./target --exclude=./.git -cf - . | tar -C \"$2\" -xf - \
+                && cp -a \"$3\" \"$4\"";
+    let mut stage_copy = cmd("bash", ["-c", copy, "bash"]);
+    let source = format!("netcdf-c-{}", h.version());
+    stage_copy.arg(&h.repo).arg(&repo).arg(h.work.join(&source)).arg(work.join(&source));
+    run(&mut stage_copy)?;
+    let mut readable = cmd("chmod", ["-R", "a+rX", STAGE]);
+    run(&mut readable)?;
+    Ok(Some(h.with_trees(repo, work)))
+}
+
 /// When the harness runs as root: the user to install as.
 fn unprivileged_user_needed() -> Result<Option<&'static str>> {
     Ok((output(&mut cmd("id", ["-u"]))?.trim() == "0").then_some(UNPRIVILEGED_USER.0))
@@ -155,7 +198,12 @@ fn as_unprivileged_user(dirs: &[&Path]) -> Result<Command> {
         chown.arg(dir);
         run(&mut chown)?;
     }
-    Ok(cmd(
+    Ok(as_user(user))
+}
+
+/// A command prefix that runs as `user` (of the unprivileged group).
+fn as_user(user: &str) -> Command {
+    cmd(
         "setpriv",
         [
             format!("--reuid={user}"),
@@ -163,5 +211,5 @@ fn as_unprivileged_user(dirs: &[&Path]) -> Result<Command> {
             "--clear-groups".to_string(),
             "--".to_string(),
         ],
-    ))
+    )
 }

@@ -9,6 +9,7 @@ mod harness;
 mod install;
 mod interop;
 mod leaks;
+mod matrix;
 mod netcdf;
 mod parallel;
 mod process;
@@ -86,6 +87,10 @@ enum Step {
     Parallel,
     /// netcdf-c's filter-reaching ctest tests under valgrind, stock and ncfilters builds
     Valgrind,
+    /// Configurations distributions ship (Debian 13's flags, static libraries, NCZarr filters off),
+    /// each built stock and with ncfilters: netcdf-c's suite on both, libnetcdf's exported symbols
+    /// (NCFILTERS_CONFIGURATION=<name> picks one)
+    Matrix,
     /// Fuzz smoke run of every cargo-fuzz target (NCFILTERS_FUZZ_SECONDS each; no netcdf-c build)
     Fuzz,
     /// Print the definite-leak records of valgrind logs allocated by ncfilters; fail if any
@@ -105,8 +110,9 @@ const RELEASE_STEPS: [Step; 6] =
     [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
 
 /// The steps of `test` run last: `install` for every release; `parallel` and `valgrind` for every
-/// release, or one each (rotating daily) with `NCFILTERS_TIER=ci`; `fuzz` once.
-const LAST_STEPS: [Step; 4] = [Step::Install, Step::Parallel, Step::Valgrind, Step::Fuzz];
+/// release and `matrix` for every configuration, or one each (rotating daily) with
+/// `NCFILTERS_TIER=ci`; `fuzz` once.
+const LAST_STEPS: [Step; 5] = [Step::Install, Step::Matrix, Step::Parallel, Step::Valgrind, Step::Fuzz];
 
 impl Step {
     fn name(&self) -> &'static str {
@@ -132,6 +138,7 @@ impl Step {
             Step::Install => "install",
             Step::Parallel => "parallel",
             Step::Valgrind => "valgrind",
+            Step::Matrix => "matrix",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
         }
@@ -204,6 +211,14 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             }
         }
         for step in &LAST_STEPS {
+            if let Step::Matrix = step {
+                for configuration in matrix::for_this_run() {
+                    stages.run(&format!("matrix {}", configuration.name), || {
+                        matrix::test_configuration(h, configuration)
+                    })?;
+                }
+                continue;
+            }
             let releases: Vec<&release::Release> = match step {
                 Step::Install => release::RELEASES.iter().collect(),
                 Step::Parallel => release::for_slow_check(release::SlowCheck::Parallel),
@@ -252,6 +267,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Install => install::test_install(h),
         Step::Parallel => parallel::test_parallel(h),
         Step::Valgrind => valgrind::test_valgrind(h),
+        Step::Matrix => matrix::test_chosen(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }

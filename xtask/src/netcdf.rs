@@ -73,6 +73,8 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
         configure.args(crate::parallel::parallel_flags(h)).env("CC", "mpicc");
         // Its own target directory: libncfilters of a parallel build mirrors other layouts.
         cargo_target = cargo_target.join("parallel");
+    } else if let Some(configuration) = crate::matrix::configuration_of(flavour) {
+        configure.args(configuration.flags(h.release));
     } else {
         configure.args(h.release.flags);
     }
@@ -96,7 +98,8 @@ pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
 
 /// [`run_netcdf_ctest`] expecting `expected` tests to pass and exactly the tests `failing` (known
 /// to fail on the stock build too) to fail; returns how many passed. Prints the summary line
-/// `netcdf-c <version> <flavour>: N tests passed, M failed` ("-parallel" as " parallel").
+/// `netcdf-c <version> <flavour>: N tests passed, M failed` ("-parallel" as " parallel"; a
+/// configuration's builds as [`crate::matrix::describe`] names them).
 pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, failing: &[&str]) -> Result<usize> {
     let build = &h.build_dir(flavour);
     let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
@@ -110,7 +113,7 @@ pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, f
     let passed_second = succeeds_into_log(&mut serial, log_file, true)?;
     let log = crate::harness::read_to_string(log_file)?;
     let (passed, failed) = (count_passed_tests(&log), count_failed_tests(&log));
-    println!("netcdf-c {} {}: {passed} tests passed, {failed} failed", h.version(), flavour.replace('-', " "));
+    println!("netcdf-c {}: {passed} tests passed, {failed} failed", crate::matrix::describe(h, flavour));
     let mut failed_names = failed_tests(&log);
     failed_names.sort_unstable();
     let mut expected_names = failing.to_vec();

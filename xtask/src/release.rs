@@ -224,20 +224,25 @@ pub enum SlowCheck {
 /// sets, to stay within CI's time) one, rotating by the UTC day; the two checks take different
 /// releases on the same day, so one CI run covers two of them.
 pub fn for_slow_check(check: SlowCheck) -> Vec<&'static Release> {
-    if std::env::var("NCFILTERS_TIER").as_deref() != Ok("ci") {
-        return RELEASES.iter().collect();
-    }
-    let days =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400);
-    vec![rotated(days, check)]
-}
-
-fn rotated(days: u64, check: SlowCheck) -> &'static Release {
     let offset = match check {
         SlowCheck::Valgrind => 0,
         SlowCheck::Parallel => 1,
     };
-    &RELEASES[((days + offset) % RELEASES.len() as u64) as usize]
+    rotate(&RELEASES, offset)
+}
+
+/// Every item, or with `NCFILTERS_TIER=ci` the one of the UTC day (`offset` days on).
+pub fn rotate<T>(items: &'static [T], offset: u64) -> Vec<&'static T> {
+    if std::env::var("NCFILTERS_TIER").as_deref() != Ok("ci") {
+        return items.iter().collect();
+    }
+    let days =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400);
+    vec![rotated(items, days + offset)]
+}
+
+fn rotated<T>(items: &'static [T], days: u64) -> &'static T {
+    &items[(days % items.len() as u64) as usize]
 }
 
 #[cfg(test)]
@@ -254,9 +259,9 @@ mod tests {
     #[test]
     fn ci_rotation_covers_every_release_and_two_per_day() {
         for days in 0..3 {
-            assert!(!std::ptr::eq(rotated(days, SlowCheck::Valgrind), rotated(days, SlowCheck::Parallel)));
+            assert!(!std::ptr::eq(rotated(&RELEASES, days), rotated(&RELEASES, days + 1)));
         }
-        let mut seen: Vec<&str> = (0..3).map(|days| rotated(days, SlowCheck::Parallel).version).collect();
+        let mut seen: Vec<&str> = (0..3).map(|days| rotated(&RELEASES, days).version).collect();
         seen.sort();
         assert_eq!(seen, ["4.10.1", "4.9.0", "4.9.3"]);
     }

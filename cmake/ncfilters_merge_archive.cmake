@@ -1,0 +1,26 @@
+# cmake -DAR=<ar> -DARCHIVE=<libnetcdf.a> -DMEMBERS=<libncfilters.a> -P ncfilters_merge_archive.cmake
+#
+# Adds every member of MEMBERS to ARCHIVE (ar's MRI script: ADDLIB keeps members whose names
+# repeat, which a Rust staticlib has), so that a static libnetcdf.a carries ncfilters.
+foreach(var AR ARCHIVE MEMBERS)
+  if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
+    message(FATAL_ERROR "ncfilters_merge_archive.cmake: ${var} is not set")
+  endif()
+endforeach()
+foreach(file "${ARCHIVE}" "${MEMBERS}")
+  if(NOT EXISTS "${file}")
+    message(FATAL_ERROR "ncfilters_merge_archive.cmake: ${file} does not exist")
+  endif()
+endforeach()
+foreach(file "${ARCHIVE}" "${MEMBERS}")
+  if(file MATCHES "[ \t\n;,()+*]")
+    message(FATAL_ERROR "ncfilters: ar's MRI script cannot name ${file} (a blank, comma, parenthesis, plus or star in the path)")
+  endif()
+endforeach()
+set(script "${ARCHIVE}.ncfilters.mri")
+file(WRITE "${script}" "OPEN ${ARCHIVE}\nADDLIB ${MEMBERS}\nSAVE\nEND\n")
+execute_process(COMMAND "${AR}" -M INPUT_FILE "${script}" RESULT_VARIABLE status ERROR_VARIABLE errors)
+file(REMOVE "${script}")
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "ncfilters: ${AR} -M could not add ${MEMBERS} to ${ARCHIVE}: ${errors}")
+endif()

@@ -1,0 +1,266 @@
+//! `matrix`: netcdf-c configured as distributions build it, not as the other steps' test flags
+//! do. Each configuration is built twice, stock and with ncfilters; netcdf-c's suite must pass
+//! the same number of tests on both, and libnetcdf must export what stock exports in that
+//! configuration, plus only ncfilters' documented additions (docs/compatibility.md).
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::harness::{fail, log, Harness, Result};
+use crate::netcdf::{build_netcdf, run_netcdf_ctest_expecting};
+use crate::process::{cmd, output};
+use crate::release::{self, Release};
+
+/// A configuration of netcdf-c that a distribution ships, over one release's test flags.
+pub struct Configuration {
+    /// The flavour suffix of its builds (`stock-<name>`, `ncfilters-<name>`).
+    pub name: &'static str,
+    /// How the summary lines name it.
+    pub title: &'static str,
+    pub release: &'static str,
+    /// Options set over the release's test flags: `ENABLE_*` in the release's own naming
+    /// ([`Release::option`]), any other as it is.
+    pub options: &'static [(&'static str, &'static str)],
+    /// How many ctest tests pass, on both builds.
+    pub ctest_expected: usize,
+}
+
+pub static CONFIGURATIONS: [Configuration; 3] = [
+    // Debian 13's libnetcdf22 (its libnetcdf.settings): plugins off, which turns NCZarr's filters
+    // off, logging (nc_set_log_level is exported), DAP2, DAP4 and byte-range on.
+    Configuration {
+        name: "debian13",
+        title: "Debian 13 flags",
+        release: "4.9.3",
+        options: &[
+            ("ENABLE_PLUGINS", "OFF"),
+            ("ENABLE_FILTER_TESTING", "OFF"),
+            ("ENABLE_NCZARR_FILTERS", "OFF"),
+            ("ENABLE_LOGGING", "ON"),
+            ("ENABLE_DAP", "ON"),
+            ("ENABLE_DAP2", "ON"),
+            ("ENABLE_DAP4", "ON"),
+            ("ENABLE_BYTERANGE", "ON"),
+        ],
+        ctest_expected: 218,
+    },
+    // Static libraries only: netcdf-c builds no plugins, and libnetcdf.a must carry ncfilters.
+    Configuration {
+        name: "static",
+        title: "static",
+        release: "4.10.1",
+        options: &[("BUILD_SHARED_LIBS", "OFF")],
+        ctest_expected: 0,
+    },
+    // Plugins on, NCZarr's filters off.
+    Configuration {
+        name: "nczarr-filters-off",
+        title: "NCZarr filters off",
+        release: "4.9.0",
+        options: &[("ENABLE_NCZARR_FILTERS", "OFF"), ("ENABLE_NCZARR_FILTERS_TESTING", "OFF")],
+        ctest_expected: 0,
+    },
+];
+
+/// ncfilters' own functions (include/ncfilters.h) and the hooks its compiled copies of zsync.c
+/// and zxcache.c call: exported in every configuration.
+const OWN_EXPORTS: [&str; 5] = [
+    "ncfilters_report",
+    "ncfilters_describe_spec",
+    "ncfilters_describe_codec",
+    "ncfilters_zarr_codec",
+    "ncfilters_zarr_raw_chunk",
+];
+
+/// 4.9.3's plugin-path API, which ncfilters adds to 4.9.0 (docs/compatibility.md).
+const PLUGIN_PATH_API_ADDED_TO_4_9_0: [&str; 26] = [
+    "nc_plugin_path_ndirs",
+    "nc_plugin_path_get",
+    "nc_plugin_path_set",
+    "nc_plugin_path_initialize",
+    "nc_plugin_path_finalize",
+    "ncaux_plugin_path_parsen",
+    "ncaux_plugin_path_parse",
+    "ncaux_plugin_path_tostring",
+    "ncaux_plugin_path_clear",
+    "ncaux_plugin_path_reclaim",
+    "ncaux_plugin_path_append",
+    "ncaux_plugin_path_prepend",
+    "ncaux_plugin_path_stringlen",
+    "ncaux_plugin_path_stringget",
+    "ncaux_plugin_path_stringset",
+    "NC4_hdf5_plugin_path_ndirs",
+    "NC4_hdf5_plugin_path_get",
+    "NC4_hdf5_plugin_path_set",
+    "NC4_hdf5_plugin_path_initialize",
+    "NC4_hdf5_plugin_path_finalize",
+    "NC4_hdf5_plugin_path_tostring",
+    "NCZ_plugin_path_initialize",
+    "NCZ_plugin_path_finalize",
+    "NCZ_plugin_path_ndirs",
+    "NCZ_plugin_path_get",
+    "NCZ_plugin_path_set",
+];
+
+impl Configuration {
+    /// The release's test flags with this configuration's options in place of theirs.
+    pub fn flags(&self, release: &Release) -> Vec<String> {
+        let set: Vec<String> = self
+            .options
+            .iter()
+            .map(|(option, value)| {
+                if option.starts_with("ENABLE_") {
+                    release.option(option, value)
+                } else {
+                    format!("-D{option}={value}")
+                }
+            })
+            .collect();
+        let names: Vec<&str> = set.iter().filter_map(|flag| flag.split_once('=').map(|(name, _)| name)).collect();
+        let mut flags: Vec<String> = release
+            .flags
+            .iter()
+            .filter(|flag| !names.iter().any(|name| flag.split_once('=').is_some_and(|(n, _)| n == *name)))
+            .map(|flag| flag.to_string())
+            .collect();
+        flags.extend(set);
+        flags
+    }
+
+    pub fn release(&self) -> &'static Release {
+        release::find(self.release).expect("a configuration names a known release")
+    }
+
+    fn is_static(&self) -> bool {
+        self.options.contains(&("BUILD_SHARED_LIBS", "OFF"))
+    }
+}
+
+/// The configuration a flavour (`stock-<name>` or `ncfilters-<name>`) builds, if any.
+pub fn configuration_of(flavour: &str) -> Option<&'static Configuration> {
+    let name = flavour.strip_prefix("stock-").or_else(|| flavour.strip_prefix("ncfilters-"))?;
+    CONFIGURATIONS.iter().find(|configuration| configuration.name == name)
+}
+
+/// How a summary line names a flavour's build: `4.9.3 (Debian 13 flags) on HDF5 1.10.8 ncfilters`
+/// for a configuration's, `4.9.3 ncfilters` for the others.
+pub fn describe(h: &Harness, flavour: &str) -> String {
+    match configuration_of(flavour) {
+        Some(configuration) => {
+            let base = flavour.split('-').next().unwrap_or(flavour);
+            let hdf5 = hdf5_version(&h.build_dir(flavour)).unwrap_or_else(|| "(unknown)".into());
+            format!("{} ({}) on HDF5 {hdf5} {base}", h.version(), configuration.title)
+        }
+        None => format!("{} {}", h.version(), flavour.replace('-', " ")),
+    }
+}
+
+/// The HDF5 version a build compiled against: `H5_VERS_INFO` of the H5public.h its CMake cache names.
+fn hdf5_version(build: &Path) -> Option<String> {
+    let cache = std::fs::read_to_string(build.join("CMakeCache.txt")).ok()?;
+    let include = cache.lines().find_map(|line| {
+        ["HDF5_C_INCLUDE_DIR:PATH=", "HDF5_INCLUDE_DIR:PATH=", "HDF5_C_INCLUDE_DIR:FILEPATH="]
+            .iter()
+            .find_map(|key| line.strip_prefix(key))
+    })?;
+    let header = std::fs::read_to_string(PathBuf::from(include.split(';').next()?).join("H5public.h")).ok()?;
+    let info = header.lines().find(|line| line.contains("#define H5_VERS_INFO"))?;
+    Some(info.rsplit(' ').next()?.trim_matches('"').to_string())
+}
+
+/// Every configuration, or with `NCFILTERS_TIER=ci` one, rotating by the UTC day.
+pub fn for_this_run() -> Vec<&'static Configuration> {
+    release::rotate(&CONFIGURATIONS, 0)
+}
+
+/// `cargo xtask matrix`: the configuration `NCFILTERS_CONFIGURATION` names, else every one.
+pub fn test_chosen(h: &Harness) -> Result {
+    let chosen = crate::harness::env_or("NCFILTERS_CONFIGURATION", "");
+    let configurations: Vec<&Configuration> =
+        CONFIGURATIONS.iter().filter(|c| chosen.is_empty() || c.name == chosen).collect();
+    if configurations.is_empty() {
+        let names: Vec<&str> = CONFIGURATIONS.iter().map(|c| c.name).collect();
+        fail!("NCFILTERS_CONFIGURATION={chosen:?} is none of {}", names.join(", "));
+    }
+    configurations.into_iter().try_for_each(|configuration| test_configuration(h, configuration))
+}
+
+pub fn test_configuration(h: &Harness, configuration: &Configuration) -> Result {
+    let h = h.for_release(configuration.release());
+    crate::setup::setup(&h)?;
+    let (stock, ncfilters) =
+        (format!("stock-{}", configuration.name), format!("ncfilters-{}", configuration.name));
+    build_netcdf(&h, &stock)?;
+    build_netcdf(&h, &ncfilters)?;
+    for flavour in [&stock, &ncfilters] {
+        log(format!("netcdf-c's ctest suite on the {flavour} build"));
+        run_netcdf_ctest_expecting(&h, flavour, configuration.ctest_expected, &[])?;
+    }
+    compare_exports(&h, configuration, &stock, &ncfilters)
+}
+
+/// ncfilters' libnetcdf exports every symbol stock's does, and besides them only its documented
+/// additions.
+fn compare_exports(h: &Harness, configuration: &Configuration, stock: &str, ncfilters: &str) -> Result {
+    let library = if configuration.is_static() { "libnetcdf.a" } else { "libnetcdf.so" };
+    let stock_symbols = exported_symbols(&h.lib_dir(stock).join(library))?;
+    let ncfilters_symbols = exported_symbols(&h.lib_dir(ncfilters).join(library))?;
+    let missing: Vec<&String> = stock_symbols.difference(&ncfilters_symbols).collect();
+    let mut allowed: BTreeSet<&str> = OWN_EXPORTS.into_iter().collect();
+    if h.release.is_first() {
+        allowed.extend(PLUGIN_PATH_API_ADDED_TO_4_9_0);
+    }
+    let undocumented: Vec<&String> =
+        ncfilters_symbols.difference(&stock_symbols).filter(|name| !allowed.contains(name.as_str())).collect();
+    if !missing.is_empty() || !undocumented.is_empty() {
+        fail!(
+            "{library} of the {ncfilters} build: stock exports {missing:?} and it does not; it exports {undocumented:?}, which stock does not and ncfilters does not document"
+        );
+    }
+    println!(
+        "PASS {library}: the {ncfilters} build exports stock's {} symbols and {} of ncfilters' documented additions",
+        stock_symbols.len(),
+        ncfilters_symbols.len() - stock_symbols.len()
+    );
+    Ok(())
+}
+
+/// The global symbols a library defines for its users: `nm -D` of a shared library; of an
+/// archive, `nm -g`, without the Rust staticlib's internals (mangled Rust, the Rust runtime's).
+fn exported_symbols(library: &Path) -> Result<BTreeSet<String>> {
+    let is_archive = library.extension().is_some_and(|extension| extension == "a");
+    let mut nm = cmd("nm", ["--defined-only", if is_archive { "-g" } else { "-D" }]);
+    nm.arg(library);
+    Ok(output(&mut nm)?
+        .lines()
+        .filter_map(|line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+            [_address, _kind, name] => Some(name.to_string()),
+            _ => None,
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_configuration_replaces_the_test_flags_it_names() {
+        let debian = &CONFIGURATIONS[0];
+        let flags = debian.flags(debian.release());
+        assert!(flags.contains(&"-DNETCDF_ENABLE_PLUGINS=OFF".to_string()));
+        assert!(!flags.contains(&"-DNETCDF_ENABLE_PLUGINS=ON".to_string()));
+        assert!(flags.contains(&"-DNETCDF_ENABLE_LOGGING=ON".to_string()));
+        let static_build = &CONFIGURATIONS[1];
+        let flags = static_build.flags(static_build.release());
+        assert!(flags.contains(&"-DBUILD_SHARED_LIBS=OFF".to_string()));
+        assert!(!flags.contains(&"-DBUILD_SHARED_LIBS=ON".to_string()));
+    }
+
+    #[test]
+    fn flavours_name_their_configuration() {
+        assert_eq!(configuration_of("ncfilters-debian13").map(|c| c.release), Some("4.9.3"));
+        assert_eq!(configuration_of("stock-static").map(|c| c.release), Some("4.10.1"));
+        assert!(configuration_of("stock-parallel").is_none() && configuration_of("ncfilters").is_none());
+    }
+}
