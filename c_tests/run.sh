@@ -9,7 +9,10 @@
 #  5. shim_stress.c: shim.c's lookup (plugins reaching an RTLD_LOCAL libnetcdf/HDF5) against
 #     concurrent dlopen/dlclose, directly and through the plugins; a deadlock fails it;
 #  6. plugin_unload.c: the zstd, deflate and bzip2 plugins compress a 4 MiB chunk on worker threads, and
-#     dlclose unmaps them with no thread left behind.
+#     dlclose unmaps them with no thread left behind;
+#  7. filter_contract.c: every filter plugin library through H5Z_func_t as HDF5 2.2 calls it (decode
+#     into a block pre-sized at the chunk's size, exact sizes, failure leaves the block), plain and
+#     under valgrind; broken_filter.c, which reads *buf_size instead of nbytes, must fail it.
 set -euo pipefail
 WORK=$1 REPO=$2 TARGET=${3:-$2/target}
 OUT=$WORK/c_tests
@@ -140,3 +143,25 @@ for threads in "" 1; do
       || { echo "plugin_unload $1 (NCFILTERS_THREADS=${threads:-unset}) failed (exit $?)"; exit 1; }
   done
 done
+
+echo "-- filter_contract: every plugin library's H5Z_func_t as HDF5 2.2 calls it, plain and under valgrind"
+cc "${CFLAGS[@]}" -I"$REPO/c_tests" "$REPO/c_tests/filter_contract.c" -o "$OUT/filter_contract" -ldl
+cc "${CFLAGS[@]}" -fPIC -shared -I"$REPO/c_tests" "$REPO/c_tests/broken_filter.c" -o "$OUT/libbroken_zstd.so" -lzstd
+plugins=()
+for plugin in "$WORK/build-ncfilters/plugins"/lib__nch5*.so; do plugins+=("$plugin"); done
+[ ${#plugins[@]} -eq 7 ] || { echo "expected the 7 filter plugin libraries, found ${#plugins[@]}"; exit 1; }
+"$OUT/filter_contract" "${plugins[@]}" > "$OUT/filter_contract.txt" \
+  || { cat "$OUT/filter_contract.txt"; echo "a plugin library broke the filter contract"; exit 1; }
+sed 's/^/   /' "$OUT/filter_contract.txt"
+# The harness can fail: a filter that reads *buf_size instead of nbytes (4.9.x's C zstd plugin).
+if "$OUT/filter_contract" "$OUT/libbroken_zstd.so" > "$OUT/filter_contract-broken.txt"; then
+  cat "$OUT/filter_contract-broken.txt"; echo "filter_contract passed a filter that reads *buf_size"; exit 1
+fi
+grep -q "pre-sized block returned 0" "$OUT/filter_contract-broken.txt" \
+  || { cat "$OUT/filter_contract-broken.txt"; echo "filter_contract failed the broken filter for another reason"; exit 1; }
+echo "   the deliberately broken filter (decodes *buf_size bytes, not nbytes) fails it, as it must"
+log=$OUT/valgrind-filter_contract.log
+valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite --log-file="$log" \
+   "$OUT/filter_contract" "${plugins[@]}" > /dev/null \
+  || { cat "$log"; echo "valgrind found invalid accesses or leaks (filter_contract)"; exit 1; }
+echo "   under valgrind: nothing read past nbytes, no invalid access, no definite leak"

@@ -419,15 +419,16 @@ function(ncfilters_version_script out)
   file(COPY_FILE "${out}.tmp" "${out}" ONLY_IF_DIFFERENT)
 endfunction()
 
-# A static libnetcdf.a carries ncfilters: libncfilters.a's members are added to it after each
-# archive, and what the Rust staticlib needs from the system joins netcdf's link interface (so
+# A static libnetcdf.a carries ncfilters: libncfilters.a, linked into one object with only its C
+# functions global (cmake/ncfilters_merge_archive.cmake), is added to it after each archive, and what the Rust staticlib needs from the system joins netcdf's link interface (so
 # CMake consumers and netcdf-c's own programs get it; the pkg-config file and nc-config --static
 # name it, see ncfilters_install.cmake).
 function(ncfilters_link_static_netcdf)
   add_custom_command(TARGET netcdf POST_BUILD
-    COMMAND ${CMAKE_COMMAND} "-DAR=${CMAKE_AR}" "-DARCHIVE=$<TARGET_FILE:netcdf>" "-DMEMBERS=${NCFILTERS_STATICLIB}"
+    COMMAND ${CMAKE_COMMAND} "-DAR=${CMAKE_AR}" "-DLD=${CMAKE_LINKER}" "-DOBJCOPY=${CMAKE_OBJCOPY}"
+            "-DARCHIVE=$<TARGET_FILE:netcdf>" "-DSTATICLIB=${NCFILTERS_STATICLIB}"
             -P "${NCFILTERS_ROOT}/cmake/ncfilters_merge_archive.cmake"
-    COMMENT "ncfilters: libncfilters.a's members into $<TARGET_FILE_NAME:netcdf>"
+    COMMENT "ncfilters: libncfilters.a into $<TARGET_FILE_NAME:netcdf>, as one object"
     VERBATIM)
   set_property(TARGET netcdf APPEND PROPERTY LINK_LIBRARIES ${NCFILTERS_NATIVE_LIBS})
   set_property(TARGET netcdf APPEND PROPERTY INTERFACE_LINK_LIBRARIES ${NCFILTERS_NATIVE_LIBS})
