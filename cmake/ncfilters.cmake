@@ -11,7 +11,9 @@
 #     that lacks the ncaux_h5filterspec_* code, removes libhdf5/hdf5filter.c from `netcdfhdf5`
 #     and libnczarr/zfilter.c from `nczarr`, compiles zsync.c, zxcache.c and ncdump.c from copies
 #     with small fixes (see ncfilters_nczarr_fixes, ncfilters_ncdump_fixes), builds ncfilters with cargo (release) and
-#     links libncfilters.a whole-archive into libnetcdf.so.
+#     links libncfilters.a whole-archive into libnetcdf.so (into libnetcdf.a, for a static build);
+#   * adapts to netcdf-c's configuration: with plugins off there are none to replace, and with NCZarr
+#     filters off ncfilters brings them (ncfilters_nczarr_filters).
 #
 # Options:
 #   NCFILTERS_CARGO             cargo executable (default: found on PATH or in ~/.cargo/bin)
@@ -19,7 +21,8 @@
 #   NCFILTERS_PLUGINS           ON (default): the deflate, shuffle, fletcher32, szip, bzip2, zstd
 #                               and blosc plugins and the two codec-defaults libraries in
 #                               <build>/plugins are ncfilters' Rust ones (plugins/), built with
-#                               cargo and copied over netcdf-c's C plugin targets.
+#                               cargo and copied over netcdf-c's C plugin targets (where
+#                               netcdf-c builds plugins: not with plugins off, nor static).
 #   NCFILTERS_CODEC_DIALECT     codec JSON written to NCZarr metadata: numeric (default; what
 #                               zarr-python reads) or legacy (netcdf-c 4.9.0's text). The
 #                               environment variable of the same name overrides it at run time.
@@ -407,7 +410,9 @@ set(NCFILTERS_NCZARR_FILTER_INTERNALS
 # so do the NCZarr filter internals when ncfilters added NCZarr's filters (stock exports none of
 # them then, only zdispatch.c's four stubs, whose names ncfilters exports in their place).
 function(ncfilters_version_script out)
-  file(READ "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver" text)
+  set(base "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver")
+  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${base}")
+  file(READ "${base}" text)
   if(NCFILTERS_NCZARR_FILTERS_ADDED AND NCFILTERS_PLUGIN_PATH_RELEASE)
     set(hidden)
     foreach(name IN LISTS NCFILTERS_NCZARR_FILTER_INTERNALS)
@@ -420,9 +425,10 @@ function(ncfilters_version_script out)
 endfunction()
 
 # A static libnetcdf.a carries ncfilters: libncfilters.a, linked into one object with only its C
-# functions global (cmake/ncfilters_merge_archive.cmake), is added to it after each archive, and what the Rust staticlib needs from the system joins netcdf's link interface (so
-# CMake consumers and netcdf-c's own programs get it; the pkg-config file and nc-config --static
-# name it, see ncfilters_install.cmake).
+# functions global (cmake/ncfilters_merge_archive.cmake), is added to it after each archive. The
+# system libraries the Rust staticlib needs join netcdf's link interface (CMake consumers and
+# netcdf-c's own programs link them; netcdf.pc and nc-config --static name them, see
+# ncfilters_install.cmake).
 function(ncfilters_link_static_netcdf)
   add_custom_command(TARGET netcdf POST_BUILD
     COMMAND ${CMAKE_COMMAND} "-DAR=${CMAKE_AR}" "-DLD=${CMAKE_LINKER}" "-DOBJCOPY=${CMAKE_OBJCOPY}"

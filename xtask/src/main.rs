@@ -4,6 +4,7 @@
 
 mod bench;
 mod c_tests;
+mod debian13;
 mod demo;
 mod harness;
 mod install;
@@ -87,6 +88,10 @@ enum Step {
     Parallel,
     /// netcdf-c's filter-reaching ctest tests under valgrind, stock and ncfilters builds
     Valgrind,
+    /// netcdf-c 4.9.3 with Debian 13's flags inside a Debian 13 root (debootstrap, cached), against
+    /// Debian's HDF5 1.14.5, stock and ncfilters: the suite on both, then Debian 13's NCO and CDO on
+    /// Debian's libnetcdf22 and on ncfilters' with no HDF5_PLUGIN_PATH
+    Debian13,
     /// Configurations distributions ship (Debian 13's flags, static libraries, NCZarr filters off),
     /// each built stock and with ncfilters: netcdf-c's suite on both, libnetcdf's exported symbols
     /// (NCFILTERS_CONFIGURATION=<name> picks one)
@@ -110,8 +115,8 @@ const RELEASE_STEPS: [Step; 6] =
     [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
 
 /// The steps of `test` run last: `install` for every release; `parallel` and `valgrind` for every
-/// release and `matrix` for every configuration, or one each (rotating daily) with
-/// `NCFILTERS_TIER=ci`; `fuzz` once.
+/// release, and `matrix` for every configuration and the Debian 13 root (`debian13`), or one each
+/// (rotating daily) with `NCFILTERS_TIER=ci`; `fuzz` once.
 const LAST_STEPS: [Step; 5] = [Step::Install, Step::Matrix, Step::Parallel, Step::Valgrind, Step::Fuzz];
 
 impl Step {
@@ -139,6 +144,7 @@ impl Step {
             Step::Parallel => "parallel",
             Step::Valgrind => "valgrind",
             Step::Matrix => "matrix",
+            Step::Debian13 => "debian13",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
         }
@@ -212,10 +218,8 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         }
         for step in &LAST_STEPS {
             if let Step::Matrix = step {
-                for configuration in matrix::for_this_run() {
-                    stages.run(&format!("matrix {}", configuration.name), || {
-                        matrix::test_configuration(h, configuration)
-                    })?;
+                for check in matrix::for_this_run() {
+                    stages.run(&check.name(), || check.run(h))?;
                 }
                 continue;
             }
@@ -268,6 +272,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Parallel => parallel::test_parallel(h),
         Step::Valgrind => valgrind::test_valgrind(h),
         Step::Matrix => matrix::test_chosen(h),
+        Step::Debian13 => debian13::test_debian13(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }

@@ -6,10 +6,10 @@
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::harness::{fail, log, Harness, Result};
-use crate::netcdf::{build_netcdf, run_netcdf_ctest_expecting};
+use crate::harness::{fail, Harness, Result};
+use crate::netcdf::{build_netcdf, run_suite_pair};
 use crate::process::{cmd, output};
-use crate::release::{self, Release};
+use crate::release::{self, KnownFailure, Release};
 
 /// A configuration of netcdf-c that a distribution ships, over one release's test flags.
 pub struct Configuration {
@@ -21,9 +21,32 @@ pub struct Configuration {
     /// Options set over the release's test flags: `ENABLE_*` in the release's own naming
     /// ([`Release::option`]), any other as it is.
     pub options: &'static [(&'static str, &'static str)],
-    /// How many ctest tests pass, on both builds.
+    /// How many ctest tests the ncfilters build passes.
     pub ctest_expected: usize,
+    /// ctest tests that fail on the stock build in this configuration, and why.
+    pub stock_failures: &'static [KnownFailure],
 }
+
+/// 4.9.0 registers its NCZarr filter tests with ENABLE_FILTER_TESTING, whatever
+/// ENABLE_NCZARR_FILTERS says; with NCZarr's filters off stock's stub accepts a filter and stores
+/// none, and they fail. ncfilters brings the filters, and they pass.
+const NCZARR_FILTER_TESTS_WITHOUT_FILTERS_4_9_0: [KnownFailure; 3] = [
+    KnownFailure {
+        test: "nczarr_test_run_filter",
+        on_ncfilters: false,
+        why: "testfilter.c: filter def/inq mismatch (zdispatch.c's stub defines no filter)",
+    },
+    KnownFailure {
+        test: "nczarr_test_run_specific_filters",
+        on_ncfilters: false,
+        why: "the stub writes no filter, so no variable shows the _Filter it expects",
+    },
+    KnownFailure {
+        test: "nczarr_test_run_unknown",
+        on_ncfilters: false,
+        why: "ncgen: undefined filter, where the test expects the filter defined and its data unreadable",
+    },
+];
 
 pub static CONFIGURATIONS: [Configuration; 3] = [
     // Debian 13's libnetcdf22 (its libnetcdf.settings): plugins off, which turns NCZarr's filters
@@ -43,6 +66,7 @@ pub static CONFIGURATIONS: [Configuration; 3] = [
             ("ENABLE_BYTERANGE", "ON"),
         ],
         ctest_expected: 218,
+        stock_failures: &[],
     },
     // Static libraries only: netcdf-c builds no plugins, and libnetcdf.a must carry ncfilters.
     Configuration {
@@ -51,6 +75,7 @@ pub static CONFIGURATIONS: [Configuration; 3] = [
         release: "4.10.1",
         options: &[("BUILD_SHARED_LIBS", "OFF")],
         ctest_expected: 222,
+        stock_failures: &[],
     },
     // Plugins on, NCZarr's filters off.
     Configuration {
@@ -58,7 +83,8 @@ pub static CONFIGURATIONS: [Configuration; 3] = [
         title: "NCZarr filters off",
         release: "4.9.0",
         options: &[("ENABLE_NCZARR_FILTERS", "OFF"), ("ENABLE_NCZARR_FILTERS_TESTING", "OFF")],
-        ctest_expected: 0,
+        ctest_expected: 221,
+        stock_failures: &NCZARR_FILTER_TESTS_WITHOUT_FILTERS_4_9_0,
     },
 ];
 
@@ -114,6 +140,14 @@ fn nczarr_filter_internals() -> Vec<&'static str> {
     let list = &list[..list.find(')').expect("the list ends")];
     list.split_whitespace().skip(1).collect()
 }
+
+/// What 4.9.0's zfilter.c exports and ncfilters does not: the C plugin loader's own state and
+/// helper, which no other netcdf-c file uses (docs/compatibility.md).
+const LOADER_INTERNALS_OF_4_9_0: [&str; 3] = ["loadcodecdefaults", "loaded_plugins", "loaded_plugins_max"];
+
+/// What ncfilters exports in 4.9.0 builds besides 4.9.3's plugin-path API: `NCZ_codec_freelist`,
+/// which 4.9.0's zfilter.h declares and no file defines.
+const DEFINED_FOR_4_9_0: [&str; 1] = ["NCZ_codec_freelist"];
 
 impl Configuration {
     /// The release's test flags with this configuration's options in place of theirs.
@@ -182,9 +216,39 @@ fn hdf5_version(build: &Path) -> Option<String> {
     Some(line.split(':').nth(1)?.trim().to_string())
 }
 
-/// Every configuration, or with `NCFILTERS_TIER=ci` one, rotating by the UTC day.
-pub fn for_this_run() -> Vec<&'static Configuration> {
-    release::rotate(&CONFIGURATIONS, 0)
+/// What `test` checks of distributions' builds: each configuration here, and the Debian 13 root
+/// (`cargo xtask debian13`).
+pub enum DistributionCheck {
+    Configuration(&'static Configuration),
+    Debian13Root,
+}
+
+pub static DISTRIBUTION_CHECKS: [DistributionCheck; 4] = [
+    DistributionCheck::Configuration(&CONFIGURATIONS[0]),
+    DistributionCheck::Configuration(&CONFIGURATIONS[1]),
+    DistributionCheck::Configuration(&CONFIGURATIONS[2]),
+    DistributionCheck::Debian13Root,
+];
+
+impl DistributionCheck {
+    pub fn name(&self) -> String {
+        match self {
+            DistributionCheck::Configuration(configuration) => format!("matrix {}", configuration.name),
+            DistributionCheck::Debian13Root => "debian13".into(),
+        }
+    }
+
+    pub fn run(&self, h: &Harness) -> Result {
+        match self {
+            DistributionCheck::Configuration(configuration) => test_configuration(h, configuration),
+            DistributionCheck::Debian13Root => crate::debian13::test_debian13(h),
+        }
+    }
+}
+
+/// Every distribution check, or with `NCFILTERS_TIER=ci` one, rotating by the UTC day.
+pub fn for_this_run() -> Vec<&'static DistributionCheck> {
+    release::rotate(&DISTRIBUTION_CHECKS, 0)
 }
 
 /// `cargo xtask matrix`: the configuration `NCFILTERS_CONFIGURATION` names, else every one.
@@ -206,10 +270,7 @@ pub fn test_configuration(h: &Harness, configuration: &Configuration) -> Result 
         (format!("stock-{}", configuration.name), format!("ncfilters-{}", configuration.name));
     build_netcdf(&h, &stock)?;
     build_netcdf(&h, &ncfilters)?;
-    for flavour in [&stock, &ncfilters] {
-        log(format!("netcdf-c's ctest suite on the {flavour} build"));
-        run_netcdf_ctest_expecting(&h, flavour, configuration.ctest_expected, &[])?;
-    }
+    run_suite_pair(&h, &stock, &ncfilters, configuration.ctest_expected, configuration.stock_failures)?;
     compare_exports(&h, configuration, &stock, &ncfilters)
 }
 
@@ -219,10 +280,13 @@ fn compare_exports(h: &Harness, configuration: &Configuration, stock: &str, ncfi
     let library = if configuration.is_static() { "libnetcdf.a" } else { "libnetcdf.so" };
     let stock_symbols = exported_symbols(&h.lib_dir(stock).join(library))?;
     let ncfilters_symbols = exported_symbols(&h.lib_dir(ncfilters).join(library))?;
-    let missing: Vec<&String> = stock_symbols.difference(&ncfilters_symbols).collect();
+    let replaced_internals: &[&str] = if h.release.is_first() { &LOADER_INTERNALS_OF_4_9_0 } else { &[] };
+    let missing: Vec<&String> =
+        stock_symbols.difference(&ncfilters_symbols).filter(|name| !replaced_internals.contains(&name.as_str())).collect();
     let mut allowed: BTreeSet<&str> = OWN_EXPORTS.into_iter().collect();
     if h.release.is_first() {
         allowed.extend(PLUGIN_PATH_API_ADDED_TO_4_9_0);
+        allowed.extend(DEFINED_FOR_4_9_0);
     } else if configuration.is_static() {
         allowed.extend(nczarr_filter_internals());
     }
@@ -234,9 +298,10 @@ fn compare_exports(h: &Harness, configuration: &Configuration, stock: &str, ncfi
         );
     }
     println!(
-        "PASS {library}: the {ncfilters} build exports stock's {} symbols and {} of ncfilters' documented additions",
+        "PASS {library}: the {ncfilters} build exports stock's {} symbols (but {} loader internals it replaces) and {} documented additions",
         stock_symbols.len(),
-        ncfilters_symbols.len() - stock_symbols.len()
+        replaced_internals.len(),
+        ncfilters_symbols.difference(&stock_symbols).count()
     );
     Ok(())
 }

@@ -5,6 +5,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::harness::{fail, log, Harness, Result};
+use crate::release::KnownFailure;
 use crate::process::{cmd, run, succeeds_into_log};
 use crate::setup;
 use crate::text::{print_file, print_matching, print_tail};
@@ -103,35 +104,68 @@ pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
 pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, failing: &[&str]) -> Result<usize> {
     let build = &h.build_dir(flavour);
     let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
-    let timeout = CTEST_TIMEOUT_SECONDS.to_string();
+    let [first, second] = ctest_halves(h.jobs);
     let mut parallel = ctest(h, build);
-    parallel.arg(format!("-j{}", h.jobs)).args(["-E", SERIAL_TESTS, "--output-on-failure", "--timeout", &timeout]);
+    parallel.args(first);
     let mut serial = ctest(h, build);
-    serial.args(["-R", SERIAL_TESTS, "--output-on-failure", "--timeout", &timeout]);
+    serial.args(second);
     // Both halves run whatever the first gave: the failures are compared by name below.
     let passed_first = succeeds_into_log(&mut parallel, log_file, false)?;
     let passed_second = succeeds_into_log(&mut serial, log_file, true)?;
+    check_ctest_log(log_file, &crate::matrix::describe(h, flavour), passed_first && passed_second, expected, failing)
+}
+
+/// ctest's arguments for the two halves of a suite: the tests that may run side by side, then
+/// those that must run alone.
+pub fn ctest_halves(jobs: usize) -> [Vec<String>; 2] {
+    let timeout = CTEST_TIMEOUT_SECONDS.to_string();
+    [
+        vec![format!("-j{jobs}"), "-E".into(), SERIAL_TESTS.into(), "--output-on-failure".into(), "--timeout".into(), timeout.clone()],
+        vec!["-R".into(), SERIAL_TESTS.into(), "--output-on-failure".into(), "--timeout".into(), timeout],
+    ]
+}
+
+/// Reads a suite's ctest log: prints `netcdf-c <label>: N tests passed, M failed` and fails unless
+/// `expected` passed and exactly `failing` failed (`succeeded`: both ctest runs exited 0).
+pub fn check_ctest_log(log_file: &Path, label: &str, succeeded: bool, expected: usize, failing: &[&str]) -> Result<usize> {
+    let build = log_file.display();
     let log = crate::harness::read_to_string(log_file)?;
     let (passed, failed) = (count_passed_tests(&log), count_failed_tests(&log));
-    println!("netcdf-c {}: {passed} tests passed, {failed} failed", crate::matrix::describe(h, flavour));
+    println!("netcdf-c {label}: {passed} tests passed, {failed} failed");
     let mut failed_names = failed_tests(&log);
     failed_names.sort_unstable();
     let mut expected_names = failing.to_vec();
     expected_names.sort_unstable();
-    if failed_names != expected_names || (passed_first && passed_second) != failing.is_empty() {
+    if failed_names != expected_names || succeeded != failing.is_empty() {
         print_matching(log_file, &["Failed", "***"], 40);
-        fail!(
-            "ctest in {}: failed {failed_names:?}, expected to fail {expected_names:?} (as on the stock build)",
-            build.display()
-        );
+        fail!("ctest ({build}): failed {failed_names:?}, expected to fail {expected_names:?} (as on the stock build)");
     }
     if !failing.is_empty() {
         println!("  failed as expected: {}", failing.join(", "));
     }
     if passed != expected {
-        fail!("expected {expected} ctest tests to pass in {}, counted {passed}", build.display());
+        fail!("expected {expected} ctest tests to pass ({build}), counted {passed}");
     }
     Ok(passed)
+}
+
+/// netcdf-c's suite on a stock and an ncfilters build of one configuration: stock passes
+/// `expected` less the known failures ncfilters fixes and fails all `failures`; ncfilters passes
+/// `expected` and fails only those outside its code.
+pub fn run_suite_pair(h: &Harness, stock: &str, ncfilters: &str, expected: usize, failures: &[KnownFailure]) -> Result {
+    let fixed_by_ncfilters = failures.iter().filter(|failure| !failure.on_ncfilters).count();
+    for failure in failures {
+        let on = if failure.on_ncfilters { "both builds" } else { "the stock build only" };
+        println!("  expected to fail on {on}: {} ({})", failure.test, failure.why);
+    }
+    for (flavour, is_stock) in [(stock, true), (ncfilters, false)] {
+        log(format!("netcdf-c's ctest suite on the {flavour} build"));
+        let failing: Vec<&str> =
+            failures.iter().filter(|failure| is_stock || failure.on_ncfilters).map(|failure| failure.test).collect();
+        let expected = expected - if is_stock { fixed_by_ncfilters } else { 0 };
+        run_netcdf_ctest_expecting(h, flavour, expected, &failing)?;
+    }
+    Ok(())
 }
 
 /// The names ctest lists under "The following tests FAILED:" ("\t189 - name (Failed)").

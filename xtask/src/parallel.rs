@@ -4,7 +4,7 @@
 //! (c_tests/mpi_filters.c, read back serially and with h5py).
 
 use crate::harness::{fail, log, Harness, Result};
-use crate::netcdf::{build_netcdf, run_netcdf_ctest_expecting};
+use crate::netcdf::{build_netcdf, run_suite_pair};
 use crate::process::{cmd, output, run, succeeds_into_log};
 use crate::text::print_tail;
 
@@ -44,19 +44,7 @@ pub fn test_parallel(h: &Harness) -> Result {
     build_netcdf(h, "ncfilters-parallel")?;
     // Stock fails the release's known failures; ncfilters those of them outside its code, and
     // passes the others.
-    let failures = h.release.parallel_stock_failures;
-    let fixed_by_ncfilters = failures.iter().filter(|failure| !failure.on_ncfilters).count();
-    for failure in failures {
-        let on = if failure.on_ncfilters { "both builds" } else { "the stock build only" };
-        println!("  expected to fail on {on}: {} ({})", failure.test, failure.why);
-    }
-    for (flavour, is_stock) in [("stock-parallel", true), ("ncfilters-parallel", false)] {
-        log(format!("netcdf-c's ctest suite on the {flavour} build (mpiexec, oversubscribed)"));
-        let failing: Vec<&str> =
-            failures.iter().filter(|failure| is_stock || failure.on_ncfilters).map(|failure| failure.test).collect();
-        let expected = h.release.parallel_ctest_expected - if is_stock { fixed_by_ncfilters } else { 0 };
-        run_netcdf_ctest_expecting(h, flavour, expected, &failing)?;
-    }
+    run_suite_pair(h, "stock-parallel", "ncfilters-parallel", h.release.parallel_ctest_expected, h.release.parallel_stock_failures)?;
     crate::rust_checks::test_abi_parallel(h, &h.work.join("src-stock-parallel"), &h.build_dir("stock-parallel"))?;
     crate::rust_checks::test_parallel_rules(h)?;
     mpi_filter_test(h)

@@ -10,7 +10,7 @@ use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
 use crate::release::Source;
 use crate::text::last_lines;
 
-const APT_PACKAGES: [&str; 21] = [
+const APT_PACKAGES: [&str; 22] = [
     "cmake",
     "libhdf5-dev",
     "libzstd-dev",
@@ -34,6 +34,8 @@ const APT_PACKAGES: [&str; 21] = [
     "libopenmpi-dev",
     "openmpi-bin",
     "libhdf5-openmpi-dev",
+    // The Debian 13 root of the `debian13` step.
+    "debootstrap",
 ];
 
 const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources";
@@ -151,7 +153,7 @@ fn has_deb_src_entry() -> bool {
 
 /// The URI and suite of the first binary entry: deb822 `.sources` files first, then the
 /// one-line format of sources.list.
-fn first_deb_entry() -> Option<(String, String)> {
+pub fn first_deb_entry() -> Option<(String, String)> {
     let texts = apt_source_texts();
     let deb822 = texts
         .iter()

@@ -1,0 +1,324 @@
+//! `debian13`: netcdf-c 4.9.3 as Debian 13 builds it, inside a Debian 13 root (`debootstrap
+//! --variant=minbase trixie` from the machine's own Debian mirror, with Debian's build
+//! dependencies, HDF5 1.14.5, NCO and CDO; cached in `<cache>/debian13-root`). Stock and ncfilters
+//! are built with Debian's flags (the matrix's `debian13` configuration) against Debian's HDF5, the
+//! suite runs on both, then Debian 13's own programs run on Debian's `libnetcdf22` and on
+//! ncfilters' with no `HDF5_PLUGIN_PATH` (NCO and CDO: tests/debian13/clients.sh; netCDF4-python
+//! 1.7.2's own test suite, from its sdist on PyPI). The Rust toolchain is the
+//! host's, bind-mounted in a mount namespace that ends with each command.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::{self, fail, log, read_to_string, Harness, Result};
+use crate::netcdf::{check_ctest_log, ctest_halves};
+use crate::process::{cmd, run, succeeds_into_log};
+use crate::text::print_tail;
+
+/// What the root installs: netcdf-c's build dependencies as Debian 13 builds it, and the programs
+/// whose use of libnetcdf is checked.
+const PACKAGES: [&str; 19] = [
+    "cmake",
+    "make",
+    "gcc",
+    "g++",
+    "m4",
+    "pkg-config",
+    "file",
+    "libhdf5-dev",
+    "libcurl4-openssl-dev",
+    "libxml2-dev",
+    "libzstd-dev",
+    "libbz2-dev",
+    "libaec-dev",
+    "zlib1g-dev",
+    "netcdf-bin",
+    "nco",
+    "cdo",
+    "python3-netcdf4",
+    "python3-pytest",
+];
+
+/// netCDF4-python's sdist on PyPI, whose test suite runs against Debian's python3-netcdf4 (the same
+/// version) on each library.
+const NETCDF4_PYTHON: &str = "netCDF4==1.7.2";
+const NETCDF4_PYTHON_SDIST: &str = "netcdf4-1.7.2.tar.gz";
+
+/// The Debian 13 configuration of the matrix, whose flags the two builds use.
+const CONFIGURATION: &str = "debian13";
+
+/// Where the host's paths appear inside the root.
+const WORK_INSIDE: &str = "/work";
+const REPO_INSIDE: &str = "/ncfilters";
+
+pub fn test_debian13(h: &Harness) -> Result {
+    let configuration = crate::matrix::CONFIGURATIONS
+        .iter()
+        .find(|configuration| configuration.name == CONFIGURATION)
+        .expect("the matrix has Debian 13's configuration");
+    let h = h.for_release(configuration.release());
+    crate::setup::setup(&h)?;
+    let root = ensure_root(&h)?;
+    let work = root.join(WORK_INSIDE.trim_start_matches('/'));
+    harness::remove_dir_all_if_exists(&work)?;
+    harness::create_dir_all(&work)?;
+    let source = format!("netcdf-c-{}", h.version());
+    let flags = configuration.flags(h.release);
+    let version_of_hdf5 = ["sh", "-c", "dpkg-query -W -f '${Version}' libhdf5-dev | cut -d+ -f1"];
+    let hdf5 = crate::process::output(&mut inside(&root, &version_of_hdf5))?.trim().to_string();
+    for flavour in ["stock", "ncfilters"] {
+        let mut copy = cmd("cp", ["-a"]);
+        copy.arg(h.work.join(&source)).arg(work.join(format!("src-{flavour}")));
+        run(&mut copy)?;
+        let mut configure = vec!["cmake".to_string(), "-S".into(), format!("{WORK_INSIDE}/src-{flavour}")];
+        configure.extend(["-B".to_string(), format!("{WORK_INSIDE}/build-{flavour}")]);
+        configure.extend(flags.iter().cloned());
+        if flavour == "ncfilters" {
+            configure.push(format!("-DCMAKE_PROJECT_INCLUDE={REPO_INSIDE}/cmake/ncfilters.cmake"));
+            configure.push(format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"));
+        }
+        step(&h, &root, &format!("configure netcdf-c {} ({flavour}, Debian 13 flags)", h.version()), &configure)?;
+        let build = ["cmake", "--build", &format!("{WORK_INSIDE}/build-{flavour}"), &format!("-j{}", h.jobs)];
+        step(&h, &root, &format!("build netcdf-c ({flavour}) in the Debian 13 root"), &build)?;
+    }
+    for flavour in ["stock", "ncfilters"] {
+        log(format!("netcdf-c's ctest suite on the {flavour} build in the Debian 13 root"));
+        let log_file = h.work_file(&format!("debian13-ctest-{flavour}.log"));
+        let mut succeeded = true;
+        for (i, half) in ctest_halves(h.jobs).into_iter().enumerate() {
+            let mut ctest = vec!["ctest".to_string(), "--test-dir".into(), format!("{WORK_INSIDE}/build-{flavour}")];
+            ctest.extend(half);
+            let mut command = inside(&root, &ctest);
+            command.env(crate::netcdf::SUITE_DIALECT_VARIABLE, h.release.suite_dialect);
+            succeeded &= succeeds_into_log(&mut command, &log_file, i > 0)?;
+        }
+        let label = format!("{} (Debian 13 flags) on HDF5 {hdf5} {flavour}", h.version());
+        check_ctest_log(&log_file, &label, succeeded, configuration.ctest_expected, &[])?;
+    }
+    clients(&h, &root)?;
+    netcdf4_python_suite(&h, &root)
+}
+
+/// netCDF4-python 1.7.2's own tests (from its sdist) with Debian's python3-netcdf4 on Debian's
+/// libnetcdf22 and on ncfilters'; ncfilters must fail none that Debian's passes.
+fn netcdf4_python_suite(h: &Harness, root: &Path) -> Result {
+    let sdist = h.cache.join(NETCDF4_PYTHON_SDIST);
+    if !sdist.is_file() {
+        crate::interop::python_env(h)?;
+        log(format!("pip download {NETCDF4_PYTHON} (sdist)"));
+        // pip asks the sdist for its metadata, which looks for netCDF's and HDF5's headers: the root's.
+        let usr = root.join("usr");
+        let mut pip = cmd(h.venv().join("bin/pip"), ["download", "-q", "--no-deps", "--no-binary", "netCDF4", NETCDF4_PYTHON]);
+        pip.arg("-d")
+            .arg(&h.cache)
+            .env("USE_NCCONFIG", "0")
+            .env("NETCDF4_DIR", &usr)
+            .env("HDF5_INCDIR", usr.join("include/hdf5/serial"))
+            .env("HDF5_LIBDIR", usr.join("lib/x86_64-linux-gnu/hdf5/serial"));
+        run(&mut pip)?;
+    }
+    let tests = root.join("work/netcdf4-python");
+    harness::create_dir_all(&tests)?;
+    let mut unpack = cmd("tar", ["-xzf"]);
+    unpack.arg(&sdist).arg("-C").arg(&tests).arg("--strip-components=1");
+    run(&mut unpack)?;
+    log(format!("{NETCDF4_PYTHON}'s test suite (Debian's python3-netcdf4): Debian's libnetcdf22, then ncfilters'"));
+    println!(
+        "  note: netCDF4-python 1.7.2 inverts its has_*_filter checks (test/filter_availability.py), so its \
+         zstd, bzip2, blosc and szip tests skip on any library; they are not counted as passes"
+    );
+    let mut outcomes = Vec::new();
+    for (label, lib) in [("Debian's libnetcdf22", ""), ("ncfilters' libnetcdf", "/work/build-ncfilters")] {
+        let log_file = h.work_file(&format!("debian13-netcdf4-python-{}.log", if lib.is_empty() { "debian" } else { "ncfilters" }));
+        let script = format!(
+            "cd /work/netcdf4-python/test && {} python3 -m pytest -q -rfs -p no:cacheprovider .",
+            if lib.is_empty() { String::new() } else { format!("LD_LIBRARY_PATH={lib}") }
+        );
+        // pytest exits 1 when a test fails: the counts are compared below.
+        succeeds_into_log(&mut inside(root, &["sh", "-c", script.as_str()]), &log_file, false)?;
+        let text = read_to_string(&log_file)?;
+        let outcome = PytestOutcome::read(&text);
+        println!(
+            "netCDF4-python 1.7.2 suite on {label}: {} passed, {} failed {:?}, {} skipped",
+            outcome.passed,
+            outcome.failed.len(),
+            outcome.failed,
+            outcome.skipped
+        );
+        if outcome.passed == 0 {
+            print_tail(&log_file, 30);
+            fail!("netCDF4-python's suite ran no test on {label}");
+        }
+        outcomes.push(outcome);
+    }
+    let (debian, ncfilters) = (&outcomes[0], &outcomes[1]);
+    if let Some(test) = ncfilters.failed.iter().find(|test| !debian.failed.contains(test)) {
+        fail!("netCDF4-python: {test} passes on Debian's libnetcdf22 and fails on ncfilters'");
+    }
+    if ncfilters.passed < debian.passed {
+        fail!("netCDF4-python: {} passed on ncfilters', {} on Debian's", ncfilters.passed, debian.passed);
+    }
+    println!("PASS netCDF4-python 1.7.2: ncfilters' libnetcdf fails nothing Debian's passes");
+    Ok(())
+}
+
+/// The counts and failed tests of a `pytest -q -rfs` run.
+struct PytestOutcome {
+    passed: usize,
+    failed: Vec<String>,
+    skipped: usize,
+}
+
+impl PytestOutcome {
+    fn read(text: &str) -> PytestOutcome {
+        let failed = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("FAILED "))
+            .map(|rest| rest.split(" - ").next().unwrap_or(rest).to_string())
+            .collect();
+        let summary = text.lines().rev().find(|line| line.contains(" passed") || line.contains(" failed")).unwrap_or("");
+        let count = |word: &str| -> usize {
+            let words: Vec<&str> = summary.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()).collect();
+            words.windows(2).find(|pair| pair[1] == word).and_then(|pair| pair[0].parse().ok()).unwrap_or(0)
+        };
+        PytestOutcome { passed: count("passed"), failed, skipped: count("skipped") }
+    }
+}
+
+/// Debian 13's NCO and CDO on Debian's libnetcdf22 and on the ncfilters build's; ncfilters must
+/// succeed in every case Debian's does, and in all of them.
+fn clients(h: &Harness, root: &Path) -> Result {
+    log("Debian 13's programs (NCO, CDO) with no HDF5_PLUGIN_PATH: Debian's libnetcdf22, then ncfilters'");
+    let script = root.join("work/clients.sh");
+    std::fs::copy(h.repo.join("tests/debian13/clients.sh"), &script)
+        .map_err(|e| harness::Failure(format!("cannot copy clients.sh: {e}")))?;
+    let mut results = Vec::new();
+    for (label, lib) in [("Debian's libnetcdf22", ""), ("ncfilters' libnetcdf", "/work/build-ncfilters")] {
+        let output = crate::process::output(&mut inside(root, &["bash", "/work/clients.sh", label, WORK_INSIDE, lib]))?;
+        print!("{output}");
+        let passed: Vec<String> =
+            output.lines().filter_map(|line| line.strip_prefix("PASS ")).map(String::from).collect();
+        let total = output.lines().filter(|line| line.starts_with("PASS ") || line.starts_with("FAIL ")).count();
+        results.push((passed, total));
+    }
+    let [(debian, total), (ncfilters, _)] = &results[..] else { fail!("clients.sh ran twice") };
+    if let Some(lost) = debian.iter().find(|case| !ncfilters.contains(case)) {
+        fail!("{lost} succeeds on Debian's libnetcdf22 but not on ncfilters'");
+    }
+    if ncfilters.len() != *total {
+        fail!("ncfilters' libnetcdf succeeded in {} of {total} cases", ncfilters.len());
+    }
+    println!("PASS Debian 13's programs: {} of {total} on Debian's libnetcdf22, {total} of {total} on ncfilters'", debian.len());
+    Ok(())
+}
+
+/// A command run inside the root, as root, in a mount namespace of its own (`unshare --mount`)
+/// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
+/// the mounts end with the command, however it ends, so none outlives a killed run.
+fn inside<S: AsRef<str>>(root: &Path, args: &[S]) -> Command {
+    let (cargo_home, rustup_home) = (cargo_home(), rustup_home());
+    let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
+    binds.push((repo(), root.join(REPO_INSIDE.trim_start_matches('/'))));
+    for dir in [&cargo_home, &rustup_home] {
+        binds.push((dir.clone(), root.join(dir.strip_prefix("/").unwrap_or(dir))));
+    }
+    let mut script = format!("mount -t proc proc '{}/proc'", root.display());
+    for (from, to) in &binds {
+        let _ = std::fs::create_dir_all(to);
+        script.push_str(&format!(" && mount --bind '{}' '{}'", from.display(), to.display()));
+    }
+    script.push_str(&format!(" && exec chroot '{}' \"$@\"", root.display()));
+    let mut command = cmd("unshare", ["--mount", "--propagation", "private", "sh", "-c", script.as_str(), "sh"]);
+    command
+        .arg("env")
+        .arg("-i")
+        .arg(format!("PATH={}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", cargo_home.display()))
+        .arg("HOME=/root")
+        .arg("LANG=C.UTF-8")
+        .arg(format!("CARGO_HOME={}", cargo_home.display()))
+        .arg(format!("RUSTUP_HOME={}", rustup_home.display()))
+        .args(args.iter().map(|arg| arg.as_ref()));
+    command
+}
+
+/// The repository (xtask/ sits at its root).
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ has a parent directory").to_path_buf()
+}
+
+/// Runs a step inside the root into a log; on failure prints its tail.
+fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Result {
+    log(what);
+    let log_file = h.work_file("debian13-step.log");
+    if !succeeds_into_log(&mut inside(root, args), &log_file, false)? {
+        print_tail(&log_file, 40);
+        fail!("{what} failed");
+    }
+    Ok(())
+}
+
+fn cargo_home() -> PathBuf {
+    std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| home().join(".cargo"))
+}
+
+fn rustup_home() -> PathBuf {
+    std::env::var_os("RUSTUP_HOME").map(PathBuf::from).unwrap_or_else(|| home().join(".rustup"))
+}
+
+fn home() -> PathBuf {
+    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default()
+}
+
+/// The Debian 13 root with [`PACKAGES`], made once and reused while its stamp names the same
+/// packages.
+fn ensure_root(h: &Harness) -> Result<PathBuf> {
+    let root = h.cache.join("debian13-root");
+    let stamp = h.cache.join("debian13-root.packages");
+    let wanted = PACKAGES.join(" ");
+    if root.join("usr/bin/cdo").is_file() && read_to_string(&stamp).is_ok_and(|text| text.trim() == wanted) {
+        return Ok(root);
+    }
+    harness::remove_dir_all_if_exists(&root)?;
+    let _ = std::fs::remove_file(&stamp);
+    let Some((mirror, _)) = crate::setup::first_deb_entry() else {
+        fail!("no Debian mirror in the machine's apt sources to debootstrap trixie from");
+    };
+    log(format!("debootstrap --variant=minbase trixie into {}", root.display()));
+    let mut debootstrap = cmd("debootstrap", ["--variant=minbase", "trixie"]);
+    debootstrap.arg(&root).arg(&mirror);
+    let log_file = h.work_file("debian13-debootstrap.log");
+    if !succeeds_into_log(&mut debootstrap, &log_file, false)? {
+        print_tail(&log_file, 30);
+        fail!("debootstrap of Debian 13 failed");
+    }
+    std::fs::copy("/etc/resolv.conf", root.join("etc/resolv.conf"))
+        .map_err(|e| harness::Failure(format!("cannot copy resolv.conf into the root: {e}")))?;
+    let install = format!(
+        "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends {wanted}"
+    );
+    log("apt-get install inside the Debian 13 root");
+    let mut apt = inside(&root, &["sh", "-c", install.as_str()]);
+    if !succeeds_into_log(&mut apt, &log_file, true)? {
+        print_tail(&log_file, 30);
+        fail!("apt-get install in the Debian 13 root failed");
+    }
+    harness::write_file(&stamp, &format!("{wanted}\n"))?;
+    Ok(root)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pytest_counts_and_failures_are_read() {
+        let text = "....F..s\n=========================== short test summary info ============================\n\
+                    SKIPPED [1] test_x.py:3: zstd filter not available\n\
+                    FAILED test_dap.py::DapTestCase::runTest - OSError: [Errno -68] NetCDF: I/O failure\n\
+                    1 failed, 107 passed, 5 skipped in 21.01s\n";
+        let outcome = PytestOutcome::read(text);
+        assert_eq!((outcome.passed, outcome.skipped), (107, 5));
+        assert_eq!(outcome.failed, ["test_dap.py::DapTestCase::runTest"]);
+        assert_eq!(PytestOutcome::read("3 passed in 0.1s\n").passed, 3);
+    }
+}
