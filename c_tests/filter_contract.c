@@ -129,14 +129,14 @@ int main(int argc, char **argv) {
         if (handle == NULL) { printf("FAIL %s: %s\n", library, dlerror()); failures++; continue; }
         const void *(*info)(void) = (const void *(*)(void))dlsym(handle, "H5PLget_plugin_info");
         const H5Z_class2_t *class = info ? info() : NULL;
-        if (class == NULL || class->filter == NULL) { printf("FAIL %s: no filter class\n", library); failures++; dlclose(handle); continue; }
+        if (class == NULL || class->filter == NULL) { printf("FAIL %s: no filter class\n", library); failures++; continue; }
         int before = failures;
         check_filter(library, class->id, class->filter, SMALL_CHUNK);
         check_filter(library, class->id, class->filter, LARGE_CHUNK);
         if (failures == before)
             printf("PASS %s (filter %d): encode within *buf_size; decode exact into a pre-sized and an exact block; failure leaves the block\n",
                    library, class->id);
-        dlclose(handle);
+        /* Not dlclose'd: valgrind names a leak's frames only in a library still loaded. */
     }
     return failures ? 1 : 0;
 }

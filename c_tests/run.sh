@@ -147,8 +147,10 @@ done
 echo "-- filter_contract: every plugin library's H5Z_func_t as HDF5 2.2 calls it, plain and under valgrind"
 cc "${CFLAGS[@]}" -I"$REPO/c_tests" "$REPO/c_tests/filter_contract.c" -o "$OUT/filter_contract" -ldl
 cc "${CFLAGS[@]}" -fPIC -shared -I"$REPO/c_tests" "$REPO/c_tests/broken_filter.c" -o "$OUT/libbroken_zstd.so" -lzstd
+# The filter plugins of the table of standard filters (the codec-defaults libraries have no filter).
+read -r -a files < <(sed -n 's/^set(NCFILTERS_RUST_PLUGIN_FILES \(.*\))$/\1/p' "$REPO/cmake/ncfilters_plugins.cmake")
 plugins=()
-for plugin in "$WORK/build-ncfilters/plugins"/lib__nch5*.so; do plugins+=("$plugin"); done
+for file in "${files[@]}"; do [[ $file == lib__nch5* ]] && plugins+=("$WORK/build-ncfilters/plugins/$file"); done
 [ ${#plugins[@]} -eq 7 ] || { echo "expected the 7 filter plugin libraries, found ${#plugins[@]}"; exit 1; }
 "$OUT/filter_contract" "${plugins[@]}" > "$OUT/filter_contract.txt" \
   || { cat "$OUT/filter_contract.txt"; echo "a plugin library broke the filter contract"; exit 1; }
@@ -161,7 +163,8 @@ grep -q "pre-sized block returned 0" "$OUT/filter_contract-broken.txt" \
   || { cat "$OUT/filter_contract-broken.txt"; echo "filter_contract failed the broken filter for another reason"; exit 1; }
 echo "   the deliberately broken filter (decodes *buf_size bytes, not nbytes) fails it, as it must"
 log=$OUT/valgrind-filter_contract.log
-valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=definite --log-file="$log" \
+valgrind -q --error-exitcode=97 --leak-check=full --errors-for-leak-kinds=none --log-file="$log" \
    "$OUT/filter_contract" "${plugins[@]}" > /dev/null \
-  || { cat "$log"; echo "valgrind found invalid accesses or leaks (filter_contract)"; exit 1; }
-echo "   under valgrind: nothing read past nbytes, no invalid access, no definite leak"
+  || { cat "$log"; echo "valgrind found invalid accesses (filter_contract)"; exit 1; }
+classify_leaks "$log" || { echo "definite leak allocated by ncfilters code (filter_contract)"; exit 1; }
+echo "   under valgrind: nothing read past nbytes, no invalid access, no definite leak from ncfilters code"

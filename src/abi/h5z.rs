@@ -98,21 +98,19 @@ unsafe fn commit(
         Filtered::Shrunk(len) => Ok(len),
         Filtered::Appended(extra) => {
             let len = nbytes + extra.len();
-            // SAFETY: the current size is the caller's; realloc keeps the first nbytes bytes.
-            let grown = unsafe {
-                if *buf_size >= len {
-                    block
-                } else {
-                    libc::realloc(block, len)
-                }
-            };
+            // SAFETY: the current size is the caller's.
+            let needs_growing = unsafe { *buf_size } < len;
+            // SAFETY: realloc keeps the first nbytes bytes of the caller's malloc'd block.
+            let grown = if needs_growing { unsafe { libc::realloc(block, len) } } else { block };
             if grown.is_null() {
                 return Err(FilterError("out of memory".into()));
             }
-            // SAFETY: grown holds at least len bytes; write the extra bytes after the data.
+            // SAFETY: grown holds at least len bytes; write the extra bytes after the data. A grown
+            // block has a new size even where realloc kept its address (HDF5 2.2 checks that the
+            // result fits *buf_size).
             unsafe {
                 std::ptr::copy_nonoverlapping(extra.as_ptr(), grown.cast::<u8>().add(nbytes), extra.len());
-                if grown != block {
+                if needs_growing {
                     *buf = grown;
                     *buf_size = len;
                 }
@@ -397,6 +395,39 @@ mod tests {
             assert!(n > 0);
             let (m, decoded) = call(filter, H5Z_FLAG_REVERSE, &params, &encoded);
             assert_eq!((m, decoded), (data.len(), data.clone()));
+        }
+    }
+
+    /// HDF5 2.2 rejects a filter whose result is larger than the `*buf_size` it leaves; fletcher32
+    /// used to grow the block without saying so when `realloc` kept its address.
+    #[test]
+    fn every_result_fits_the_size_the_filter_leaves() {
+        let data: Vec<u8> = (0..50_000u32).flat_map(|i| ((i as f32).sin() * 100.0).to_le_bytes()).collect();
+        let cases: [(H5Z_func_t, Vec<u32>); 5] = [
+            (Some(h5z_deflate), vec![6]),
+            (Some(h5z_shuffle), vec![4]),
+            (Some(h5z_fletcher32), vec![]),
+            (Some(h5z_bzip2), vec![9]),
+            (Some(h5z_zstd), vec![3]),
+        ];
+        for (filter, params) in cases {
+            for size in [data.len(), data.len() + 1, data.len() + 100] {
+                let run = filter.expect("a filter function");
+                // SAFETY: a malloc'd block of `size` bytes holding the data, valid out-pointers.
+                let (mut buf, mut buf_size) = unsafe {
+                    let block = libc::malloc(size);
+                    std::ptr::copy_nonoverlapping(data.as_ptr(), block.cast::<u8>(), data.len());
+                    (block, size)
+                };
+                // SAFETY: as above.
+                let produced = unsafe { run(0, params.len(), params.as_ptr(), data.len(), &mut buf_size, &mut buf) };
+                assert!(
+                    produced > 0 && produced <= buf_size,
+                    "{params:?}: {produced} > *buf_size {buf_size} (block of {size})"
+                );
+                // SAFETY: the block is ours again.
+                unsafe { libc::free(buf) };
+            }
         }
     }
 

@@ -153,10 +153,7 @@ fn staged_for_unprivileged_user(h: &Harness) -> Result<Option<Harness>> {
         return Ok(None);
     };
     let mut check = as_user(user);
-    check
-        .args(["sh", "-c", "test -r \"$1\" && test -x \"$2\"", "sh"])
-        .arg(h.repo.join("Cargo.toml"))
-        .arg(&h.work);
+    check.args(["sh", "-c", "test -r \"$1\" && test -x \"$2\"", "sh"]).arg(h.repo.join("Cargo.toml")).arg(&h.work);
     if crate::process::succeeds_quietly(&mut check)? {
         return Ok(None);
     }

@@ -266,12 +266,46 @@ pub fn test_chosen(h: &Harness) -> Result {
 pub fn test_configuration(h: &Harness, configuration: &Configuration) -> Result {
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
-    let (stock, ncfilters) =
-        (format!("stock-{}", configuration.name), format!("ncfilters-{}", configuration.name));
+    let (stock, ncfilters) = (format!("stock-{}", configuration.name), format!("ncfilters-{}", configuration.name));
     build_netcdf(&h, &stock)?;
     build_netcdf(&h, &ncfilters)?;
     run_suite_pair(&h, &stock, &ncfilters, configuration.ctest_expected, configuration.stock_failures)?;
-    compare_exports(&h, configuration, &stock, &ncfilters)
+    compare_exports(&h, configuration, &stock, &ncfilters)?;
+    if configuration.is_static() {
+        link_with_pkg_config_libs(&h, &ncfilters)?;
+    }
+    Ok(())
+}
+
+/// c_tests/static_program.c linked against the static build's libnetcdf.a with only the
+/// libraries the netcdf.pc it installs names in `Libs.private`, run with no plugin path.
+fn link_with_pkg_config_libs(h: &Harness, flavour: &str) -> Result {
+    let build = h.build_dir(flavour);
+    let pc = crate::harness::read_to_string(&build.join("ncfilters-generated/netcdf.pc"))?;
+    let Some(private) = pc.lines().find_map(|line| line.strip_prefix("Libs.private:")) else {
+        fail!("the netcdf.pc ncfilters installs has no Libs.private");
+    };
+    let dir = h.work.join("static-program");
+    crate::harness::remove_dir_all_if_exists(&dir)?;
+    crate::harness::create_dir_all(&dir)?;
+    let program = dir.join("static_program");
+    let mut compile = cmd("cc", ["-std=c99", "-O1", "-Wall", "-Werror"]);
+    compile
+        .arg(format!("-I{}", h.repo.join("include").display()))
+        .arg(format!("-I{}", build.join("include").display()))
+        .arg(format!("-I{}", h.work.join(format!("src-{flavour}/include")).display()))
+        .arg(h.repo.join("c_tests/static_program.c"))
+        .arg(build.join("libnetcdf.a"))
+        .args(crate::setup::hdf5_link_dirs()?)
+        .args(private.split_whitespace())
+        .arg("-o")
+        .arg(&program);
+    crate::process::run(&mut compile)?;
+    let url = format!("file://{}#mode=nczarr,file", dir.join("zstd.zarr").display());
+    let mut program = cmd(&program, [url]);
+    program.env_remove("HDF5_PLUGIN_PATH");
+    print!("{}", output(&mut program)?);
+    Ok(())
 }
 
 /// ncfilters' libnetcdf exports every symbol stock's does, and besides them only its documented
@@ -281,8 +315,10 @@ fn compare_exports(h: &Harness, configuration: &Configuration, stock: &str, ncfi
     let stock_symbols = exported_symbols(&h.lib_dir(stock).join(library))?;
     let ncfilters_symbols = exported_symbols(&h.lib_dir(ncfilters).join(library))?;
     let replaced_internals: &[&str] = if h.release.is_first() { &LOADER_INTERNALS_OF_4_9_0 } else { &[] };
-    let missing: Vec<&String> =
-        stock_symbols.difference(&ncfilters_symbols).filter(|name| !replaced_internals.contains(&name.as_str())).collect();
+    let missing: Vec<&String> = stock_symbols
+        .difference(&ncfilters_symbols)
+        .filter(|name| !replaced_internals.contains(&name.as_str()))
+        .collect();
     let mut allowed: BTreeSet<&str> = OWN_EXPORTS.into_iter().collect();
     if h.release.is_first() {
         allowed.extend(PLUGIN_PATH_API_ADDED_TO_4_9_0);

@@ -5,8 +5,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::harness::{fail, log, Harness, Result};
-use crate::release::KnownFailure;
 use crate::process::{cmd, run, succeeds_into_log};
+use crate::release::KnownFailure;
 use crate::setup;
 use crate::text::{print_file, print_matching, print_tail};
 
@@ -120,14 +120,27 @@ pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, f
 pub fn ctest_halves(jobs: usize) -> [Vec<String>; 2] {
     let timeout = CTEST_TIMEOUT_SECONDS.to_string();
     [
-        vec![format!("-j{jobs}"), "-E".into(), SERIAL_TESTS.into(), "--output-on-failure".into(), "--timeout".into(), timeout.clone()],
+        vec![
+            format!("-j{jobs}"),
+            "-E".into(),
+            SERIAL_TESTS.into(),
+            "--output-on-failure".into(),
+            "--timeout".into(),
+            timeout.clone(),
+        ],
         vec!["-R".into(), SERIAL_TESTS.into(), "--output-on-failure".into(), "--timeout".into(), timeout],
     ]
 }
 
 /// Reads a suite's ctest log: prints `netcdf-c <label>: N tests passed, M failed` and fails unless
 /// `expected` passed and exactly `failing` failed (`succeeded`: both ctest runs exited 0).
-pub fn check_ctest_log(log_file: &Path, label: &str, succeeded: bool, expected: usize, failing: &[&str]) -> Result<usize> {
+pub fn check_ctest_log(
+    log_file: &Path,
+    label: &str,
+    succeeded: bool,
+    expected: usize,
+    failing: &[&str],
+) -> Result<usize> {
     let build = log_file.display();
     let log = crate::harness::read_to_string(log_file)?;
     let (passed, failed) = (count_passed_tests(&log), count_failed_tests(&log));

@@ -44,7 +44,13 @@ pub fn test_parallel(h: &Harness) -> Result {
     build_netcdf(h, "ncfilters-parallel")?;
     // Stock fails the release's known failures; ncfilters those of them outside its code, and
     // passes the others.
-    run_suite_pair(h, "stock-parallel", "ncfilters-parallel", h.release.parallel_ctest_expected, h.release.parallel_stock_failures)?;
+    run_suite_pair(
+        h,
+        "stock-parallel",
+        "ncfilters-parallel",
+        h.release.parallel_ctest_expected,
+        h.release.parallel_stock_failures,
+    )?;
     crate::rust_checks::test_abi_parallel(h, &h.work.join("src-stock-parallel"), &h.build_dir("stock-parallel"))?;
     crate::rust_checks::test_parallel_rules(h)?;
     mpi_filter_test(h)

@@ -310,6 +310,11 @@ pub fn hdf5_cflags() -> Result<Vec<String>> {
     Ok(output(&mut cmd("pkg-config", ["--cflags", "hdf5-serial"]))?.split_whitespace().map(String::from).collect())
 }
 
+/// Where Debian's serial HDF5 libraries are (`-L…`), which netcdf-c's `Libs.private` does not say.
+pub fn hdf5_link_dirs() -> Result<Vec<String>> {
+    Ok(output(&mut cmd("pkg-config", ["--libs-only-L", "hdf5-serial"]))?.split_whitespace().map(String::from).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
