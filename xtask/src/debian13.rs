@@ -17,7 +17,7 @@ use crate::text::print_tail;
 
 /// What the root installs: netcdf-c's build dependencies as Debian 13 builds it, and the programs
 /// whose use of libnetcdf is checked.
-const PACKAGES: [&str; 20] = [
+const PACKAGES: [&str; 21] = [
     "cmake",
     "make",
     "gcc",
@@ -39,6 +39,9 @@ const PACKAGES: [&str; 20] = [
     "cdo",
     "python3-netcdf4",
     "python3-pytest",
+    // netCDF's headers, which pip's metadata step of the netCDF4-python sdist looks for (netcdf-c's
+    // own builds include their source tree's headers first).
+    "libnetcdf-dev",
 ];
 
 /// netCDF4-python's sdist on PyPI, whose test suite runs against Debian's python3-netcdf4 (the same
