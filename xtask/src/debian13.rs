@@ -135,8 +135,9 @@ fn netcdf4_python_suite(h: &Harness, root: &Path) -> Result {
     run(&mut unpack)?;
     log(format!("{NETCDF4_PYTHON}'s test suite (Debian's python3-netcdf4): Debian's libnetcdf22, then ncfilters'"));
     println!(
-        "  note: netCDF4-python 1.7.2 inverts its has_*_filter checks (test/filter_availability.py), so its \
-         zstd, bzip2, blosc and szip tests skip on any library; they are not counted as passes"
+        "  note: netCDF4-python 1.7.2 inverts has_zstd_filter, has_bzip2_filter and has_blosc_filter (`if \
+         __has_zstandard_support__: return False`), so its zstd, bzip2 and blosc tests skip on any library: \
+         skipped, never counted as passes"
     );
     let mut outcomes = Vec::new();
     for (label, lib) in [("Debian's libnetcdf22", ""), ("ncfilters' libnetcdf", "/work/build-ncfilters")] {
