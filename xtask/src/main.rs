@@ -18,6 +18,7 @@ mod provenance;
 mod release;
 mod rust_checks;
 mod setup;
+mod slow_checks;
 mod text;
 mod valgrind;
 
@@ -114,10 +115,9 @@ const FIRST_STEPS: [Step; 5] = [Step::Rust, Step::Headers, Step::Fmt, Step::Clip
 const RELEASE_STEPS: [Step; 6] =
     [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
 
-/// The steps of `test` run last: `install` for every release; `parallel` and `valgrind` for every
-/// release, and `matrix` for every configuration and the Debian 13 root (`debian13`), or one each
-/// (rotating daily) with `NCFILTERS_TIER=ci`; `fuzz` once.
-const LAST_STEPS: [Step; 5] = [Step::Install, Step::Matrix, Step::Parallel, Step::Valgrind, Step::Fuzz];
+// After those, `test` runs `install` for every release, the slow checks (`slow_checks.rs`:
+// `valgrind` and `parallel` for every release, the `matrix` configurations and `debian13`; one of
+// them with `NCFILTERS_TIER=ci`) and `fuzz`.
 
 impl Step {
     fn name(&self) -> &'static str {
@@ -216,27 +216,14 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
                 stages.run(&format!("{} {}", step.name(), release.version), || run_step(&h, step))?;
             }
         }
-        for step in &LAST_STEPS {
-            if let Step::Matrix = step {
-                for check in matrix::for_this_run() {
-                    stages.run(&check.name(), || check.run(h))?;
-                }
-                continue;
-            }
-            let releases: Vec<&release::Release> = match step {
-                Step::Install => release::RELEASES.iter().collect(),
-                Step::Parallel => release::for_slow_check(release::SlowCheck::Parallel),
-                Step::Valgrind => release::for_slow_check(release::SlowCheck::Valgrind),
-                _ => {
-                    stages.run(step.name(), || run_step(h, step))?;
-                    continue;
-                }
-            };
-            for release in releases {
-                let h = h.for_release(release);
-                stages.run(&format!("{} {}", step.name(), release.version), || run_step(&h, step))?;
-            }
+        for release in &release::RELEASES {
+            let h = h.for_release(release);
+            stages.run(&format!("install {}", release.version), || install::test_install(&h))?;
         }
+        for check in slow_checks::for_this_run() {
+            stages.run(&check.name(), || check.run(h))?;
+        }
+        stages.run("fuzz", || rust_checks::test_fuzz(h))?;
         harness::log("all tests passed");
         Ok(())
     })();

@@ -222,11 +222,6 @@ impl DistributionCheck {
     }
 }
 
-/// Every distribution check, or with `NCFILTERS_TIER=ci` one, rotating by the UTC day.
-pub fn for_this_run() -> Vec<&'static DistributionCheck> {
-    release::rotate(&DISTRIBUTION_CHECKS, 0)
-}
-
 /// `cargo xtask matrix`: the configuration `NCFILTERS_CONFIGURATION` names, else every one.
 pub fn test_chosen(h: &Harness) -> Result {
     let chosen = crate::harness::env_or("NCFILTERS_CONFIGURATION", "");

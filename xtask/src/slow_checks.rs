@@ -1,0 +1,65 @@
+//! The slow checks of `test`: valgrind and the MPI-parallel pair for each release, and the
+//! distribution checks (the matrix's configurations and the Debian 13 root). `cargo xtask test`
+//! runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run, rotating by the UTC day: on CI's
+//! 2-core machine the rest of `test` takes about 55 minutes and valgrind alone about 24, so two no
+//! longer fit in its 90.
+
+use crate::harness::{Harness, Result};
+use crate::matrix::{DistributionCheck, DISTRIBUTION_CHECKS};
+use crate::release::{self, Release, RELEASES};
+
+pub enum SlowCheck {
+    Valgrind(&'static Release),
+    Parallel(&'static Release),
+    Distribution(&'static DistributionCheck),
+}
+
+/// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
+pub static SLOW_CHECKS: [SlowCheck; 10] = [
+    SlowCheck::Valgrind(&RELEASES[0]),
+    SlowCheck::Parallel(&RELEASES[1]),
+    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[1]),
+    SlowCheck::Valgrind(&RELEASES[1]),
+    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[0]),
+    SlowCheck::Parallel(&RELEASES[2]),
+    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[3]),
+    SlowCheck::Valgrind(&RELEASES[2]),
+    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[2]),
+    SlowCheck::Parallel(&RELEASES[0]),
+];
+
+impl SlowCheck {
+    pub fn name(&self) -> String {
+        match self {
+            SlowCheck::Valgrind(release) => format!("valgrind {}", release.version),
+            SlowCheck::Parallel(release) => format!("parallel {}", release.version),
+            SlowCheck::Distribution(check) => check.name(),
+        }
+    }
+
+    pub fn run(&self, h: &Harness) -> Result {
+        match self {
+            SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
+            SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
+            SlowCheck::Distribution(check) => check.run(h),
+        }
+    }
+}
+
+/// Every slow check, or with `NCFILTERS_TIER=ci` the one of the UTC day.
+pub fn for_this_run() -> Vec<&'static SlowCheck> {
+    release::rotate(&SLOW_CHECKS, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_release_and_distribution_check_is_in_the_rotation_once() {
+        let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), 2 * RELEASES.len() + DISTRIBUTION_CHECKS.len());
+    }
+}
