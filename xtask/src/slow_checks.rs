@@ -1,8 +1,8 @@
 //! The slow checks of `test`: valgrind and the MPI-parallel pair for each release, and the
 //! distribution checks (the matrix's configurations and the Debian 13 root). `cargo xtask test`
-//! runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run, rotating by the UTC day: on CI's
-//! 2-core machine the rest of `test` takes about 55 minutes and valgrind alone about 24, so two no
-//! longer fit in its 90.
+//! runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run, rotating by the UTC day: on a 2-core
+//! CI machine the rest of `test` took 48 minutes and valgrind up to 17 more, so two slow checks
+//! come too close to CI's 90.
 
 use crate::harness::{Harness, Result};
 use crate::matrix::{DistributionCheck, DISTRIBUTION_CHECKS};
