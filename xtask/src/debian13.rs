@@ -70,7 +70,7 @@ pub fn test_debian13(h: &Harness) -> Result {
     let source = format!("netcdf-c-{}", h.version());
     let flags = configuration.flags(h.release);
     let version_of_hdf5 = ["sh", "-c", "dpkg-query -W -f '${Version}' libhdf5-dev | cut -d+ -f1"];
-    let hdf5 = crate::process::output(&mut inside(&root, &version_of_hdf5))?.trim().to_string();
+    let hdf5 = crate::process::output(&mut inside(&h, &root, &version_of_hdf5))?.trim().to_string();
     for flavour in ["stock", "ncfilters"] {
         let source_copy = work.join(format!("src-{flavour}"));
         if !source_copy.is_dir() {
@@ -98,7 +98,7 @@ pub fn test_debian13(h: &Harness) -> Result {
         for (i, half) in ctest_halves(h.jobs).into_iter().enumerate() {
             let mut ctest = vec!["ctest".to_string(), "--test-dir".into(), format!("{WORK_INSIDE}/build-{flavour}")];
             ctest.extend(half);
-            let mut command = inside(&root, &ctest);
+            let mut command = inside(&h, &root, &ctest);
             command.env(crate::netcdf::SUITE_DIALECT_VARIABLE, h.release.suite_dialect);
             succeeded &= succeeds_into_log(&mut command, &log_file, i > 0)?;
         }
@@ -148,7 +148,7 @@ fn netcdf4_python_suite(h: &Harness, root: &Path) -> Result {
             if lib.is_empty() { String::new() } else { format!("LD_LIBRARY_PATH={lib}") }
         );
         // pytest exits 1 when a test fails: the counts are compared below.
-        succeeds_into_log(&mut inside(root, &["sh", "-c", script.as_str()]), &log_file, false)?;
+        succeeds_into_log(&mut inside(h, root, &["sh", "-c", script.as_str()]), &log_file, false)?;
         let text = read_to_string(&log_file)?;
         let outcome = PytestOutcome::read(&text);
         println!(
@@ -209,7 +209,8 @@ fn clients(h: &Harness, root: &Path) -> Result {
         .map_err(|e| harness::Failure(format!("cannot copy clients.sh: {e}")))?;
     let mut results = Vec::new();
     for (label, lib) in [("Debian's libnetcdf22", ""), ("ncfilters' libnetcdf", "/work/build-ncfilters")] {
-        let output = crate::process::output(&mut inside(root, &["bash", "/work/clients.sh", label, WORK_INSIDE, lib]))?;
+        let output =
+            crate::process::output(&mut inside(h, root, &["bash", "/work/clients.sh", label, WORK_INSIDE, lib]))?;
         print!("{output}");
         let passed: Vec<String> =
             output.lines().filter_map(|line| line.strip_prefix("PASS ")).map(String::from).collect();
@@ -233,10 +234,10 @@ fn clients(h: &Harness, root: &Path) -> Result {
 /// A command run inside the root, as root, in a mount namespace of its own (`unshare --mount`)
 /// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
 /// the mounts end with the command, however it ends, so none outlives a killed run.
-fn inside<S: AsRef<str>>(root: &Path, args: &[S]) -> Command {
+fn inside<S: AsRef<str>>(h: &Harness, root: &Path, args: &[S]) -> Command {
     let (cargo_home, rustup_home) = (cargo_home(), rustup_home());
     let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
-    binds.push((repo(), root.join(REPO_INSIDE.trim_start_matches('/'))));
+    binds.push((h.repo.clone(), root.join(REPO_INSIDE.trim_start_matches('/'))));
     for dir in [&cargo_home, &rustup_home] {
         binds.push((dir.clone(), root.join(dir.strip_prefix("/").unwrap_or(dir))));
     }
@@ -259,16 +260,11 @@ fn inside<S: AsRef<str>>(root: &Path, args: &[S]) -> Command {
     command
 }
 
-/// The repository (xtask/ sits at its root).
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask/ has a parent directory").to_path_buf()
-}
-
 /// Runs a step inside the root into a log; on failure prints its tail.
 fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Result {
     log(what);
     let log_file = h.work_file("debian13-step.log");
-    if !succeeds_into_log(&mut inside(root, args), &log_file, false)? {
+    if !succeeds_into_log(&mut inside(h, root, args), &log_file, false)? {
         print_tail(&log_file, 40);
         fail!("{what} failed");
     }
@@ -319,7 +315,7 @@ fn ensure_root(h: &Harness) -> Result<PathBuf> {
         "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends {wanted}"
     );
     log("apt-get install inside the Debian 13 root");
-    let mut apt = inside(&root, &["sh", "-c", install.as_str()]);
+    let mut apt = inside(h, &root, &["sh", "-c", install.as_str()]);
     if !succeeds_into_log(&mut apt, &log_file, true)? {
         print_tail(&log_file, 30);
         fail!("apt-get install in the Debian 13 root failed");

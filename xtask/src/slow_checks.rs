@@ -5,26 +5,29 @@
 //! come too close to CI's 90.
 
 use crate::harness::{Harness, Result};
-use crate::matrix::{DistributionCheck, DISTRIBUTION_CHECKS};
+use crate::matrix::{Configuration, CONFIGURATIONS};
 use crate::release::{self, Release, RELEASES};
 
 pub enum SlowCheck {
     Valgrind(&'static Release),
     Parallel(&'static Release),
-    Distribution(&'static DistributionCheck),
+    /// One of the matrix's configurations (`cargo xtask matrix`).
+    Configuration(&'static Configuration),
+    /// 4.9.3 in a Debian 13 root (`cargo xtask debian13`).
+    Debian13Root,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
 pub static SLOW_CHECKS: [SlowCheck; 10] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[1]),
-    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[1]),
+    SlowCheck::Configuration(&CONFIGURATIONS[1]),
     SlowCheck::Valgrind(&RELEASES[1]),
-    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[0]),
+    SlowCheck::Configuration(&CONFIGURATIONS[0]),
     SlowCheck::Parallel(&RELEASES[2]),
-    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[3]),
+    SlowCheck::Debian13Root,
     SlowCheck::Valgrind(&RELEASES[2]),
-    SlowCheck::Distribution(&DISTRIBUTION_CHECKS[2]),
+    SlowCheck::Configuration(&CONFIGURATIONS[2]),
     SlowCheck::Parallel(&RELEASES[0]),
 ];
 
@@ -33,7 +36,8 @@ impl SlowCheck {
         match self {
             SlowCheck::Valgrind(release) => format!("valgrind {}", release.version),
             SlowCheck::Parallel(release) => format!("parallel {}", release.version),
-            SlowCheck::Distribution(check) => check.name(),
+            SlowCheck::Configuration(configuration) => format!("matrix {}", configuration.name),
+            SlowCheck::Debian13Root => "debian13".into(),
         }
     }
 
@@ -41,7 +45,8 @@ impl SlowCheck {
         match self {
             SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
             SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
-            SlowCheck::Distribution(check) => check.run(h),
+            SlowCheck::Configuration(configuration) => crate::matrix::test_configuration(h, configuration),
+            SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
         }
     }
 }
@@ -60,6 +65,6 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 2 * RELEASES.len() + DISTRIBUTION_CHECKS.len());
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 1);
     }
 }
