@@ -404,6 +404,7 @@ endfunction()
 set(NCFILTERS_NCZARR_FILTER_INTERNALS
   NCZ_addfilter NCZ_applyfilterchain NCZ_codec_attr NCZ_codec_freelist NCZ_filter_build NCZ_filter_finalize
   NCZ_filter_freelists NCZ_filter_initialize NCZ_filter_jsonize NCZ_filter_remove NCZ_filter_setup
+  NCZ_load_all_plugins NCZ_plugin_loaded NCZ_plugin_loaded_byname
   NCZ_plugin_path_finalize NCZ_plugin_path_get NCZ_plugin_path_initialize NCZ_plugin_path_ndirs NCZ_plugin_path_set)
 
 # libnetcdf.so's version script: Rust's own symbols stay local (cmake/ncfilters-libnetcdf.ver), and

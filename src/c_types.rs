@@ -81,6 +81,10 @@ pub type H5Z_func_t = Option<
 pub const H5Z_FLAG_REVERSE: c_uint = 0x0100;
 /// `H5Z_FLAG_SKIP_EDC`: skip error detection (fletcher32's check) when decoding.
 pub const H5Z_FLAG_SKIP_EDC: c_uint = 0x0200;
+/// `H5Z_CLASS_T_VERS`: the `H5Z_class2_t` version a plugin's class must carry.
+pub const H5Z_CLASS_T_VERS: c_int = 1;
+/// `H5PL_TYPE_FILTER`: what a filter plugin's `H5PLget_plugin_type` returns.
+pub const H5PL_TYPE_FILTER: c_int = 0;
 
 #[cfg(not(ncfilters_use_hdf5))]
 /// An HDF5 filter class (`H5Zpublic.h` layout).

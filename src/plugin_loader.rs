@@ -9,7 +9,8 @@
 
 use crate::c_heap::{CParams, ChunkBuffer};
 use crate::c_types::{
-    H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t, H5Z_FLAG_REVERSE,
+    H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t, H5PL_TYPE_FILTER,
+    H5Z_CLASS_T_VERS, H5Z_FLAG_REVERSE,
 };
 use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
@@ -26,8 +27,6 @@ type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char
 type ModifyParametersFn =
     unsafe extern "C" fn(c_int, c_int, *mut usize, *mut *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
 
-const H5Z_CLASS_T_VERS: c_int = 1;
-const H5PL_TYPE_FILTER: c_int = 0;
 const NCZ_CODEC_CLASS_VER: c_int = 1;
 const NCZ_CODEC_HDF5: c_int = 1;
 /// Bound on a defaults library's NULL-terminated codec list.

@@ -257,6 +257,56 @@ pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
     })
 }
 
+/// `zplugins.c`'s plugin table (4.9.3 on), exported as stock exports it (`zplugins.h` is not
+/// installed, and of netcdf-c only the replaced `zfilter.c` called them). ncfilters keeps its own
+/// registry and no `NCZ_Plugin` records, so a lookup finds none.
+#[cfg(ncf_plugin_path_release)]
+mod plugin_table {
+    use super::*;
+    use crate::netcdf_sys::nczarr::NCZ_Plugin;
+
+    /// Loads the plugins on the plugin path into ncfilters' registry, if not yet done.
+    #[no_mangle]
+    pub extern "C" fn NCZ_load_all_plugins() -> c_int {
+        status_of(crate::function_name!(), || {
+            builtin::registry();
+            Ok(())
+        })
+    }
+
+    /// `*pp` becomes NULL; `NC_EINVAL` for an id outside 1..=65534, as `zplugins.c`.
+    ///
+    /// # Safety
+    /// `pp` is NULL or writable.
+    #[no_mangle]
+    pub unsafe extern "C" fn NCZ_plugin_loaded(filterid: usize, pp: *mut *mut NCZ_Plugin) -> c_int {
+        status_of(crate::function_name!(), || {
+            if !(1..=MAX_FILTER_ID as usize).contains(&filterid) {
+                return Err(NC_EINVAL);
+            }
+            // SAFETY: forwarded contract.
+            unsafe { write_opt(pp, std::ptr::null_mut()) };
+            Ok(())
+        })
+    }
+
+    /// `*pp` becomes NULL; `NC_EINVAL` for a NULL name, as `zplugins.c`.
+    ///
+    /// # Safety
+    /// `name` is NULL or a C string; `pp` is NULL or writable.
+    #[no_mangle]
+    pub unsafe extern "C" fn NCZ_plugin_loaded_byname(name: *const c_char, pp: *mut *mut NCZ_Plugin) -> c_int {
+        status_of(crate::function_name!(), || {
+            if name.is_null() {
+                return Err(NC_EINVAL);
+            }
+            // SAFETY: forwarded contract.
+            unsafe { write_opt(pp, std::ptr::null_mut()) };
+            Ok(())
+        })
+    }
+}
+
 /// Declared by 4.9.0's `zfilter.h` but never defined there: frees the list of filters
 /// defined with incomplete plugins.
 ///
@@ -551,6 +601,28 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
 mod tests {
     use super::*;
     use crate::plugin_registry::RegistryBuilder;
+
+    #[cfg(ncf_plugin_path_release)]
+    #[test]
+    fn the_plugin_table_lookups_check_their_arguments_as_zplugins_c_and_find_no_record() {
+        use super::plugin_table::{NCZ_plugin_loaded, NCZ_plugin_loaded_byname};
+        let mut found = std::ptr::NonNull::dangling().as_ptr();
+        for id in [0, 65535, usize::MAX] {
+            // SAFETY: `found` is writable.
+            assert_eq!(unsafe { NCZ_plugin_loaded(id, &mut found) }, NC_EINVAL.code());
+        }
+        // SAFETY: as above; a NULL out-pointer is allowed.
+        assert_eq!(unsafe { NCZ_plugin_loaded(32015, &mut found) }, NC_NOERR);
+        assert!(found.is_null());
+        // SAFETY: as above.
+        assert_eq!(unsafe { NCZ_plugin_loaded(1, std::ptr::null_mut()) }, NC_NOERR);
+        // SAFETY: as above; the name is a C string or NULL.
+        assert_eq!(unsafe { NCZ_plugin_loaded_byname(std::ptr::null(), &mut found) }, NC_EINVAL.code());
+        found = std::ptr::NonNull::dangling().as_ptr();
+        // SAFETY: as above.
+        assert_eq!(unsafe { NCZ_plugin_loaded_byname(c"zstd".as_ptr(), &mut found) }, NC_NOERR);
+        assert!(found.is_null());
+    }
 
     fn stage(registry: &plugin_registry::Registry, id: u32, params: &[u32]) -> Stage {
         let mut filter = ZarrFilter::defined(registry.get(id).unwrap().clone(), params).unwrap();

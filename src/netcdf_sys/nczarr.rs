@@ -86,6 +86,14 @@ pub struct NCjson {
     _private: [u8; 0],
 }
 
+/// Opaque: netcdf-c's `NCZ_Plugin` (4.9.3 on, `zplugins.h`), a record of its C plugin table,
+/// which ncfilters never makes.
+#[cfg(ncf_plugin_path_release)]
+#[repr(C)]
+pub struct NCZ_Plugin {
+    _private: [u8; 0],
+}
+
 /// Opaque marker for the element type netcdf-c declares as `struct NCZ_Filter`.
 #[repr(C)]
 pub struct NCZ_Filter {

@@ -125,6 +125,11 @@ impl Harness {
         self.work.join(name)
     }
 
+    /// `NCFILTERS_WORK`: what every release's work shares (the virtualenv, the HDF5 builds).
+    pub fn work_root(&self) -> &Path {
+        &self.work_root
+    }
+
     /// The Python virtualenv, shared by every release's work directory.
     pub fn venv(&self) -> PathBuf {
         self.work_root.join("venv")

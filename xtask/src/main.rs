@@ -7,6 +7,7 @@ mod c_tests;
 mod debian13;
 mod demo;
 mod harness;
+mod hdf5;
 mod install;
 mod interop;
 mod leaks;

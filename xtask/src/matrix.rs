@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use crate::harness::{fail, Harness, Result};
+use crate::hdf5::{Hdf5Release, HDF5_1_14_6, HDF5_2_2_0};
 use crate::netcdf::{build_netcdf, run_suite_pair};
 use crate::process::{cmd, output};
 use crate::release::{self, KnownFailure, Release};
@@ -22,6 +23,8 @@ pub struct Configuration {
     /// Options set over the release's test flags: `ENABLE_*` in the release's own naming
     /// ([`Release::option`]), any other as it is.
     pub options: &'static [(&'static str, &'static str)],
+    /// The HDF5 it builds against when not the machine's (Debian 12's 1.10.8).
+    pub hdf5: Option<&'static Hdf5Release>,
     /// How many ctest tests the ncfilters build passes.
     pub ctest_expected: usize,
     /// ctest tests that fail on the stock build in this configuration, and why.
@@ -49,7 +52,7 @@ const NCZARR_FILTER_TESTS_WITHOUT_FILTERS_4_9_0: [KnownFailure; 3] = [
     },
 ];
 
-pub static CONFIGURATIONS: [Configuration; 3] = [
+pub static CONFIGURATIONS: [Configuration; 7] = [
     // Debian 13's libnetcdf22 (its libnetcdf.settings): plugins off, which turns NCZarr's filters
     // off, logging (nc_set_log_level is exported), DAP2, DAP4 and byte-range on.
     Configuration {
@@ -66,6 +69,7 @@ pub static CONFIGURATIONS: [Configuration; 3] = [
             ("ENABLE_DAP4", "ON"),
             ("ENABLE_BYTERANGE", "ON"),
         ],
+        hdf5: None,
         ctest_expected: 218,
         stock_failures: &[],
     },
@@ -75,6 +79,7 @@ pub static CONFIGURATIONS: [Configuration; 3] = [
         title: "static",
         release: "4.10.1",
         options: &[("BUILD_SHARED_LIBS", "OFF")],
+        hdf5: None,
         ctest_expected: 222,
         stock_failures: &[],
     },
@@ -84,8 +89,81 @@ pub static CONFIGURATIONS: [Configuration; 3] = [
         title: "NCZarr filters off",
         release: "4.9.0",
         options: &[("ENABLE_NCZARR_FILTERS", "OFF"), ("ENABLE_NCZARR_FILTERS_TESTING", "OFF")],
+        hdf5: None,
         ctest_expected: 221,
         stock_failures: &NCZARR_FILTER_TESTS_WITHOUT_FILTERS_4_9_0,
+    },
+    // The test flags on HDF5 1.14 (Debian 13, Ubuntu 26.04, Fedora 44) ...
+    Configuration {
+        name: "hdf5-1.14.6",
+        title: "HDF5 1.14.6 from source",
+        release: "4.10.1",
+        options: &[],
+        hdf5: Some(&HDF5_1_14_6),
+        ctest_expected: 235,
+        stock_failures: &[],
+    },
+    // ... and on HDF5 2.x (Fedora 45, conda-forge), which checks the filter contract.
+    Configuration {
+        name: "hdf5-2.2.0",
+        title: "HDF5 2.2.0 from source",
+        release: "4.10.1",
+        options: &[],
+        hdf5: Some(&HDF5_2_2_0),
+        ctest_expected: 235,
+        stock_failures: &[],
+    },
+    // 4.9.3 on HDF5 2.x: its nczarr_test/ncdumpchunks.c calls H5Dread_chunk with 1.x's five
+    // arguments, which 2.x maps to the six of H5Dread_chunk2, so the build fails (netcdf-c #3202).
+    // HDF5's own API-version macro keeps the old call, as a packager would set it.
+    Configuration {
+        name: "hdf5-2.2.0-read-chunk-v1",
+        title: "HDF5 2.2.0 from source, H5Dread_chunk_vers=1",
+        release: "4.9.3",
+        options: &[("CMAKE_C_FLAGS", "-DH5Dread_chunk_vers=1")],
+        hdf5: Some(&HDF5_2_2_0),
+        ctest_expected: 221,
+        stock_failures: &STOCK_4_9_3_ON_HDF5_2,
+    },
+    // netcdf-c's configure finds no zstd, blosc or szip library (a machine without their -dev
+    // packages): stock builds none of those plugins; ncfilters' filters work all the same, and the
+    // metadata it installs says so.
+    Configuration {
+        name: "without-zstd-blosc-szip",
+        title: "zstd, blosc and szip not found",
+        release: "4.10.1",
+        options: &[
+            ("CMAKE_DISABLE_FIND_PACKAGE_Zstd", "ON"),
+            ("CMAKE_DISABLE_FIND_PACKAGE_Blosc", "ON"),
+            ("CMAKE_DISABLE_FIND_PACKAGE_Szip", "ON"),
+        ],
+        hdf5: None,
+        ctest_expected: 233,
+        stock_failures: &[KnownFailure {
+            test: "nczarr_test_run_specific_filters",
+            on_ncfilters: false,
+            why: "its szip case runs wherever HDF5 has szip, but with no libsz found stock builds no NCZarr szip codec: 'ncgen: NetCDF: Filter error: undefined filter encountered'",
+        }],
+    },
+];
+
+/// What stock 4.9.3 fails on HDF5 2.2, which allocates a chunk's read buffer at the chunk's size
+/// (`*buf_size > nbytes` when a filter decodes).
+const STOCK_4_9_3_ON_HDF5_2: [KnownFailure; 3] = [
+    KnownFailure {
+        test: "nc_test4_run_zstd_test",
+        on_ncfilters: false,
+        why: "4.9.3's C zstd plugin takes *buf_size for the compressed size: 'zstd: Src size is incorrect' (netcdf-c #3370, fixed in 4.10.1)",
+    },
+    KnownFailure {
+        test: "h5_test_run_h5_zstd_tests",
+        on_ncfilters: false,
+        why: "the same zstd plugin, read through HDF5 alone",
+    },
+    KnownFailure {
+        test: "nc_test4_tst_filter",
+        on_ncfilters: true,
+        why: "test_filter_misc.c's test1 through netcdf-c's own test filter (plugins/H5Zmisc.c, which ncfilters leaves in place): 'mismatch: tint64, tuint64, tfloat64'",
     },
 ];
 
@@ -122,9 +200,9 @@ fn nczarr_filter_internals() -> Vec<&'static str> {
 /// helper, which no other netcdf-c file uses (docs/compatibility.md).
 const LOADER_INTERNALS_OF_4_9_0: [&str; 3] = ["loadcodecdefaults", "loaded_plugins", "loaded_plugins_max"];
 
-/// What ncfilters exports in 4.9.0 builds besides 4.9.3's plugin-path API: `NCZ_codec_freelist`,
-/// which 4.9.0's zfilter.h declares and no file defines.
-const DEFINED_FOR_4_9_0: [&str; 1] = ["NCZ_codec_freelist"];
+/// What ncfilters exports besides stock's wherever NCZarr's filters are exported:
+/// `NCZ_codec_freelist`, which every release's zfilter.h declares and no file defines.
+const DECLARED_BUT_UNDEFINED: [&str; 1] = ["NCZ_codec_freelist"];
 
 impl Configuration {
     /// The release's test flags with this configuration's options in place of theirs.
@@ -151,6 +229,12 @@ impl Configuration {
         flags
     }
 
+    /// The option that points netcdf-c's configure at this configuration's HDF5, if not the
+    /// machine's.
+    pub fn hdf5_flags(&self, h: &Harness) -> Vec<String> {
+        self.hdf5.iter().map(|hdf5| format!("-DHDF5_ROOT={}", hdf5.prefix(h).display())).collect()
+    }
+
     pub fn release(&self) -> &'static Release {
         release::find(self.release).expect("a configuration names a known release")
     }
@@ -172,25 +256,42 @@ pub fn describe(h: &Harness, flavour: &str) -> String {
     match configuration_of(flavour) {
         Some(configuration) => {
             let base = flavour.split('-').next().unwrap_or(flavour);
-            let hdf5 = hdf5_version(&h.build_dir(flavour)).unwrap_or_else(|| "(unknown)".into());
+            let hdf5 = hdf5_version(h, flavour).unwrap_or_else(|| "(unknown)".into());
             format!("{} ({}) on HDF5 {hdf5} {base}", h.version(), configuration.title)
         }
         None => format!("{} {}", h.version(), flavour.replace('-', " ")),
     }
 }
 
-/// The HDF5 version a build compiled against, from `-showconfig` of the HDF5 compiler wrapper its
-/// CMake cache names (4.9.3 on), else of `h5cc`.
-fn hdf5_version(build: &Path) -> Option<String> {
-    let cache = std::fs::read_to_string(build.join("CMakeCache.txt")).ok()?;
-    let wrapper = cache
-        .lines()
-        .find_map(|line| line.strip_prefix("HDF5_C_COMPILER_EXECUTABLE:FILEPATH="))
-        .filter(|path| Path::new(path).is_file())
-        .unwrap_or("h5cc");
-    let config = crate::process::output_ignoring_errors(&mut cmd(wrapper, ["-showconfig"])).ok()?;
+/// The HDF5 version a build compiled against: what netcdf-c's configure found (4.9.3 on print it),
+/// else `-showconfig` of `h5cc`.
+fn hdf5_version(h: &Harness, flavour: &str) -> Option<String> {
+    let configure_log = std::fs::read_to_string(h.work_file(&format!("configure-{flavour}.log"))).unwrap_or_default();
+    if let Some(version) = configure_log.lines().find_map(|line| line.split("Found HDF5 version: ").nth(1)) {
+        return Some(version.trim().to_string());
+    }
+    let config = crate::process::output_ignoring_errors(&mut cmd("h5cc", ["-showconfig"])).ok()?;
     let line = config.lines().find(|line| line.trim_start().starts_with("HDF5 Version:"))?;
     Some(line.split(':').nth(1)?.trim().to_string())
+}
+
+/// The libhdf5 the dynamic loader gives a build's libnetcdf.so is the configuration's own: an
+/// HDF5 in the cache that configure missed would otherwise leave the machine's 1.10 under test.
+fn check_loaded_hdf5(h: &Harness, flavour: &str, hdf5: &Hdf5Release) -> Result {
+    let library = h.lib_dir(flavour).join("libnetcdf.so");
+    let ldd = output(&mut cmd("ldd", [&library]))?;
+    let prefix = hdf5.prefix(h);
+    // `libhdf5.so.310 => /path/libhdf5.so.310 (0x...)`: the path.
+    let loaded: Vec<&str> = ldd
+        .lines()
+        .filter(|line| line.contains("libhdf5"))
+        .map(|line| line.split_whitespace().nth(2).unwrap_or(line))
+        .collect();
+    if loaded.is_empty() || !loaded.iter().all(|path| path.starts_with(&*prefix.to_string_lossy())) {
+        fail!("{} loads {loaded:?}, not HDF5 {} from {}", library.display(), hdf5.version, prefix.display());
+    }
+    println!("PASS {flavour}: libnetcdf.so loads HDF5 {}: {}", hdf5.version, loaded.join(", "));
+    Ok(())
 }
 
 /// `cargo xtask matrix`: the configuration `NCFILTERS_CONFIGURATION` names, else every one.
@@ -208,14 +309,71 @@ pub fn test_chosen(h: &Harness) -> Result {
 pub fn test_configuration(h: &Harness, configuration: &Configuration) -> Result {
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
+    if let Some(hdf5) = configuration.hdf5 {
+        crate::hdf5::ensure_built(&h, hdf5)?;
+    }
     let (stock, ncfilters) = (format!("stock-{}", configuration.name), format!("ncfilters-{}", configuration.name));
     build_netcdf(&h, &stock)?;
     build_netcdf(&h, &ncfilters)?;
+    if let Some(hdf5) = configuration.hdf5 {
+        check_loaded_hdf5(&h, &stock, hdf5)?;
+        check_loaded_hdf5(&h, &ncfilters, hdf5)?;
+    }
     run_suite_pair(&h, &stock, &ncfilters, configuration.ctest_expected, configuration.stock_failures)?;
-    compare_exports(&h, configuration, &stock, &ncfilters)?;
+    compare_exports(&h, configuration.is_static(), &stock, &ncfilters)?;
+    if let Some(hdf5) = configuration.hdf5 {
+        crate::rust_checks::test_abi_with_hdf5(&h, &stock, hdf5)?;
+        let stock_passed = crate::hdf5::test_filter_paths(&h, &stock, hdf5)?;
+        let ncfilters_passed = crate::hdf5::test_filter_paths(&h, &ncfilters, hdf5)?;
+        println!(
+            "netcdf-c {} on HDF5 {}, incompressible and damaged chunks: stock {stock_passed} passed, ncfilters {ncfilters_passed} (all)",
+            h.version(),
+            hdf5.version
+        );
+        if hdf5.version == crate::hdf5::HDF5_2_2_0_SIGNING.version {
+            crate::hdf5::test_signed_plugins(&h, &ncfilters)?;
+        }
+    }
     if configuration.is_static() {
         link_with_pkg_config_libs(&h, &ncfilters)?;
     }
+    check_installed_metadata(&h, &ncfilters)?;
+    Ok(())
+}
+
+/// The `netcdf_meta.h` ncfilters installs says zstd, blosc and bzip2 are there whatever
+/// netcdf-c's configure found, and szip where HDF5 has it (`cmake/ncfilters_install.cmake`).
+fn check_installed_metadata(h: &Harness, flavour: &str) -> Result {
+    let build = h.build_dir(flavour);
+    let found = crate::harness::read_to_string(&build.join("include/netcdf_meta.h"))?;
+    let installed = crate::harness::read_to_string(&build.join("ncfilters-generated/netcdf_meta.h"))?;
+    let value = |text: &str, name: &str| {
+        text.lines().find_map(|line| {
+            line.strip_prefix("#define ")?.strip_prefix(name)?.split_whitespace().next().map(String::from)
+        })
+    };
+    let hdf5_has_szip = crate::harness::read_to_string(&build.join("CMakeCache.txt"))?
+        .lines()
+        .any(|line| line.starts_with("_has_H5_HAVE_FILTER_SZIP:INTERNAL=1"));
+    let mut wanted = vec!["NC_HAS_ZSTD "];
+    if !h.release.is_first() {
+        wanted.extend(["NC_HAS_BLOSC ", "NC_HAS_BZ2 "]);
+    }
+    if hdf5_has_szip {
+        wanted.extend(["NC_HAS_SZIP ", "NC_HAS_SZIP_WRITE "]);
+    }
+    let mut said = Vec::new();
+    for name in wanted {
+        let name = name.trim_end();
+        let (configured, written) = (value(&found, &format!("{name} ")), value(&installed, &format!("{name} ")));
+        if written.as_deref() != Some("1") {
+            fail!(
+                "the netcdf_meta.h ncfilters installs has {name} {written:?}, not 1 (configure wrote {configured:?})"
+            );
+        }
+        said.push(format!("{name} 1 (configure: {})", configured.unwrap_or_default()));
+    }
+    println!("PASS installed netcdf_meta.h of {flavour}: {}", said.join(", "));
     Ok(())
 }
 
@@ -251,9 +409,9 @@ fn link_with_pkg_config_libs(h: &Harness, flavour: &str) -> Result {
 }
 
 /// ncfilters' libnetcdf exports every symbol stock's does, and besides them only its documented
-/// additions.
-fn compare_exports(h: &Harness, configuration: &Configuration, stock: &str, ncfilters: &str) -> Result {
-    let library = if configuration.is_static() { "libnetcdf.a" } else { "libnetcdf.so" };
+/// additions. Also run on each release's test-flag builds (`symbol-provenance`).
+pub fn compare_exports(h: &Harness, is_static: bool, stock: &str, ncfilters: &str) -> Result {
+    let library = if is_static { "libnetcdf.a" } else { "libnetcdf.so" };
     let stock_symbols = exported_symbols(&h.lib_dir(stock).join(library))?;
     let ncfilters_symbols = exported_symbols(&h.lib_dir(ncfilters).join(library))?;
     let replaced_internals: &[&str] = if h.release.is_first() { &LOADER_INTERNALS_OF_4_9_0 } else { &[] };
@@ -261,10 +419,8 @@ fn compare_exports(h: &Harness, configuration: &Configuration, stock: &str, ncfi
         .difference(&ncfilters_symbols)
         .filter(|name| !replaced_internals.contains(&name.as_str()))
         .collect();
-    let mut allowed: BTreeSet<&str> = OWN_EXPORTS.into_iter().collect();
-    if h.release.is_first() {
-        allowed.extend(DEFINED_FOR_4_9_0);
-    } else if configuration.is_static() {
+    let mut allowed: BTreeSet<&str> = OWN_EXPORTS.into_iter().chain(DECLARED_BUT_UNDEFINED).collect();
+    if is_static && !h.release.is_first() {
         allowed.extend(nczarr_filter_internals());
     }
     let plugin_path_api_added =
@@ -322,7 +478,7 @@ mod tests {
     #[test]
     fn the_nczarr_filter_internals_are_read_from_the_cmake_module() {
         let internals = nczarr_filter_internals();
-        assert_eq!(internals.len(), 16);
+        assert_eq!(internals.len(), 19);
         assert!(internals.contains(&"NCZ_addfilter") && internals.contains(&"NCZ_plugin_path_set"));
     }
 

@@ -75,7 +75,7 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
         // Its own target directory: libncfilters of a parallel build mirrors other layouts.
         cargo_target = cargo_target.join("parallel");
     } else if let Some(configuration) = crate::matrix::configuration_of(flavour) {
-        configure.args(configuration.flags(h.release));
+        configure.args(configuration.flags(h.release)).args(configuration.hdf5_flags(h));
     } else {
         configure.args(h.release.flags);
     }

@@ -154,7 +154,8 @@ pub fn test_symbol_provenance(h: &Harness) -> Result {
         OWN_API.len()
     );
     check_plugins_are_ours(&build)?;
-    check_needed_libraries(h, &lib)
+    check_needed_libraries(h, &lib)?;
+    crate::matrix::compare_exports(h, false, "stock", "ncfilters")
 }
 
 fn derive_replaced_symbols(archive: &Path) -> Result<BTreeSet<String>> {

@@ -153,6 +153,14 @@ pub fn test_abi(h: &Harness) -> Result {
     run(&mut broken)
 }
 
+/// The ABI check against another HDF5's headers: netcdf-c's from the `flavour` build that
+/// compiled against it, HDF5's from its prefix.
+pub fn test_abi_with_hdf5(h: &Harness, flavour: &str, hdf5: &crate::hdf5::Hdf5Release) -> Result {
+    log(format!("ABI check against netcdf-c {}'s headers and HDF5 {}'s", h.version(), hdf5.version));
+    let include = format!("-I{}", hdf5.prefix(h).join("include").display());
+    abi_check(h, &h.work.join(format!("src-{flavour}")), &h.build_dir(flavour), &[], &h.cargo_target(), &[include])
+}
+
 /// The ABI check of the MPI-parallel layouts: libncfilters built with the `parallel4` features
 /// (in its own target directory, as the parallel netcdf-c build does) against netcdf-c's headers
 /// with the parallel build's config.h (`USE_PARALLEL4`) and the MPI HDF5's and MPI's headers.

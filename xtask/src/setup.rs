@@ -10,7 +10,7 @@ use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
 use crate::release::Source;
 use crate::text::last_lines;
 
-const APT_PACKAGES: [&str; 22] = [
+const APT_PACKAGES: [&str; 24] = [
     "cmake",
     "libhdf5-dev",
     "libzstd-dev",
@@ -36,6 +36,9 @@ const APT_PACKAGES: [&str; 22] = [
     "libhdf5-openmpi-dev",
     // The Debian 13 root of the `debian13` step.
     "debootstrap",
+    // HDF5 2.2.0 built to require signed plugins, and signing one (the HDF5 cells of `matrix`).
+    "libssl-dev",
+    "openssl",
 ];
 
 const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources";
@@ -97,7 +100,7 @@ fn ensure_deb_src() -> Result {
 
 /// A deb-src entry (source packages only: binary packages stay the machine's) for `suite` of the
 /// machine's own mirror.
-fn ensure_deb_src_for(suite: &str) -> Result {
+pub fn ensure_deb_src_for(suite: &str) -> Result {
     let target = format!("/etc/apt/sources.list.d/ncfilters-deb-src-{suite}.sources");
     if Path::new(&target).is_file() {
         return Ok(());
@@ -243,7 +246,7 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
 }
 
 /// `apt-get source --download-only <package>` into the cache.
-fn apt_get_source(h: &Harness, package: &str) -> Result {
+pub fn apt_get_source(h: &Harness, package: &str) -> Result {
     log(format!("apt-get source {package} (cached in {})", h.cache.display()));
     let mut source = cmd("apt-get", ["source", "-q", "--download-only", package]);
     let out = source

@@ -217,7 +217,7 @@ const PLUGIN_PATH_API_FOR_4_9_0: &str =
 
 /// netcdf-c 4.9.3's plugin-path functions defined without a header declaration (called by
 /// libsrc4/nc4dispatch.c), and its internal header of the others.
-const PLUGIN_PATH_RELEASE_DECLARATIONS: &str = "#include \"ncplugins.h\"\n\
+const PLUGIN_PATH_RELEASE_DECLARATIONS: &str = "#include \"ncplugins.h\"\n#include \"zplugins.h\"\n\
     int nc_plugin_path_initialize(void); /* libdispatch/dplugins.c */\n\
     int nc_plugin_path_finalize(void);\n\
     const char* NC4_hdf5_plugin_path_tostring(void); /* libhdf5/hdf5plugins.c */\n\n";
@@ -234,6 +234,105 @@ const UNDECLARED_DEFINITIONS: &str = "/* Defined without a header declaration in
     int ncfilters_describe_spec(const char *spec, char **json_out);\n\
     int ncfilters_describe_codec(const char *codec_json, char **json_out);\n\n";
 
+/// The HDF5 functions src/netcdf_sys/shim.c forwards to, with their signatures in HDF5's own
+/// types. The shim declares them itself (it is compiled without hdf5.h), so the check compares
+/// these with the HDF5 headers in use, and [`HDF5_TYPES_AS_SHIM_DECLARES`] with the shim's types.
+const HDF5_FUNCTIONS: [(&str, &str); 19] = [
+    ("H5Zfilter_avail", "htri_t (*)(H5Z_filter_t)"),
+    ("H5Zregister", "herr_t (*)(const void *)"),
+    (
+        "H5Pget_filter_by_id2",
+        "herr_t (*)(hid_t, H5Z_filter_t, unsigned int *, size_t *, unsigned int *, size_t, char *, unsigned int *)",
+    ),
+    ("H5Pmodify_filter", "herr_t (*)(hid_t, H5Z_filter_t, unsigned int, size_t, const unsigned int *)"),
+    ("H5Pget_chunk", "int (*)(hid_t, int, hsize_t *)"),
+    ("H5Tget_size", "size_t (*)(hid_t)"),
+    ("H5Tget_precision", "size_t (*)(hid_t)"),
+    ("H5Tget_offset", "int (*)(hid_t)"),
+    ("H5Tget_order", "H5T_order_t (*)(hid_t)"),
+    ("H5Tget_class", "H5T_class_t (*)(hid_t)"),
+    ("H5Tget_super", "hid_t (*)(hid_t)"),
+    ("H5Tclose", "herr_t (*)(hid_t)"),
+    ("H5Sget_simple_extent_dims", "int (*)(hid_t, hsize_t *, hsize_t *)"),
+    ("H5Sget_simple_extent_npoints", "hssize_t (*)(hid_t)"),
+    ("H5Zget_filter_info", "herr_t (*)(H5Z_filter_t, unsigned int *)"),
+    ("H5PLsize", "herr_t (*)(unsigned int *)"),
+    ("H5PLget", "ssize_t (*)(unsigned int, char *, size_t)"),
+    ("H5PLremove", "herr_t (*)(unsigned int)"),
+    ("H5PLappend", "herr_t (*)(const char *)"),
+];
+
+/// Each HDF5 type of [`HDF5_FUNCTIONS`] and the callbacks, and the integer type the shim and
+/// src/c_types.rs use for it: the same size and signedness is the same ABI.
+const HDF5_TYPES_AS_SHIM_DECLARES: [(&str, &str); 10] = [
+    ("hid_t", "long long"),
+    ("hsize_t", "unsigned long long"),
+    ("hssize_t", "long long"),
+    ("ssize_t", "long"),
+    ("herr_t", "int"),
+    ("htri_t", "int"),
+    ("H5Z_filter_t", "int"),
+    ("H5T_order_t", "int"),
+    ("H5T_class_t", "int"),
+    ("H5PL_type_t", "int"),
+];
+
+/// The names shim.c forwards to HDF5 (`FORWARD("hdf5", ...)`).
+fn shim_hdf5_functions() -> Vec<String> {
+    let shim = fs::read_to_string(crate_root().join("src/netcdf_sys/shim.c")).unwrap_or_else(|e| fail(e));
+    shim.split("FORWARD(\"hdf5\",")
+        .skip(1)
+        .filter_map(|rest| rest.split(',').nth(2).map(|name| name.trim().to_string()))
+        .collect()
+}
+
+/// The `_Static_assert`s of HDF5's side of the ABI: the functions ncfilters calls, the filter
+/// class and callbacks it implements, the plugin entry points and the constants it relies on.
+fn hdf5_abi_source() -> String {
+    let forwarded = shim_hdf5_functions();
+    let listed: Vec<String> = HDF5_FUNCTIONS.iter().map(|(name, _)| name.to_string()).collect();
+    if forwarded != listed {
+        fail(format!("shim.c forwards {forwarded:?} to HDF5; HDF5_FUNCTIONS lists {listed:?}"));
+    }
+    let mut c = String::from(
+        "/* HDF5's side: what ncfilters calls through shim.c and implements for HDF5. */\n\
+         #include \"H5PLextern.h\"\n\
+         #define NCF_SAME_INTEGER(a, b) _Static_assert(sizeof(a) == sizeof(b) && (((a)-1 < (a)0) == ((b)-1 < (b)0)), #a \" and \" #b \" differ\")\n\
+         #define NCF_SIGNATURE(f, type) _Static_assert(__builtin_types_compatible_p(__typeof__(&f), type), #f \": HDF5 declares another signature\")\n",
+    );
+    for (hdf5, shim) in HDF5_TYPES_AS_SHIM_DECLARES {
+        let _ = writeln!(c, "NCF_SAME_INTEGER({hdf5}, {shim});");
+    }
+    for (name, signature) in HDF5_FUNCTIONS {
+        let _ = writeln!(c, "NCF_SIGNATURE({name}, {signature});");
+    }
+    c.push_str(
+        "NCF_SIGNATURE(H5PLget_plugin_type, H5PL_type_t (*)(void));\n\
+         NCF_SIGNATURE(H5PLget_plugin_info, const void *(*)(void));\n\
+         _Static_assert(__builtin_types_compatible_p(H5Z_func_t, size_t (*)(unsigned int, size_t, const unsigned int *, size_t, size_t *, void **)), \"H5Z_func_t differs\");\n\
+         _Static_assert(__builtin_types_compatible_p(H5Z_can_apply_func_t, htri_t (*)(hid_t, hid_t, hid_t)), \"H5Z_can_apply_func_t differs\");\n\
+         _Static_assert(__builtin_types_compatible_p(H5Z_set_local_func_t, herr_t (*)(hid_t, hid_t, hid_t)), \"H5Z_set_local_func_t differs\");\n",
+    );
+    use ncfilters::c_types::{ids, H5PL_TYPE_FILTER, H5Z_CLASS_T_VERS, H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
+    let constants: [(&str, i64); 10] = [
+        ("H5Z_FLAG_REVERSE", H5Z_FLAG_REVERSE.into()),
+        ("H5Z_FLAG_SKIP_EDC", H5Z_FLAG_SKIP_EDC.into()),
+        ("H5Z_CLASS_T_VERS", H5Z_CLASS_T_VERS.into()),
+        ("H5PL_TYPE_FILTER", H5PL_TYPE_FILTER.into()),
+        ("H5Z_FILTER_DEFLATE", ids::H5Z_FILTER_DEFLATE.into()),
+        ("H5Z_FILTER_SHUFFLE", ids::H5Z_FILTER_SHUFFLE.into()),
+        ("H5Z_FILTER_FLETCHER32", ids::H5Z_FILTER_FLETCHER32.into()),
+        ("H5Z_FILTER_SZIP", ids::H5Z_FILTER_SZIP.into()),
+        ("H5Z_FILTER_NBIT", ids::H5Z_FILTER_NBIT.into()),
+        ("H5Z_FILTER_SCALEOFFSET", ids::H5Z_FILTER_SCALEOFFSET.into()),
+    ];
+    for (name, value) in constants {
+        let _ = writeln!(c, "_Static_assert({name} == {value}, \"{name} differs\");");
+    }
+    c.push('\n');
+    c
+}
+
 /// The C translation unit of the ABI check: netcdf-c's own headers, then one
 /// `_Static_assert` per fact ncfilters relies on.
 fn abi_check_source(exports: &[Prototype]) -> String {
@@ -249,6 +348,7 @@ fn abi_check_source(exports: &[Prototype]) -> String {
          #include \"zincludes.h\"\n#include \"zfilter.h\"\n\n",
     );
     c.push_str(UNDECLARED_DEFINITIONS);
+    c.push_str(&hdf5_abi_source());
     c.push_str(if is_plugin_path_release() { PLUGIN_PATH_RELEASE_DECLARATIONS } else { PLUGIN_PATH_API_FOR_4_9_0 });
     c.push_str("/* Every exported function has netcdf-c's signature. */\n");
     for p in exports {
