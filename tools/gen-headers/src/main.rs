@@ -193,9 +193,15 @@ fn standard_filter_lists(check_only: bool) {
 }
 
 /// Functions only a release with its own plugin-path code (4.9.3 on) has: ncfilters exports
-/// them there alone (prefixes).
-const PLUGIN_PATH_RELEASE_ONLY: [&str; 4] =
-    ["nc_plugin_path_initialize", "nc_plugin_path_finalize", "NC4_hdf5_plugin_path_", "NCZ_plugin_path_"];
+/// them there alone (prefixes; cbindgen sees every export, whatever its cfg).
+const PLUGIN_PATH_RELEASE_ONLY: [&str; 6] = [
+    "nc_plugin_path_initialize",
+    "nc_plugin_path_finalize",
+    "NC4_hdf5_plugin_path_",
+    "NCZ_plugin_path_",
+    "NCZ_load_all_plugins",
+    "NCZ_plugin_loaded",
+];
 
 /// The plugin-path API that netcdf-c 4.9.0 lacks and ncfilters adds, declared as 4.9.3 does.
 const PLUGIN_PATH_API_FOR_4_9_0: &str =
