@@ -64,17 +64,6 @@ else()
   ncfilters_truthful_copy("${netCDF_BINARY_DIR}/nc-config" "${generated}/nc-config"
     "\nhas_zstd=\"[^\"\n]*\"" "\nhas_zstd=\"yes\"")
 endif()
-# szip in netCDF-4 files is HDF5's own filter: where the HDF5 netcdf-c builds against has it
-# (netcdf-c's own check, HAVE_H5Z_SZIP), szip works whether or not netcdf-c's configure found libsz
-# for its plugin, and NCZarr's szip loads libsz at run time. Without it in HDF5, netcdf-c's value
-# stays: ncfilters' szip then needs libsz at run time, which a build cannot promise.
-if(HAVE_H5Z_SZIP)
-  ncfilters_truthful_copy("${generated}/netcdf_meta.h" "${generated}/netcdf_meta.h"
-    "(#define NC_HAS_SZIP[ \t]+)[01]?" "\\11"
-    "(#define NC_HAS_SZIP_WRITE[ \t]+)[01]?" "\\11")
-  ncfilters_truthful_copy("${generated}/nc-config" "${generated}/nc-config"
-    "\nhas_szlib=\"[^\"\n]*\"" "\nhas_szlib=\"yes\"")
-endif()
 # A static libnetcdf.a carries the Rust staticlib, whose system libraries a program linking it
 # statically needs too.
 if(netcdf_type STREQUAL "STATIC_LIBRARY")
@@ -88,7 +77,16 @@ if(netcdf_type STREQUAL "STATIC_LIBRARY")
 endif()
 ncfilters_truthful_copy("${netCDF_BINARY_DIR}/libnetcdf.settings" "${generated}/libnetcdf.settings"
   "(ZSTD Support:[ \t]+)[a-z]+" "\\1yes")
+# szip in netCDF-4 files is HDF5's own filter: where the HDF5 netcdf-c builds against has it
+# (netcdf-c's own check, HAVE_H5Z_SZIP), szip works whether or not netcdf-c's configure found libsz
+# for its plugin, and NCZarr's szip loads libsz at run time. Without it in HDF5, netcdf-c's value
+# stays: ncfilters' szip then needs libsz at run time, which a build cannot promise.
 if(HAVE_H5Z_SZIP)
+  ncfilters_truthful_copy("${generated}/netcdf_meta.h" "${generated}/netcdf_meta.h"
+    "(#define NC_HAS_SZIP[ \t]+)[01]?" "\\11"
+    "(#define NC_HAS_SZIP_WRITE[ \t]+)[01]?" "\\11")
+  ncfilters_truthful_copy("${generated}/nc-config" "${generated}/nc-config"
+    "\nhas_szlib=\"[^\"\n]*\"" "\nhas_szlib=\"yes\"")
   ncfilters_truthful_copy("${generated}/libnetcdf.settings" "${generated}/libnetcdf.settings"
     "(SZIP Write Support:[ \t]+)[a-z]+" "\\1yes")
 endif()

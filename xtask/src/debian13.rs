@@ -235,7 +235,7 @@ fn clients(h: &Harness, root: &Path) -> Result {
 /// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
 /// the mounts end with the command, however it ends, so none outlives a killed run.
 fn inside<S: AsRef<str>>(h: &Harness, root: &Path, args: &[S]) -> Command {
-    let (cargo_home, rustup_home) = (cargo_home(), rustup_home());
+    let (cargo_home, rustup_home) = (harness::cargo_home(), rustup_home());
     let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
     binds.push((h.repo.clone(), root.join(REPO_INSIDE.trim_start_matches('/'))));
     for dir in [&cargo_home, &rustup_home] {
@@ -269,10 +269,6 @@ fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Resu
         fail!("{what} failed");
     }
     Ok(())
-}
-
-fn cargo_home() -> PathBuf {
-    std::env::var_os("CARGO_HOME").map(PathBuf::from).unwrap_or_else(|| home().join(".cargo"))
 }
 
 fn rustup_home() -> PathBuf {

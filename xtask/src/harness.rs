@@ -26,6 +26,13 @@ pub fn log(message: impl std::fmt::Display) {
     println!("\n== {message}");
 }
 
+/// Cargo's home: `CARGO_HOME`, else `~/.cargo`.
+pub fn cargo_home() -> PathBuf {
+    env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(".cargo"))
+}
+
 /// The settings of a run (NCFILTERS_* environment variables) and the paths derived from them.
 pub struct Harness {
     pub repo: PathBuf,

@@ -225,7 +225,7 @@ fn fetched_crate(h: &Harness, name: &str, version: &str) -> Result<PathBuf> {
     )?;
     write_file(&project.join("src/lib.rs"), "")?;
     run(cmd("cargo", ["fetch", "-q"]).current_dir(&project))?;
-    let registry_cache = cargo_home().join("registry/cache");
+    let registry_cache = harness::cargo_home().join("registry/cache");
     let found = std::fs::read_dir(&registry_cache)
         .map_err(|e| harness::Failure(format!("cannot read {}: {e}", registry_cache.display())))?
         .filter_map(|entry| entry.ok().map(|entry| entry.path().join(&file)))
@@ -235,12 +235,6 @@ fn fetched_crate(h: &Harness, name: &str, version: &str) -> Result<PathBuf> {
     };
     run(cmd("cp", ["--"]).arg(&found).arg(&cached))?;
     Ok(cached)
-}
-
-fn cargo_home() -> PathBuf {
-    std::env::var_os("CARGO_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".cargo"))
 }
 
 /// The `cmake` of a virtualenv in the cache with PyPI's [`NEWER_CMAKE`].
@@ -254,6 +248,26 @@ fn newer_cmake(h: &Harness) -> Result<PathBuf> {
     run(cmd("python3", ["-m", "venv"]).arg(&venv))?;
     run(&mut cmd(venv.join("bin/pip"), ["install", "-q", "--disable-pip-version-check", NEWER_CMAKE]))?;
     Ok(cmake)
+}
+
+/// The libhdf5 files the dynamic loader gives `file` (with `library_path` as LD_LIBRARY_PATH):
+/// every one must lie in `prefix`, or the machine's 1.10 would be under test unseen. Returns them.
+pub fn require_hdf5_from(file: &Path, library_path: Option<&Path>, prefix: &Path) -> Result<Vec<String>> {
+    let mut ldd = cmd("ldd", [file]);
+    if let Some(library_path) = library_path {
+        ldd.env("LD_LIBRARY_PATH", library_path);
+    }
+    let ldd = crate::process::output(&mut ldd)?;
+    // `libhdf5.so.310 => /path/libhdf5.so.310 (0x...)`: the path.
+    let loaded: Vec<String> = ldd
+        .lines()
+        .filter(|line| line.contains("libhdf5"))
+        .map(|line| line.split_whitespace().nth(2).unwrap_or(line).to_string())
+        .collect();
+    if loaded.is_empty() || !loaded.iter().all(|path| Path::new(path).starts_with(prefix)) {
+        fail!("{} loads {loaded:?}, not the HDF5 in {}", file.display(), prefix.display());
+    }
+    Ok(loaded)
 }
 
 /// The filters of c_tests/hdf5_filter_paths.c that HDF5 implements itself, not ncfilters.
@@ -361,10 +375,7 @@ pub fn test_signed_plugins(h: &Harness, flavour: &str) -> Result {
     harness::create_dir_all(&dir.join("keystore"))?;
 
     let filter_paths = h.work.join(format!("filter-paths-{flavour}/hdf5_filter_paths"));
-    let ldd = crate::process::output(cmd("ldd", [&filter_paths]).env("LD_LIBRARY_PATH", &library_path))?;
-    if !ldd.lines().filter(|line| line.contains("libhdf5.so")).all(|line| line.contains(&*signing.to_string_lossy())) {
-        fail!("with LD_LIBRARY_PATH={} the program still loads another libhdf5:\n{ldd}", library_path.display());
-    }
+    require_hdf5_from(&filter_paths, Some(&library_path), &signing)?;
     let mut built_in = cmd(&filter_paths, [&dir]);
     built_in.env_remove("HDF5_PLUGIN_PATH").env_remove("HDF5_PLUGIN_KEYSTORE").env("LD_LIBRARY_PATH", &library_path);
     let out = crate::process::output(&mut built_in)?;

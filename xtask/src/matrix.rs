@@ -279,17 +279,7 @@ fn hdf5_version(h: &Harness, flavour: &str) -> Option<String> {
 /// HDF5 in the cache that configure missed would otherwise leave the machine's 1.10 under test.
 fn check_loaded_hdf5(h: &Harness, flavour: &str, hdf5: &Hdf5Release) -> Result {
     let library = h.lib_dir(flavour).join("libnetcdf.so");
-    let ldd = output(&mut cmd("ldd", [&library]))?;
-    let prefix = hdf5.prefix(h);
-    // `libhdf5.so.310 => /path/libhdf5.so.310 (0x...)`: the path.
-    let loaded: Vec<&str> = ldd
-        .lines()
-        .filter(|line| line.contains("libhdf5"))
-        .map(|line| line.split_whitespace().nth(2).unwrap_or(line))
-        .collect();
-    if loaded.is_empty() || !loaded.iter().all(|path| path.starts_with(&*prefix.to_string_lossy())) {
-        fail!("{} loads {loaded:?}, not HDF5 {} from {}", library.display(), hdf5.version, prefix.display());
-    }
+    let loaded = crate::hdf5::require_hdf5_from(&library, None, &hdf5.prefix(h))?;
     println!("PASS {flavour}: libnetcdf.so loads HDF5 {}: {}", hdf5.version, loaded.join(", "));
     Ok(())
 }
@@ -347,25 +337,26 @@ fn check_installed_metadata(h: &Harness, flavour: &str) -> Result {
     let build = h.build_dir(flavour);
     let found = crate::harness::read_to_string(&build.join("include/netcdf_meta.h"))?;
     let installed = crate::harness::read_to_string(&build.join("ncfilters-generated/netcdf_meta.h"))?;
+    // `#define NAME VALUE ...`: VALUE.
     let value = |text: &str, name: &str| {
         text.lines().find_map(|line| {
-            line.strip_prefix("#define ")?.strip_prefix(name)?.split_whitespace().next().map(String::from)
+            let mut words = line.split_whitespace();
+            (words.next() == Some("#define") && words.next() == Some(name)).then(|| words.next().map(String::from))?
         })
     };
     let hdf5_has_szip = crate::harness::read_to_string(&build.join("CMakeCache.txt"))?
         .lines()
         .any(|line| line.starts_with("_has_H5_HAVE_FILTER_SZIP:INTERNAL=1"));
-    let mut wanted = vec!["NC_HAS_ZSTD "];
+    let mut wanted = vec!["NC_HAS_ZSTD"];
     if !h.release.is_first() {
-        wanted.extend(["NC_HAS_BLOSC ", "NC_HAS_BZ2 "]);
+        wanted.extend(["NC_HAS_BLOSC", "NC_HAS_BZ2"]);
     }
     if hdf5_has_szip {
-        wanted.extend(["NC_HAS_SZIP ", "NC_HAS_SZIP_WRITE "]);
+        wanted.extend(["NC_HAS_SZIP", "NC_HAS_SZIP_WRITE"]);
     }
     let mut said = Vec::new();
     for name in wanted {
-        let name = name.trim_end();
-        let (configured, written) = (value(&found, &format!("{name} ")), value(&installed, &format!("{name} ")));
+        let (configured, written) = (value(&found, name), value(&installed, name));
         if written.as_deref() != Some("1") {
             fail!(
                 "the netcdf_meta.h ncfilters installs has {name} {written:?}, not 1 (configure wrote {configured:?})"
