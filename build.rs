@@ -1,7 +1,8 @@
 //! Selects the netcdf-c release ncfilters is built into (its struct layouts and behaviour) and
 //! compiles the weak-reference shim to netcdf-c internals (src/netcdf_sys/shim.c).
 
-/// The netcdf-c releases ncfilters knows, oldest first.
+/// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's
+/// release table list the same (checked by xtask's tests).
 const RELEASES: [&str; 3] = ["4.9.0", "4.9.3", "4.10.1"];
 
 /// What differs between releases, as cfgs (`ncf_*`), each with the first release that has it.

@@ -1,7 +1,8 @@
-# ncfilters.cmake -- build netcdf-c 4.9.0 with its filter internals provided by ncfilters.
+# ncfilters.cmake -- build netcdf-c (a release in NCFILTERS_KNOWN_RELEASES below) with its filter
+# internals provided by ncfilters.
 #
 # Load it into an unmodified netcdf-c source tree:
-#   cmake -S netcdf-c-4.9.0 -B build -DCMAKE_PROJECT_INCLUDE=/path/to/ncfilters/cmake/ncfilters.cmake ...
+#   cmake -S netcdf-c-4.10.1 -B build -DCMAKE_PROJECT_INCLUDE=/path/to/ncfilters/cmake/ncfilters.cmake ...
 #
 # CMake runs this file at the end of netcdf-c's project() call. It then:
 #   * puts ncfilters' include/ ahead of netcdf-c's own, and force-includes cmake/ncfilters_prelude.h,
@@ -66,7 +67,8 @@ endif()
 
 # The netcdf-c release being built, from its own version: 4.9.3 and later name it in project(),
 # 4.9.0 in SET(NC_VERSION_MAJOR|MINOR|PATCH …) after it. ncfilters mirrors each release's internal
-# structs and behaviour, so a release it does not know is an error, never a guess.
+# structs and behaviour, so a release it does not know is an error, never a guess. The same list
+# as build.rs's and xtask/src/release.rs's (checked by xtask's tests).
 set(NCFILTERS_KNOWN_RELEASES 4.9.0 4.9.3 4.10.1)
 function(ncfilters_detect_release)
   set(version "${PROJECT_VERSION}")

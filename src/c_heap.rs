@@ -49,6 +49,14 @@ impl<T: Copy> CArray<T> {
     }
 }
 
+/// `text` as a NUL-terminated `malloc`'d string that C frees with `free()` (C reads it up to
+/// its first NUL byte).
+pub fn c_string(text: &[u8]) -> NcResult<*mut std::os::raw::c_char> {
+    let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
+    block.as_mut_slice()[..text.len()].copy_from_slice(text);
+    Ok(block.into_raw().cast())
+}
+
 impl<T: Copy> Drop for CArray<T> {
     fn drop(&mut self) {
         // SAFETY: ptr came from calloc and has not been handed out.
@@ -291,7 +299,8 @@ impl<T> Drop for CBox<T> {
 /// A growable byte buffer on the C heap (`malloc`/`realloc`), for filter output that C will
 /// own: [`CVec::into_raw`] hands over a block C frees with `free()`. Bytes past `init` are
 /// uninitialised; [`CVec::whole_mut`] zeroes them before handing out a `&mut [u8]`, while
-/// writers that fill the buffer themselves (zstd, shuffle) skip that cost.
+/// writers that fill the buffer themselves (zstd, shuffle) take [`CVec::spare_uninit`] and skip
+/// that cost.
 #[derive(Debug)]
 pub struct CVec {
     ptr: NonNull<u8>,
@@ -321,10 +330,14 @@ impl CVec {
         Ok(CVec { ptr: NonNull::new(raw).ok_or(NC_ENOMEM)?, len: 0, capacity: capacity.max(1), init: 0 })
     }
 
-    /// The whole block as possibly uninitialised bytes, for a writer that fills it.
-    pub fn whole_uninit(&mut self) -> &mut [std::mem::MaybeUninit<u8>] {
-        // SAFETY: the block has `capacity` bytes; MaybeUninit makes no claim about them.
-        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().cast(), self.capacity) }
+    /// The spare capacity past the used bytes, as possibly uninitialised bytes, for a writer
+    /// that fills it. Safe code may de-initialise what it is handed, so those bytes count as
+    /// uninitialised from here on: only [`CVec::assume_init_len`] marks them used again.
+    pub fn spare_uninit(&mut self) -> &mut [std::mem::MaybeUninit<u8>] {
+        self.init = self.len;
+        // SAFETY: [len, capacity) lies inside the block and is borrowed only through `self`;
+        // MaybeUninit makes no claim about the bytes.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(self.len).cast(), self.capacity - self.len) }
     }
 
     /// Marks the first `len` bytes as written and used.
@@ -568,8 +581,9 @@ mod tests {
         out.reserve_total(1024).unwrap();
         assert_eq!(out.as_slice(), b"abc");
         assert!(out.spare().iter().all(|&b| b == 0), "grown space is zeroed before it is handed out");
-        let uninit = out.whole_uninit();
-        uninit[3].write(b'd');
+        let uninit = out.spare_uninit();
+        assert_eq!(uninit.len(), 1024 - 3, "only the spare capacity, never the used bytes");
+        uninit[0].write(b'd');
         // SAFETY: bytes 0..4 are written ("abc" above, 'd' just now).
         unsafe { out.assume_init_len(4) };
         assert_eq!(out.as_slice(), b"abcd");
@@ -577,6 +591,22 @@ mod tests {
         assert_eq!((used, capacity), (4, 1024));
         c_free(ptr);
         assert_eq!(CVec::from_slice(b"xyz").unwrap().as_slice(), b"xyz");
+    }
+
+    /// The hole `whole_uninit` had: it handed out the used bytes too, and safe code could
+    /// de-initialise bytes that `set_len` then let `as_slice` read.
+    #[test]
+    fn bytes_handed_out_uninitialised_cannot_be_read_without_unsafe() {
+        let mut out = CVec::with_capacity(8).unwrap();
+        out.whole_mut()[..8].copy_from_slice(b"abcdefgh");
+        out.set_len(3);
+        for byte in out.spare_uninit() {
+            *byte = std::mem::MaybeUninit::uninit();
+        }
+        assert_eq!(out.as_slice(), b"abc", "the used bytes are not handed out");
+        let past_the_written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| out.set_len(8)));
+        assert!(past_the_written.is_err(), "set_len must not cover bytes handed out as uninitialised");
+        assert!(out.spare().iter().all(|&b| b == 0), "whole_mut zeroes them again before lending them");
     }
 
     #[test]

@@ -75,10 +75,33 @@ pub type NcResult<T> = Result<T, NcError>;
 /// for callers that print their own message from the returned status code. In an MPI job only
 /// rank 0 reports (see [`is_secondary_mpi_rank`]).
 pub fn report(message: std::fmt::Arguments<'_>) {
+    #[cfg(test)]
+    if captured(message) {
+        return;
+    }
     if std::env::var_os("NCFILTERS_QUIET").is_some_and(|v| v == "1") || is_secondary_mpi_rank() {
         return;
     }
     write_stderr("ncfilters: ", message);
+}
+
+#[cfg(test)]
+thread_local! {
+    static CAPTURE: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Whether a test on this thread is capturing reports (see [`capture_reports`]); if so, keeps it.
+#[cfg(test)]
+fn captured(message: std::fmt::Arguments<'_>) -> bool {
+    CAPTURE.with_borrow_mut(|capture| capture.as_mut().map(|lines| lines.push(message.to_string())).is_some())
+}
+
+/// The reports `body` makes on this thread, instead of writing them to stderr.
+#[cfg(test)]
+pub fn capture_reports<T>(body: impl FnOnce() -> T) -> (T, Vec<String>) {
+    CAPTURE.with_borrow_mut(|capture| *capture = Some(Vec::new()));
+    let value = body();
+    (value, CAPTURE.with_borrow_mut(Option::take).unwrap_or_default())
 }
 
 /// The variables MPI launchers set to each process's rank: OpenMPI's mpiexec, MPICH's and Intel

@@ -73,15 +73,24 @@ pub fn void_of(function: &str, body: impl FnOnce()) {
 }
 
 /// The name of the enclosing function, for diagnostics: `status_of(function_name!(), ...)`
-/// instead of a hand-typed string that can drift from the code.
+/// instead of a hand-typed string that can drift from the code. Inside a closure it is still
+/// the function's name (the closures' `{{closure}}` path segments are skipped).
 #[macro_export]
 macro_rules! function_name {
     () => {{
         fn here() {}
-        let path = ::std::any::type_name_of_val(&here);
-        let path = path.strip_suffix("::here").unwrap_or(path);
-        path.rsplit("::").next().unwrap_or(path)
+        $crate::ffi_boundary::enclosing_function(::std::any::type_name_of_val(&here))
     }};
+}
+
+/// The function's name in the type path of an item `here` defined in it (see
+/// [`function_name!`]).
+pub fn enclosing_function(path: &'static str) -> &'static str {
+    let mut path = path.strip_suffix("::here").unwrap_or(path);
+    while let Some(outer) = path.strip_suffix("::{{closure}}") {
+        path = outer;
+    }
+    path.rsplit("::").next().unwrap_or(path)
 }
 
 /// The bytes of a NUL-terminated C string, or `None` for NULL.
@@ -129,7 +138,13 @@ mod tests {
     fn function_name_is_the_enclosing_function() {
         assert_eq!(crate::function_name!(), "function_name_is_the_enclosing_function");
         let in_closure = || crate::function_name!();
-        assert_eq!(in_closure(), "{{closure}}", "so it is taken outside the boundary's closure");
+        assert_eq!(in_closure(), "function_name_is_the_enclosing_function", "not {{{{closure}}}}");
+        let nested = || {
+            let inner = || crate::function_name!();
+            inner()
+        };
+        assert_eq!(nested(), "function_name_is_the_enclosing_function");
+        assert_eq!(super::enclosing_function("a::b::f::{{closure}}::{{closure}}::here"), "f");
     }
 
     #[test]

@@ -88,9 +88,79 @@ pub fn check_szip_block(params: &[u32], dim_lengths: &[usize]) -> NcResult<()> {
     Ok(())
 }
 
+/// A variable as the define-filter rules see it, in either backend (`nc_def_var_filter` on a
+/// netCDF-4/HDF5 file or on an NCZarr dataset).
+pub trait FilterTarget {
+    /// Whether the variable already has filter `id`.
+    fn has_filter(&self, id: u32) -> bool;
+    fn dim_lengths(&self) -> Vec<usize>;
+    /// Makes a contiguous variable chunked, as a filter needs.
+    fn make_chunked(&mut self) -> NcResult<()>;
+    /// Adds filter `id`, or replaces its parameters if the variable has it.
+    fn add_filter(&mut self, id: u32, params: &[u32]) -> NcResult<()>;
+}
+
+/// The rules both backends apply to define a filter, after [`check_definable`]: a new filter is
+/// checked against the variable's ([`check_new_filter`]) and makes it chunked; szip's block is
+/// checked against the variable's size, a re-definition's too; then the filter is added.
+pub fn define_filter(var: &mut impl FilterTarget, id: u32, params: &[u32]) -> NcResult<()> {
+    if !var.has_filter(id) {
+        check_new_filter(id, params, var.has_filter(H5Z_FILTER_DEFLATE), var.has_filter(H5Z_FILTER_SZIP))?;
+        var.make_chunked()?;
+    }
+    if id == H5Z_FILTER_SZIP {
+        check_szip_block(params, &var.dim_lengths())?;
+    }
+    var.add_filter(id, params)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A variable that records what the rules did to it.
+    #[derive(Default)]
+    struct Recorded {
+        filters: Vec<(u32, Vec<u32>)>,
+        dims: Vec<usize>,
+        chunked: bool,
+    }
+
+    impl FilterTarget for Recorded {
+        fn has_filter(&self, id: u32) -> bool {
+            self.filters.iter().any(|(have, _)| *have == id)
+        }
+        fn dim_lengths(&self) -> Vec<usize> {
+            self.dims.clone()
+        }
+        fn make_chunked(&mut self) -> NcResult<()> {
+            self.chunked = true;
+            Ok(())
+        }
+        fn add_filter(&mut self, id: u32, params: &[u32]) -> NcResult<()> {
+            match self.filters.iter_mut().find(|(have, _)| *have == id) {
+                Some(filter) => filter.1 = params.to_vec(),
+                None => self.filters.push((id, params.to_vec())),
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn defining_checks_a_new_filter_then_chunks_and_a_redefinition_only_szip_s_block() {
+        let mut var = Recorded { dims: vec![4, 0, 8], ..Recorded::default() };
+        assert_eq!(define_filter(&mut var, H5Z_FILTER_DEFLATE, &[10]), Err(NC_EINVAL), "level 10");
+        assert!(!var.chunked && var.filters.is_empty(), "a refused filter changes nothing");
+        define_filter(&mut var, H5Z_FILTER_DEFLATE, &[5]).unwrap();
+        assert!(var.chunked);
+        assert_eq!(define_filter(&mut var, H5Z_FILTER_SZIP, &[32, 8]), Err(NC_EINVAL), "szip after deflate");
+        define_filter(&mut var, H5Z_FILTER_DEFLATE, &[10]).unwrap();
+        assert_eq!(var.filters, [(H5Z_FILTER_DEFLATE, vec![10])], "a re-definition skips the new-filter checks");
+        let mut var = Recorded { dims: vec![4, 0, 8], ..Recorded::default() };
+        assert_eq!(define_filter(&mut var, H5Z_FILTER_SZIP, &[32, 64]), Err(NC_EINVAL), "64 pixels > 32 elements");
+        define_filter(&mut var, H5Z_FILTER_SZIP, &[32, 32]).unwrap();
+        assert_eq!(define_filter(&mut var, H5Z_FILTER_SZIP, &[32]), Err(NC_EFILTER), "re-defined, still checked");
+    }
 
     #[test]
     fn a_file_not_open_for_parallel_io_keeps_its_access() {

@@ -181,8 +181,10 @@ impl Compressor {
         };
         self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers, workers as i32)?;
         self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel, level)?;
-        let room = out.capacity();
-        let destination = out.whole_uninit().as_mut_ptr();
+        debug_assert!(out.is_empty(), "the frame is written from the start of `out`");
+        let spare = out.spare_uninit();
+        let room = spare.len();
+        let destination = spare.as_mut_ptr();
         // SAFETY: `destination` has `room` writable bytes and `input` is a live slice; libzstd
         // writes at most `room` bytes and reads `input.len()`, and keeps neither pointer.
         let code = unsafe {

@@ -2,20 +2,13 @@
 //! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
 
 use super::builtin;
-use crate::c_heap::CArray;
+use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
-use crate::error::{NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
+use crate::error::{NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
 use crate::ffi_boundary::{c_str_bytes, guarded};
 use crate::filter_report::{self, Hdf5Facts, Refusal};
 use serde_json::{json, Value};
 use std::os::raw::{c_char, c_int};
-
-/// `text` as a NUL-terminated `malloc`'d string (JSON text holds no NUL byte).
-fn c_text(text: &str) -> NcResult<*mut c_char> {
-    let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
-    block.as_mut_slice()[..text.len()].copy_from_slice(text.as_bytes());
-    Ok(block.into_raw().cast())
-}
 
 /// Runs `body` inside the panic boundary and stores its JSON, or `{"error": …}`, in `*json_out`.
 ///
@@ -35,7 +28,7 @@ unsafe fn answer(function: &str, json_out: *mut *mut c_char, body: impl FnOnce()
         let error = json!({ "error": format!("internal error in {function} (see stderr)") });
         (NC_EINTERNAL.code(), error.to_string())
     });
-    let (status, text) = match c_text(&text) {
+    let (status, text) = match c_string(text.as_bytes()) {
         Ok(text) => (status, text),
         Err(error) => (error.code(), std::ptr::null_mut()),
     };

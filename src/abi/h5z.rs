@@ -180,7 +180,7 @@ h5z_function!(
             return Ok(Filtered::Shrunk(input.len()));
         }
         let mut out = filters::output_uninit(input.len())?;
-        let target = &mut out.whole_uninit()[..input.len()];
+        let target = &mut out.spare_uninit()[..input.len()];
         if reverse {
             filters::shuffle::unshuffle(element_size, input, target)
         } else {

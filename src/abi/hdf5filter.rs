@@ -1,12 +1,11 @@
 //! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
-use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
 use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_NOERR};
 use crate::ffi_boundary::{params_slice, status_of, write_opt};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
-use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Var};
+use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Location, Hdf5Var};
 use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
 use std::ptr;
@@ -27,6 +26,21 @@ fn add_filter(var: &mut Hdf5Var, id: u32, params: &[u32], flags: c_int) -> NcRes
     match var.position(id) {
         Some(index) => var.replace(index, params, flags),
         None => var.insert(rules::insert_position(&var.ids(), id), id, params, flags),
+    }
+}
+
+impl rules::FilterTarget for Hdf5Location {
+    fn has_filter(&self, id: u32) -> bool {
+        self.var.position(id).is_some()
+    }
+    fn dim_lengths(&self) -> Vec<usize> {
+        self.var.dim_lengths()
+    }
+    fn make_chunked(&mut self) -> NcResult<()> {
+        Hdf5Location::make_chunked(self)
+    }
+    fn add_filter(&mut self, id: u32, params: &[u32]) -> NcResult<()> {
+        add_filter(&mut self.var, id, params, 0)
     }
 }
 
@@ -68,16 +82,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         found.var.ensure_list()?;
         // SAFETY: params is NULL or readable for nparams words per the contract.
         let params = unsafe { params_slice(params, nparams)? };
-        if found.var.position(id).is_none() {
-            let have_deflate = found.var.position(H5Z_FILTER_DEFLATE).is_some();
-            let have_szip = found.var.position(H5Z_FILTER_SZIP).is_some();
-            rules::check_new_filter(id, params, have_deflate, have_szip)?;
-            found.make_chunked()?;
-        }
-        if id == H5Z_FILTER_SZIP {
-            rules::check_szip_block(params, &found.var.dim_lengths())?;
-        }
-        add_filter(&mut found.var, id, params, 0)?;
+        rules::define_filter(&mut found, id, params)?;
         if access == rules::ParallelAccess::Collective {
             found.set_collective();
         }

@@ -196,10 +196,9 @@ unsafe fn hdf5_to_codec(codec: Codec, nparams: usize, params: *const c_uint, cod
     let params = unsafe { crate::ffi_boundary::params_slice(params, nparams) }?;
     let text = codec.to_json(params)?;
     if !codecp.is_null() {
-        let mut bytes = CArray::<u8>::zeroed(text.len() + 1)?;
-        bytes.as_mut_slice()[..text.len()].copy_from_slice(text.as_bytes());
+        let codec = crate::c_heap::c_string(text.as_bytes())?;
         // SAFETY: checked non-NULL; the caller frees the string with free().
-        unsafe { codecp.write(bytes.into_raw().cast()) };
+        unsafe { codecp.write(codec) };
     }
     Ok(())
 }

@@ -8,7 +8,7 @@
 //! (`ncaux_plugin_path_clear`). Where netcdf-c writes into a caller's non-NULL `dirs` vector,
 //! so does this: the caller gives it room for every directory (`nc_plugin_path_ndirs`).
 
-use crate::c_heap::CArray;
+use crate::c_heap::{c_string, CArray};
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
 use crate::ffi_boundary::{c_str_bytes, guarded, status_of, write_opt};
@@ -22,13 +22,6 @@ static CHANGE: Mutex<()> = Mutex::new(());
 
 fn change_lock() -> MutexGuard<'static, ()> {
     CHANGE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// `text` as a NUL-terminated `malloc`'d string.
-fn c_string(text: &[u8]) -> NcResult<*mut c_char> {
-    let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
-    block.as_mut_slice()[..text.len()].copy_from_slice(text);
-    Ok(block.into_raw().cast())
 }
 
 /// The directories of a caller's list (`NC_EINVAL` for a NULL list, a NULL vector with
@@ -555,5 +548,56 @@ mod release {
             plugin_path::set(&dirs);
             Ok(())
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::{capture_reports, NC_EINVAL};
+
+    /// The messages name the exported function, never the closure it runs in (they read
+    /// "{{closure}}: directory 1 is NULL" when the name was taken inside the boundary's closure).
+    #[test]
+    fn a_null_directory_is_refused_naming_the_function() {
+        let dir = c"/nowhere";
+        let mut vector = [dir.as_ptr().cast_mut(), std::ptr::null_mut()];
+        let mut list = NCPluginList { ndirs: 2, dirs: vector.as_mut_ptr() };
+        // SAFETY: the list's vector holds its two pointers, one a live string, one NULL.
+        let (status, messages) = capture_reports(|| unsafe { nc_plugin_path_set(&mut list) });
+        assert_eq!(status, NC_EINVAL.code());
+        assert_eq!(messages, ["nc_plugin_path_set: directory 1 is NULL"]);
+    }
+
+    /// The pure-pointer helpers, with no netcdf-c call: parse into an empty list (a NULL
+    /// vector gets a new one), append and prepend (the vector moves), join, then free it all.
+    /// Under Miri this checks every pointer they touch.
+    #[test]
+    fn a_list_parsed_grown_joined_and_cleared_owns_exactly_its_blocks() {
+        let mut list = NCPluginList { ndirs: 0, dirs: std::ptr::null_mut() };
+        // SAFETY: a NUL-terminated text and a valid list with a NULL vector.
+        assert_eq!(unsafe { ncaux_plugin_path_parse(c"/a;;/b".as_ptr(), b';' as c_char, &mut list) }, 0);
+        assert_eq!(list.ndirs, 3, "empty pieces are kept");
+        // SAFETY: the list owns a malloc'd vector; the directories are NUL-terminated.
+        unsafe {
+            assert_eq!(ncaux_plugin_path_append(&mut list, c"/c".as_ptr()), 0);
+            assert_eq!(ncaux_plugin_path_prepend(&mut list, c"/z".as_ptr()), 0);
+        }
+        let mut joined: *mut c_char = std::ptr::null_mut();
+        // SAFETY: a valid list and a writable pointer.
+        assert_eq!(unsafe { ncaux_plugin_path_tostring(&list, 0, &mut joined) }, 0);
+        // SAFETY: tostring wrote a malloc'd NUL-terminated string.
+        assert_eq!(unsafe { c_str_bytes(joined) }, Some(&b"/z:/a::/b:/c"[..]));
+        // SAFETY: malloc'd by tostring and not used after.
+        unsafe { libc::free(joined.cast()) };
+        // SAFETY: the list owns its vector and strings.
+        assert_eq!(unsafe { ncaux_plugin_path_clear(&mut list) }, 0);
+        assert_eq!((list.ndirs, list.dirs), (0, std::ptr::null_mut()));
+        // SAFETY: NULL arguments are refused, not read.
+        unsafe {
+            assert_eq!(ncaux_plugin_path_parse(c"/a".as_ptr(), 0, std::ptr::null_mut()), NC_EINVAL.code());
+            assert_eq!(ncaux_plugin_path_tostring(std::ptr::null(), 0, &mut joined), NC_EINVAL.code());
+            assert_eq!(ncaux_plugin_path_clear(std::ptr::null_mut()), 0, "as netcdf-c: nothing to free");
+        }
     }
 }

@@ -4,7 +4,6 @@
 
 use super::builtin;
 use crate::c_heap::ChunkBuffer;
-use crate::c_types::ids::{H5Z_FILTER_DEFLATE, H5Z_FILTER_SZIP};
 use crate::codec_json::Dialect;
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
 use crate::ffi_boundary::{c_str_bytes, params_slice, status_of, write_opt};
@@ -81,6 +80,21 @@ fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
     }
 }
 
+impl rules::FilterTarget for ZarrLocation {
+    fn has_filter(&self, id: u32) -> bool {
+        chain_position(&self.var, id).is_some()
+    }
+    fn dim_lengths(&self) -> Vec<usize> {
+        self.var.dim_lengths()
+    }
+    fn make_chunked(&mut self) -> NcResult<()> {
+        ZarrLocation::make_chunked(self)
+    }
+    fn add_filter(&mut self, id: u32, params: &[u32]) -> NcResult<()> {
+        add_filter(&mut self.var, id, params)
+    }
+}
+
 /// # Safety
 /// `var` is NULL or a live NCZarr variable; `params` is NULL or readable for `nparams` words.
 #[no_mangle]
@@ -116,15 +130,7 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         // SAFETY: forwarded contract.
         let params = unsafe { params_slice(params, nparams)? };
-        let has = |id| chain_position(&found.var, id).is_some();
-        if !has(id) {
-            rules::check_new_filter(id, params, has(H5Z_FILTER_DEFLATE), has(H5Z_FILTER_SZIP))?;
-            found.make_chunked()?;
-        }
-        if id == H5Z_FILTER_SZIP {
-            rules::check_szip_block(params, &found.var.dim_lengths())?;
-        }
-        add_filter(&mut found.var, id, params)?;
+        rules::define_filter(&mut found, id, params)?;
         if found.parallel() {
             return Err(NC_EINVAL);
         }

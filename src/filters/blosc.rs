@@ -82,7 +82,7 @@ const PIECE_BYTES: usize = 256 << 10;
 /// into `room` bytes.
 fn compress(blosc: &Blosc, settings: Settings, input: &[u8], block_size: usize, room: usize) -> FilterResult<CVec> {
     let mut out = output_uninit(room)?;
-    let written = compress_into(blosc, settings, input, block_size, &mut out.whole_uninit()[..room])?;
+    let written = compress_into(blosc, settings, input, block_size, &mut out.spare_uninit()[..room])?;
     // SAFETY: blosc wrote the frame's first `written` bytes.
     unsafe { out.assume_init_len(written) };
     Ok(out)
@@ -157,7 +157,7 @@ fn encode_in_pieces(
     let capacity = room + streams_at + pieces * spare;
     let place_len = |piece: usize| if piece + 1 == pieces { capacity } else { frame_at(piece + 1) } - frame_at(piece);
     let mut out = output_uninit(capacity)?;
-    let Some((places, _)) = disjoint_places(&mut out.whole_uninit()[frame_at(0)..], (0..pieces).map(place_len)) else {
+    let Some((places, _)) = disjoint_places(&mut out.spare_uninit()[frame_at(0)..], (0..pieces).map(place_len)) else {
         return Ok(None); // cannot happen: the places end at the capacity
     };
     // c-blosc gives a stream the room its decoded bytes take (snappy's bound for snappy) or, when
@@ -172,7 +172,7 @@ fn encode_in_pieces(
         return Ok(None);
     };
     drop(places);
-    let whole = out.whole_uninit();
+    let whole = out.spare_uninit();
     let layout = {
         // SAFETY: piece p's frame, lengths[p] bytes from frame_at(p), was written by c-blosc.
         let frames: Vec<&[u8]> = (0..pieces).map(|p| unsafe { written(&whole[frame_at(p)..], lengths[p]) }).collect();
@@ -283,7 +283,7 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     }
     let mut out = output_uninit(size)?;
     let pieces = if size >= PIECES_FROM && worker_pool::threads() > 1 { split(input) } else { None };
-    let place = &mut out.whole_uninit()[..size];
+    let place = &mut out.spare_uninit()[..size];
     match pieces {
         Some(pieces) => decompress_pieces(blosc, input, &pieces, place, worker_pool::run)?,
         None => decompress_validated(blosc, input, place)?,

@@ -151,6 +151,42 @@ pub fn decode_buffer(input_len: usize, ratio: usize, limit: usize) -> FilterResu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::c_heap::CVec;
+
+    /// HDF5's definition of the shuffle, byte by byte (H5Zshuffle.c).
+    fn shuffle_reference(t: usize, input: &[u8]) -> Vec<u8> {
+        let n = input.len() / t;
+        let mut out = input.to_vec();
+        if t > 1 && n > 1 {
+            for i in 0..n {
+                for j in 0..t {
+                    out[j * n + i] = input[i * t + j];
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn shuffle_matches_the_hdf5_definition_and_inverts() {
+        for t in 1..=17 {
+            // Miri: enough for several SIMD blocks of every element size and a remainder.
+            let lengths: &[usize] = if cfg!(miri) { &[0, 1, 7, 33, 300] } else { &[0, 1, 2, 7, 16, 33, 1000, 4099] };
+            for &len in lengths {
+                let input: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
+                let mut shuffled = CVec::with_capacity(len).unwrap();
+                shuffle::shuffle(t, &input, &mut shuffled.spare_uninit()[..len]);
+                // SAFETY: shuffle writes every byte of its output, here the first `len`.
+                unsafe { shuffled.assume_init_len(len) };
+                assert_eq!(shuffled.as_slice(), shuffle_reference(t, &input), "t={t} len={len}");
+                let mut back = CVec::with_capacity(len).unwrap();
+                shuffle::unshuffle(t, shuffled.as_slice(), &mut back.spare_uninit()[..len]);
+                // SAFETY: as above, unshuffle writes all `len` bytes.
+                unsafe { back.assume_init_len(len) };
+                assert_eq!(back.as_slice(), input, "t={t} len={len}");
+            }
+        }
+    }
 
     #[test]
     fn decode_limit_is_scoped_and_restored_on_unwind() {

@@ -39,7 +39,7 @@ pub fn encode(params: &[u32], input: &[u8]) -> FilterResult<CVec> {
     let length = u32::try_from(input.len()).map_err(|_| super::FilterError("szip: chunk over 4 GiB".into()))?;
     // Uninitialised, as the C filter's: zeroing a block libaec overwrites cost about 1 % of encode.
     let mut out = output_uninit(input.len() + 4)?;
-    let (header, body) = out.whole_uninit().split_at_mut(4);
+    let (header, body) = out.spare_uninit().split_at_mut(4);
     for (place, byte) in header.iter_mut().zip(length.to_le_bytes()) {
         place.write(byte);
     }
@@ -79,7 +79,7 @@ pub fn decode(params: &[u32], input: &[u8], limit: usize) -> FilterResult<CVec> 
     let mut size = length;
     // SAFETY: dest has `length` writable bytes; libaec writes at most *dest_len.
     let status = unsafe {
-        (lib.decompress)(out.whole_uninit().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz)
+        (lib.decompress)(out.spare_uninit().as_mut_ptr().cast(), &mut size, body.as_ptr().cast(), body.len(), &mut sz)
     };
     if status != SZ_OK || size != length {
         return fail(format!("szip: corrupt chunk ({status}, {size} of {length} bytes)"));

@@ -13,7 +13,7 @@ pub mod hdf5_var;
 pub mod nc4;
 pub mod nczarr;
 
-/// netcdf-c's `NC_DISPATCH_VERSION` for 4.9.0; the mirror below is only valid for it.
+/// netcdf-c's `NC_DISPATCH_VERSION`, 5 in every supported release; the mirror below is only valid for it.
 pub const NC_DISPATCH_VERSION: c_int = 5;
 
 /// `include/nc.h`: the common header of every open file.

@@ -57,7 +57,7 @@ const WORK_INSIDE: &str = "/work";
 const REPO_INSIDE: &str = "/ncfilters";
 
 pub fn test_debian13(h: &Harness) -> Result {
-    let configuration = crate::matrix::CONFIGURATIONS
+    let configuration = crate::configurations::CONFIGURATIONS
         .iter()
         .find(|configuration| configuration.name == CONFIGURATION)
         .expect("the matrix has Debian 13's configuration");

@@ -5,6 +5,7 @@
 //! the distribution's netcdf-bin programs running on the installed libnetcdf (Debian 12's for
 //! 4.9.0; the stock build's for the releases with SONAME 22, see `distribution_programs`).
 
+use crate::build_flags::{PLUGIN_DIR, PREFIX};
 use crate::harness::{create_dir_all, fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
 use crate::netcdf::build_netcdf;
 use crate::process::{cmd, output, run, succeeds_into_log};
@@ -12,47 +13,10 @@ use crate::text::{last_lines, print_tail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// Where the install goes: a prefix under /tmp, as the issue asks, owned by the installing user.
-pub const PREFIX: &str = "/tmp/ncfilters-install/prefix";
-/// The plugin install directory (4.9.0: `-DPLUGIN_INSTALL_DIR=<directory>`, later releases:
-/// `-DNETCDF_WITH_PLUGIN_DIR=<directory>`).
-pub const PLUGIN_DIR: &str = "/tmp/ncfilters-install/prefix/lib/hdf5/plugin";
 /// Debian 12's libnetcdf19 (netcdf-c 4.9.0), which its netcdf-bin programs are linked against.
 const DEBIAN_LIBNETCDF: &str = "/usr/lib/x86_64-linux-gnu/libnetcdf.so.19";
 /// The user who installs when the harness runs as root.
 const UNPRIVILEGED_USER: (&str, &str) = ("nobody", "nogroup");
-
-/// The install tree's configuration: the release's test-build flags with tests and examples off,
-/// plugins installed into [`PLUGIN_DIR`], a prefix under /tmp, and libzstd and c-blosc hidden
-/// from netcdf-c's configure (which then writes `NC_HAS_ZSTD 0`, and from 4.9.3 on
-/// `NC_HAS_BLOSC 0`; ncfilters must install 1).
-pub fn install_tree_flags(h: &Harness) -> Vec<String> {
-    let mut flags: Vec<String> = h
-        .release
-        .flags
-        .iter()
-        .filter(|flag| !flag.contains("TESTS") && !flag.contains("TESTING") && !flag.contains("EXAMPLES"))
-        .filter(|flag| !flag.contains("PLUGIN_INSTALL"))
-        .map(|flag| flag.to_string())
-        .collect();
-    flags
-        .extend(["ENABLE_TESTS", "ENABLE_UNIT_TESTS", "ENABLE_EXAMPLES"].map(|option| h.release.option(option, "OFF")));
-    if h.release.is_first() {
-        // 4.9.0: -DPLUGIN_INSTALL_DIR=YES|<directory> (the filters document's appendix).
-        flags.push(format!("-DPLUGIN_INSTALL_DIR={PLUGIN_DIR}"));
-    } else {
-        // 4.9.3 on: --plugindir's option pair.
-        flags.push("-DNETCDF_PLUGIN_INSTALL=ON".into());
-        flags.push(format!("-DNETCDF_WITH_PLUGIN_DIR={PLUGIN_DIR}"));
-    }
-    flags.push(format!("-DCMAKE_INSTALL_PREFIX={PREFIX}"));
-    flags.push("-DCMAKE_DISABLE_FIND_PACKAGE_Zstd=TRUE".into());
-    flags.push("-DCMAKE_DISABLE_FIND_PACKAGE_Blosc=TRUE".into());
-    flags.push("-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE".into());
-    flags.sort();
-    flags.dedup();
-    flags
-}
 
 pub fn test_install(h: &Harness) -> Result {
     crate::setup::setup(h)?;

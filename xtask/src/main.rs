@@ -1,9 +1,11 @@
-//! ncfilters' build-and-test runner (`cargo xtask <step>`): builds netcdf-c 4.9.0 twice side by
-//! side -- "stock" (its C, as shipped) and "ncfilters" (cmake/ncfilters.cmake injected) -- and
-//! tests the result. Every failure ends the run with a non-zero exit and a `harness: ...` line.
+//! ncfilters' build-and-test runner (`cargo xtask <step>`): builds each supported netcdf-c release
+//! twice side by side -- "stock" (its C, as shipped) and "ncfilters" (cmake/ncfilters.cmake
+//! injected) -- and tests the result. Every failure ends the run with a non-zero exit and a `harness: ...` line.
 
 mod bench;
+mod build_flags;
 mod c_tests;
+mod configurations;
 mod debian13;
 mod demo;
 mod harness;
@@ -263,5 +265,67 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Debian13 => debian13::test_debian13(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The modules each file of xtask/src names through `crate::` (`use crate::a::…`,
+    /// `crate::a::f()`, and each path of a grouped `use crate::{a, b::c}`).
+    fn module_uses() -> BTreeMap<String, BTreeSet<String>> {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut uses = BTreeMap::new();
+        for entry in std::fs::read_dir(&src).unwrap() {
+            let path = entry.unwrap().path();
+            let module = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code: String =
+                text.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+            let mut used = BTreeSet::new();
+            for (at, _) in code.match_indices("crate::") {
+                let rest = &code[at + "crate::".len()..];
+                let paths = match rest.strip_prefix('{') {
+                    Some(group) => group[..group.find('}').unwrap_or(group.len())].split(',').map(str::trim).collect(),
+                    None => vec![rest],
+                };
+                for path in paths {
+                    let name: String = path.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+                    if !name.is_empty() && name != module {
+                        used.insert(name);
+                    }
+                }
+            }
+            uses.insert(module, used);
+        }
+        uses
+    }
+
+    #[test]
+    fn the_modules_use_each_other_without_a_cycle() {
+        let uses = module_uses();
+        assert!(uses["netcdf"].contains("build_flags"), "the parse sees plain paths");
+        // Kahn's algorithm: a module is placed once every module it uses is placed.
+        let mut placed = BTreeSet::new();
+        loop {
+            let ready: Vec<&String> = uses
+                .iter()
+                .filter(|(module, used)| {
+                    !placed.contains(*module) && used.iter().all(|u| placed.contains(u) || !uses.contains_key(u))
+                })
+                .map(|(module, _)| module)
+                .collect();
+            if ready.is_empty() {
+                break;
+            }
+            placed.extend(ready.into_iter().cloned());
+        }
+        let cyclic: Vec<String> = uses
+            .iter()
+            .filter(|(module, _)| !placed.contains(*module))
+            .map(|(module, used)| format!("{module} uses {used:?}"))
+            .collect();
+        assert!(cyclic.is_empty(), "modules in or above an import cycle:\n{}", cyclic.join("\n"));
     }
 }

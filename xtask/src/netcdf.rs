@@ -69,12 +69,12 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     configure.arg(src).arg("-B").arg(build);
     let mut cargo_target = h.cargo_target();
     if flavour == "install" {
-        configure.args(crate::install::install_tree_flags(h));
+        configure.args(crate::build_flags::install_tree_flags(h));
     } else if is_parallel(flavour) {
-        configure.args(crate::parallel::parallel_flags(h)).env("CC", "mpicc");
+        configure.args(crate::build_flags::parallel_flags(h)).env("CC", "mpicc");
         // Its own target directory: libncfilters of a parallel build mirrors other layouts.
         cargo_target = cargo_target.join("parallel");
-    } else if let Some(configuration) = crate::matrix::configuration_of(flavour) {
+    } else if let Some(configuration) = crate::configurations::configuration_of(flavour) {
         configure.args(configuration.flags(h.release)).args(configuration.hdf5_flags(h));
     } else {
         configure.args(h.release.flags);
@@ -100,7 +100,7 @@ pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
 /// [`run_netcdf_ctest`] expecting `expected` tests to pass and exactly the tests `failing` (known
 /// to fail on the stock build too) to fail; returns how many passed. Prints the summary line
 /// `netcdf-c <version> <flavour>: N tests passed, M failed` ("-parallel" as " parallel"; a
-/// configuration's builds as [`crate::matrix::describe`] names them).
+/// configuration's builds as [`crate::configurations::describe`] names them).
 pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, failing: &[&str]) -> Result<usize> {
     let build = &h.build_dir(flavour);
     let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
@@ -112,7 +112,13 @@ pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, f
     // Both halves run whatever the first gave: the failures are compared by name below.
     let passed_first = succeeds_into_log(&mut parallel, log_file, false)?;
     let passed_second = succeeds_into_log(&mut serial, log_file, true)?;
-    check_ctest_log(log_file, &crate::matrix::describe(h, flavour), passed_first && passed_second, expected, failing)
+    check_ctest_log(
+        log_file,
+        &crate::configurations::describe(h, flavour),
+        passed_first && passed_second,
+        expected,
+        failing,
+    )
 }
 
 /// ctest's arguments for the two halves of a suite: the tests that may run side by side, then
@@ -207,7 +213,7 @@ fn failed_tests(log: &str) -> Vec<&str> {
 /// parallel builds).
 pub fn ctest(h: &Harness, build: &Path) -> Command {
     let mut ctest = Command::new("ctest");
-    ctest.current_dir(build).env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect).envs(crate::parallel::MPI_ENV);
+    ctest.current_dir(build).env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect).envs(crate::build_flags::MPI_ENV);
     ctest
 }
 

@@ -3,40 +3,11 @@
 //! included), the ABI check of the parallel layouts, and ncfilters' own MPI filter test
 //! (c_tests/mpi_filters.c, read back serially and with h5py).
 
+use crate::build_flags::MPI_ENV;
 use crate::harness::{fail, log, Harness, Result};
 use crate::netcdf::{build_netcdf, run_suite_pair};
 use crate::process::{cmd, output, run, succeeds_into_log};
 use crate::text::print_tail;
-
-/// OpenMPI refuses to run as root and to start more ranks than cores (the suite starts 16 on
-/// 2 cores) unless told; set for every ctest and mpiexec here, never in netcdf-c's files.
-pub const MPI_ENV: [(&str, &str); 3] = [
-    ("OMPI_ALLOW_RUN_AS_ROOT", "1"),
-    ("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1"),
-    ("OMPI_MCA_rmaps_base_oversubscribe", "1"),
-];
-
-/// Debian's HDF5 built with OpenMPI (libhdf5-openmpi-dev).
-const MPI_HDF5_LIB_DIR: &str = "/usr/lib/x86_64-linux-gnu/hdf5/openmpi";
-const MPI_HDF5_INCLUDE_DIR: &str = "/usr/include/hdf5/openmpi";
-const MPI_HDF5_COMPILER: &str = "/usr/bin/h5pcc.openmpi";
-
-/// The serial builds' flags with parallel I/O on, its tests on, and the MPI HDF5.
-pub fn parallel_flags(h: &Harness) -> Vec<String> {
-    let mut flags: Vec<String> =
-        h.release.flags.iter().map(|flag| flag.replace("PARALLEL4=OFF", "PARALLEL4=ON")).collect();
-    flags.push(h.release.option("ENABLE_PARALLEL_TESTS", "ON"));
-    if h.release.is_first() {
-        flags.push(format!("-DHDF5_C_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5.so"));
-        flags.push(format!("-DHDF5_HL_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5_hl.so"));
-        flags.push(format!("-DHDF5_INCLUDE_DIR={MPI_HDF5_INCLUDE_DIR}"));
-    } else {
-        // 4.9.3 on find HDF5 with CMake's FindHDF5, which asks the HDF5 compiler wrapper.
-        flags.push("-DHDF5_PREFER_PARALLEL=TRUE".into());
-        flags.push(format!("-DHDF5_C_COMPILER_EXECUTABLE={MPI_HDF5_COMPILER}"));
-    }
-    flags
-}
 
 pub fn test_parallel(h: &Harness) -> Result {
     crate::setup::setup(h)?;

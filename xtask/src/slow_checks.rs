@@ -4,8 +4,8 @@
 //! rotating by the UTC day: on a 2-core CI machine the rest of `test` took 48 minutes and
 //! valgrind up to 17 more, so two slow checks come too close to CI's 90.
 
+use crate::configurations::{Configuration, CONFIGURATIONS};
 use crate::harness::{Harness, Result};
-use crate::matrix::{Configuration, CONFIGURATIONS};
 use crate::release::{self, Release, RELEASES};
 
 pub enum SlowCheck {

@@ -1,7 +1,7 @@
 //! gen-headers: writes include/*.h from the ncfilters sources with cbindgen, and the files
 //! derived from the table of standard filters (`cmake/ncfilters_plugins.cmake`, the README's
-//! table); checks that the checked-in copies are current; and checks ncfilters' ABI against
-//! netcdf-c 4.9.0's headers.
+//! table); checks that the checked-in copies are current; and checks ncfilters' ABI against the
+//! headers of the netcdf-c release it is built for (`NCFILTERS_NETCDF_VERSION`).
 //!
 //! ```text
 //! gen-headers                 regenerate include/*.h and the files derived from the table
