@@ -49,19 +49,19 @@ impl<T: Copy> CArray<T> {
     }
 }
 
+impl<T: Copy> Drop for CArray<T> {
+    fn drop(&mut self) {
+        // SAFETY: ptr came from calloc and has not been handed out.
+        unsafe { libc::free(self.ptr.as_ptr().cast()) }
+    }
+}
+
 /// `text` as a NUL-terminated `malloc`'d string that C frees with `free()` (C reads it up to
 /// its first NUL byte).
 pub fn c_string(text: &[u8]) -> NcResult<*mut std::os::raw::c_char> {
     let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
     block.as_mut_slice()[..text.len()].copy_from_slice(text);
     Ok(block.into_raw().cast())
-}
-
-impl<T: Copy> Drop for CArray<T> {
-    fn drop(&mut self) {
-        // SAFETY: ptr came from calloc and has not been handed out.
-        unsafe { libc::free(self.ptr.as_ptr().cast()) }
-    }
 }
 
 /// A C-heap parameter vector `(nparams, params)` as netcdf-c and the codec plugins exchange it:
