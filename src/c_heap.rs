@@ -1,5 +1,6 @@
 //! Memory handed to C, or freed by C, lives on the C heap (`malloc`/`calloc`/`free`).
 
+use crate::c_types::NCPluginList;
 use crate::error::{NcResult, NC_ENOMEM};
 use std::ptr::NonNull;
 
@@ -62,6 +63,62 @@ pub fn c_string(text: &[u8]) -> NcResult<*mut std::os::raw::c_char> {
     let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
     block.as_mut_slice()[..text.len()].copy_from_slice(text);
     Ok(block.into_raw().cast())
+}
+
+/// `malloc`'d C strings, all freed when dropped unless handed to C: the directories of an
+/// `NCPluginList`, whose vector and strings C frees with `free()`.
+#[derive(Debug)]
+pub struct CStrings(Vec<*mut std::os::raw::c_char>);
+
+impl CStrings {
+    /// Copies of `texts` (all or none: on failure the copies made so far are freed).
+    pub fn copy_of<S: AsRef<[u8]>>(texts: &[S]) -> NcResult<Self> {
+        let mut strings = CStrings(Vec::with_capacity(texts.len()));
+        for text in texts {
+            strings.0.push(c_string(text.as_ref())?);
+        }
+        Ok(strings)
+    }
+
+    /// Takes over a list's strings and frees its vector, leaving the list empty.
+    ///
+    /// # Safety
+    /// The list's vector is NULL or a `malloc`'d block of `ndirs` pointers, each NULL or a
+    /// `malloc`'d string, all owned by the list.
+    pub unsafe fn take_list(list: &mut NCPluginList) -> Self {
+        let mut strings = Vec::new();
+        if !list.dirs.is_null() {
+            // SAFETY: the vector holds ndirs pointers per the contract.
+            strings.extend_from_slice(unsafe { std::slice::from_raw_parts(list.dirs, list.ndirs) });
+            // SAFETY: the vector is malloc'd; its strings now belong to `strings`.
+            unsafe { libc::free(list.dirs.cast()) };
+        }
+        list.dirs = std::ptr::null_mut();
+        list.ndirs = 0;
+        CStrings(strings)
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The strings, now C's to free.
+    pub fn into_raw(mut self) -> Vec<*mut std::os::raw::c_char> {
+        std::mem::take(&mut self.0)
+    }
+}
+
+impl Drop for CStrings {
+    fn drop(&mut self) {
+        for &string in &self.0 {
+            // SAFETY: each string is NULL or malloc'd and owned here (free(NULL) is a no-op).
+            unsafe { libc::free(string.cast()) };
+        }
+    }
 }
 
 /// A C-heap parameter vector `(nparams, params)` as netcdf-c and the codec plugins exchange it:

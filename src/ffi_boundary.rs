@@ -61,6 +61,118 @@ pub fn guarded<R: OnPanic>(function: &str, body: impl FnOnce() -> R) -> R {
     })
 }
 
+/// An export's C return type and what its body gives back: `int` statuses come from
+/// [`NcResult`], the other types are returned as they are.
+pub trait CReturn: OnPanic {
+    /// What the body of an export with this return type yields.
+    type Body: OnNull;
+    /// The value C gets.
+    fn from_body(body: Self::Body) -> Self;
+}
+
+impl CReturn for c_int {
+    type Body = NcResult<()>;
+    fn from_body(body: NcResult<()>) -> c_int {
+        status_code(body)
+    }
+}
+
+impl CReturn for () {
+    type Body = ();
+    fn from_body(_: ()) {}
+}
+
+impl CReturn for usize {
+    type Body = usize;
+    fn from_body(body: usize) -> usize {
+        body
+    }
+}
+
+impl<T> CReturn for *const T {
+    type Body = *const T;
+    fn from_body(body: *const T) -> *const T {
+        body
+    }
+}
+
+/// Pointer results: NULL, the C way of saying "none".
+impl<T> OnPanic for *const T {
+    fn on_panic() -> Self {
+        std::ptr::null()
+    }
+    const MEANING: &'static str = "returning NULL";
+}
+
+/// What an export answers when a pointer argument it needs is NULL: its return type's documented
+/// value (rustls-ffi's `NullParameterOrDefault`), given by [`reject_null!`]. An export that
+/// answers otherwise because netcdf-c does is listed in `abi::null_arguments`.
+pub trait OnNull {
+    /// The value the export's body yields instead.
+    fn on_null() -> Self;
+}
+
+/// `int` statuses: `NC_EINVAL`.
+impl<T> OnNull for NcResult<T> {
+    fn on_null() -> Self {
+        Err(NC_EINVAL)
+    }
+}
+
+/// `void` functions: nothing done.
+impl OnNull for () {
+    fn on_null() -> Self {}
+}
+
+/// Sizes: 0.
+impl OnNull for usize {
+    fn on_null() -> Self {
+        0
+    }
+}
+
+/// Pointers: NULL.
+impl<T> OnNull for *const T {
+    fn on_null() -> Self {
+        std::ptr::null()
+    }
+}
+
+/// Runs the body of an exported function inside the panic boundary, named after `function`:
+/// what [`ffi_export!`] expands to.
+pub fn exported<R: CReturn>(function: &str, body: impl FnOnce() -> R::Body) -> R {
+    guarded(function, || R::from_body(body()))
+}
+
+/// The one form of an exported function's body: `ffi_export!(|| { ... })` runs the closure
+/// inside the panic boundary ([`exported`]), with the function's own name in its diagnostics;
+/// the closure yields the return type's [`CReturn::Body`] (an [`NcResult`] for `int`).
+#[macro_export]
+macro_rules! ffi_export {
+    ($body:expr) => {
+        $crate::ffi_boundary::exported($crate::function_name!(), $body)
+    };
+}
+
+/// Inside an export's body: each named pointer argument must be non-NULL, else the body
+/// reports which one and yields its return type's [`OnNull`] value (`NC_EINVAL` for `int`).
+#[macro_export]
+macro_rules! reject_null {
+    ($($argument:ident),+ $(,)?) => {
+        $(
+            if $argument.is_null() {
+                $crate::ffi_boundary::report_null($crate::function_name!(), stringify!($argument));
+                return $crate::ffi_boundary::OnNull::on_null();
+            }
+        )+
+    };
+}
+
+/// The diagnostic of [`reject_null!`].
+pub fn report_null(function: &str, argument: &str) {
+    report(format_args!("{function}: argument `{argument}` is NULL"));
+}
+
 /// Runs the body of an `int`-returning export: `Ok(())` becomes `NC_NOERR`, `Err` its code, and
 /// a panic `NC_EINTERNAL`.
 pub fn status_of(function: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {

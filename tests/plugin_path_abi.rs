@@ -241,4 +241,49 @@ fn the_helpers_agree_with_netcdf_c() {
         }
     }
     println!("PASS ncaux_plugin_path_parse/tostring agree with {path} on {compared} cases");
+
+    // The NULL arguments netcdf-c accepts or refuses (src/abi/null_arguments.rs): same answers.
+    type List = unsafe extern "C" fn(*mut NCPluginList) -> c_int;
+    type Insert = unsafe extern "C" fn(*mut NCPluginList, *const c_char) -> c_int;
+    type Text = unsafe extern "C" fn(c_int, *mut c_char) -> c_int;
+    let dir = CString::new("/d").unwrap();
+    // SAFETY: the exported functions have these signatures (netcdf_aux.h, netcdf_filter.h); NULL
+    // is an answer both give without reading further.
+    unsafe {
+        let list = |name: &[u8]| *library.get::<List>(name).unwrap();
+        for (name, ours) in [
+            (&b"nc_plugin_path_get\0"[..], api::nc_plugin_path_get as List),
+            (b"nc_plugin_path_set\0", api::nc_plugin_path_set),
+            (b"ncaux_plugin_path_clear\0", api::ncaux_plugin_path_clear),
+            (b"ncaux_plugin_path_reclaim\0", api::ncaux_plugin_path_reclaim),
+        ] {
+            assert_eq!(ours(ptr::null_mut()), list(name)(ptr::null_mut()), "{}(NULL)", String::from_utf8_lossy(name));
+        }
+        let insert = |name: &[u8]| *library.get::<Insert>(name).unwrap();
+        let mut empty_list = empty();
+        for (name, ours) in [
+            (&b"ncaux_plugin_path_append\0"[..], api::ncaux_plugin_path_append as Insert),
+            (b"ncaux_plugin_path_prepend\0", api::ncaux_plugin_path_prepend),
+        ] {
+            assert_eq!(ours(ptr::null_mut(), dir.as_ptr()), insert(name)(ptr::null_mut(), dir.as_ptr()));
+            assert_eq!(ours(&mut empty_list, ptr::null()), insert(name)(&mut empty_list, ptr::null()));
+        }
+        assert_eq!(
+            c_parse(dir.as_ptr(), 0, ptr::null_mut()),
+            api::ncaux_plugin_path_parse(dir.as_ptr(), 0, ptr::null_mut())
+        );
+        let (mut theirs, mut ours) = (empty(), empty());
+        assert_eq!(c_parse(ptr::null(), 0, &mut theirs), api::ncaux_plugin_path_parse(ptr::null(), 0, &mut ours));
+        assert_eq!((theirs.ndirs, ours.ndirs), (0, 0));
+        assert_eq!(
+            c_tostring(ptr::null(), 0, ptr::null_mut()),
+            api::ncaux_plugin_path_tostring(ptr::null(), 0, ptr::null_mut())
+        );
+        let text = |name: &[u8]| *library.get::<Text>(name).unwrap();
+        assert_eq!(
+            text(b"ncaux_plugin_path_stringget\0")(4, ptr::null_mut()),
+            api::ncaux_plugin_path_stringget(4, ptr::null_mut())
+        );
+    }
+    println!("PASS NULL arguments to the plugin-path API get netcdf-c's answers");
 }

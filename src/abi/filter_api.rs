@@ -5,7 +5,7 @@
 
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
 use crate::error::{check, report, NcError, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_ENOFILTER};
-use crate::ffi_boundary::{status_of, write_opt};
+use crate::ffi_boundary::write_opt;
 use crate::netcdf_sys::{dispatch_table, type_is_fixed_size, var_type};
 use crate::standard_filters::{self, BloscSettings};
 use std::os::raw::{c_int, c_uint};
@@ -30,7 +30,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let table = dispatch_table(ncid)?;
         if !cfg!(ncf_vlen_filters) && !type_is_fixed_size(ncid, var_type(ncid, varid)?)? {
             return Err(NC_EFILTER);
@@ -55,7 +55,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     filterids: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let table = dispatch_table(ncid)?;
         let inquire = table.inq_var_filter_ids.ok_or_else(|| missing_entry(ncid, "inq_var_filter_ids"))?;
         // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
@@ -75,7 +75,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let table = dispatch_table(ncid)?;
         let inquire = table.inq_var_filter_info.ok_or_else(|| missing_entry(ncid, "inq_var_filter_info"))?;
         // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
@@ -95,7 +95,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let mut count = 0usize;
         // SAFETY: count is a valid out-pointer; a NULL ids vector asks for the count only.
@@ -119,7 +119,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 /// `NC_NOERR` if filter `id` can be used with this file, else `NC_ENOFILTER`.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let table = dispatch_table(ncid)?;
         let inquire = table.inq_filter_avail.ok_or_else(|| missing_entry(ncid, "inq_filter_avail"))?;
         // SAFETY: plain integer arguments forwarded to the format's own entry.
@@ -156,35 +156,33 @@ fn defined_params(ncid: c_int, varid: c_int, id: u32) -> NcResult<Option<Vec<u32
 /// # Safety
 /// `hasfilterp` and `levelp` are NULL or writable.
 unsafe fn inquire_level(
-    name: &str,
     ncid: c_int,
     varid: c_int,
     id: u32,
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
-) -> c_int {
+) -> NcResult<()> {
     let mut found = (0, 0);
-    let code = status_of(name, || {
+    let mut inquire = || {
         if let Some(params) = defined_params(ncid, varid, id)? {
             found.0 = 1;
             found.1 = standard_filters::single_level(&params)?;
         }
         Ok(())
-    });
+    };
+    let result = inquire();
     // SAFETY: out-pointers are NULL or writable per the contract; written on every exit as in 4.9.0.
     unsafe {
         write_opt(levelp, found.1);
         write_opt(hasfilterp, found.0);
     }
-    code
+    result
 }
 
 /// bzip2 (id 307) with block size `level` 1..=9.
 #[no_mangle]
 pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    status_of(crate::function_name!(), || {
-        define_standard(ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level))
-    })
+    crate::ffi_export!(|| { define_standard(ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level)) })
 }
 
 /// Whether bzip2 is on for a variable, and its level.
@@ -199,16 +197,14 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     levelp: *mut c_int,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { inquire_level("nc_inq_var_bzip2", ncid, varid, H5Z_FILTER_BZIP2, hasfilterp, levelp) }
+    crate::ffi_export!(|| unsafe { inquire_level(ncid, varid, H5Z_FILTER_BZIP2, hasfilterp, levelp) })
 }
 
 /// Zstandard (id 32015) at `level` -131072..=22. `NC_ENOFILTER` when no zstd filter is available
 /// (4.9.0 built without zstd returned `NC_NOERR` and did nothing).
 #[no_mangle]
 pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    status_of(crate::function_name!(), || {
-        define_standard(ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level))
-    })
+    crate::ffi_export!(|| { define_standard(ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level)) })
 }
 
 /// Whether Zstandard is on for a variable, and its level.
@@ -223,7 +219,7 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     levelp: *mut c_int,
 ) -> c_int {
     // SAFETY: forwarded contract.
-    unsafe { inquire_level("nc_inq_var_zstandard", ncid, varid, H5Z_FILTER_ZSTD, hasfilterp, levelp) }
+    crate::ffi_export!(|| unsafe { inquire_level(ncid, varid, H5Z_FILTER_ZSTD, hasfilterp, levelp) })
 }
 
 /// Blosc (id 32001). `NC_ENOFILTER` when no blosc filter is available (4.9.0 built without
@@ -237,7 +233,7 @@ pub extern "C" fn nc_def_var_blosc(
     blocksize: c_uint,
     addshuffle: c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let params = standard_filters::blosc_params(BloscSettings { subcompressor, level, blocksize, addshuffle });
         define_standard(ncid, varid, H5Z_FILTER_BLOSC, params)
     })
@@ -257,23 +253,26 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     blocksizep: *mut c_uint,
     addshufflep: *mut c_uint,
 ) -> c_int {
-    let mut hasfilter = 0;
-    let code = status_of(crate::function_name!(), || {
-        let Some(params) = defined_params(ncid, varid, H5Z_FILTER_BLOSC)? else {
-            return Ok(());
+    crate::ffi_export!(|| {
+        let mut hasfilter = 0;
+        let mut inquire = || {
+            let Some(params) = defined_params(ncid, varid, H5Z_FILTER_BLOSC)? else {
+                return Ok(());
+            };
+            hasfilter = 1;
+            let settings = standard_filters::blosc_settings(&params)?;
+            // SAFETY: out-pointers are NULL or writable per the contract.
+            unsafe {
+                write_opt(blocksizep, settings.blocksize);
+                write_opt(levelp, settings.level);
+                write_opt(addshufflep, settings.addshuffle);
+                write_opt(subcompressorp, settings.subcompressor);
+            }
+            Ok(())
         };
-        hasfilter = 1;
-        let settings = standard_filters::blosc_settings(&params)?;
-        // SAFETY: out-pointers are NULL or writable per the contract.
-        unsafe {
-            write_opt(blocksizep, settings.blocksize);
-            write_opt(levelp, settings.level);
-            write_opt(addshufflep, settings.addshuffle);
-            write_opt(subcompressorp, settings.subcompressor);
-        }
-        Ok(())
-    });
-    // SAFETY: hasfilterp is NULL or writable; written on every exit as in 4.9.0.
-    unsafe { write_opt(hasfilterp, hasfilter) };
-    code
+        let result = inquire();
+        // SAFETY: hasfilterp is NULL or writable; written on every exit as in 4.9.0.
+        unsafe { write_opt(hasfilterp, hasfilter) };
+        result
+    })
 }

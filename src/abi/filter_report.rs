@@ -4,20 +4,22 @@
 use super::builtin;
 use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
-use crate::error::{NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
+use crate::error::{check, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
 use crate::ffi_boundary::{c_str_bytes, guarded};
 use crate::filter_report::{self, Hdf5Facts, Refusal};
 use serde_json::{json, Value};
 use std::os::raw::{c_char, c_int};
 
-/// Runs `body` inside the panic boundary and stores its JSON, or `{"error": …}`, in `*json_out`.
+/// Runs `body` inside its own panic boundary, so that `*json_out` is set even when it panics,
+/// and stores its JSON, or `{"error": …}`, in `*json_out`.
 ///
 /// # Safety
-/// `json_out` is NULL or writable.
-unsafe fn answer(function: &str, json_out: *mut *mut c_char, body: impl FnOnce() -> Result<Value, Refusal>) -> c_int {
-    if json_out.is_null() {
-        return NC_EINVAL.code();
-    }
+/// `json_out` is writable.
+unsafe fn answer(
+    function: &str,
+    json_out: *mut *mut c_char,
+    body: impl FnOnce() -> Result<Value, Refusal>,
+) -> NcResult<()> {
     let outcome = guarded(function, || {
         Some(match body() {
             Ok(value) => (NC_NOERR, value.to_string()),
@@ -32,9 +34,9 @@ unsafe fn answer(function: &str, json_out: *mut *mut c_char, body: impl FnOnce()
         Ok(text) => (status, text),
         Err(error) => (error.code(), std::ptr::null_mut()),
     };
-    // SAFETY: checked non-NULL; writable per the contract. The caller owns the text from here.
+    // SAFETY: writable per the contract. The caller owns the text from here.
     unsafe { json_out.write(text) };
-    status
+    check(status)
 }
 
 /// An input string, refused when NULL (`NC_EINVAL`) or not UTF-8.
@@ -80,13 +82,16 @@ fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
 /// `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
-    let body = || {
-        // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
-        let _ = crate::netcdf_sys::initialize();
-        Ok(filter_report::report(&builtin::registry(), hdf5_facts))
-    };
-    // SAFETY: forwarded contract.
-    unsafe { answer(crate::function_name!(), json_out, body) }
+    crate::ffi_export!(|| {
+        crate::reject_null!(json_out);
+        let body = || {
+            // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
+            let _ = crate::netcdf_sys::initialize();
+            Ok(filter_report::report(&builtin::registry(), hdf5_facts))
+        };
+        // SAFETY: non-NULL, and writable per the contract.
+        unsafe { answer(crate::function_name!(), json_out, body) }
+    })
 }
 
 /// Describes a filter spec (`ncaux_h5filterspec_parselist` syntax: `|` between filters, each
@@ -104,13 +109,16 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
 /// `spec` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: *mut *mut c_char) -> c_int {
-    let body = || {
-        // SAFETY: forwarded contract.
-        let spec = unsafe { text_arg(spec, "the filter spec") }?;
-        filter_report::describe_spec(&builtin::registry(), spec, Dialect::current())
-    };
-    // SAFETY: forwarded contract.
-    unsafe { answer(crate::function_name!(), json_out, body) }
+    crate::ffi_export!(|| {
+        crate::reject_null!(json_out);
+        let body = || {
+            // SAFETY: forwarded contract.
+            let spec = unsafe { text_arg(spec, "the filter spec") }?;
+            filter_report::describe_spec(&builtin::registry(), spec, Dialect::current())
+        };
+        // SAFETY: non-NULL, and writable per the contract.
+        unsafe { answer(crate::function_name!(), json_out, body) }
+    })
 }
 
 /// Describes one codec JSON object (e.g. `{"id": "zstd", "level": 3}`) as the HDF5 filter
@@ -124,13 +132,16 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
 /// `codec_json` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, json_out: *mut *mut c_char) -> c_int {
-    let body = || {
-        // SAFETY: forwarded contract.
-        let text = unsafe { text_arg(codec_json, "the codec JSON") }?;
-        filter_report::describe_codec(&builtin::registry(), text)
-    };
-    // SAFETY: forwarded contract.
-    unsafe { answer(crate::function_name!(), json_out, body) }
+    crate::ffi_export!(|| {
+        crate::reject_null!(json_out);
+        let body = || {
+            // SAFETY: forwarded contract.
+            let text = unsafe { text_arg(codec_json, "the codec JSON") }?;
+            filter_report::describe_codec(&builtin::registry(), text)
+        };
+        // SAFETY: non-NULL, and writable per the contract.
+        unsafe { answer(crate::function_name!(), json_out, body) }
+    })
 }
 
 #[cfg(test)]

@@ -3,8 +3,9 @@
 use crate::c_heap::CArray;
 use crate::c_types::NC_H5_Filterspec;
 use crate::error::{report, NcError, NcResult, NC_EINVAL};
-use crate::ffi_boundary::{c_str_bytes, status_of, void_of, write_opt};
+use crate::ffi_boundary::write_opt;
 use crate::filterspec::{self, FilterSpec, SpecError};
+use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uchar, c_uint};
 use std::ptr;
 
@@ -35,9 +36,10 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
     nparamsp: *mut usize,
     paramsp: *mut *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
-        // SAFETY: txt is NULL or NUL-terminated per the contract.
-        let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
+    crate::ffi_export!(|| {
+        crate::reject_null!(txt);
+        // SAFETY: non-NULL, and NUL-terminated per the contract.
+        let text = unsafe { CStr::from_ptr(txt) }.to_bytes();
         let spec = filterspec::parse_spec(text).map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
         let params = CArray::from_slice(&spec.params)?;
         // SAFETY: out-pointers are NULL or writable per the contract.
@@ -64,9 +66,10 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
     nspecsp: *mut usize,
     vectorp: *mut *mut *mut NC_H5_Filterspec,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
-        // SAFETY: txt0 is NULL or NUL-terminated per the contract.
-        let text = unsafe { c_str_bytes(txt0) }.ok_or(NC_EINVAL)?;
+    crate::ffi_export!(|| {
+        crate::reject_null!(txt0);
+        // SAFETY: non-NULL, and NUL-terminated per the contract.
+        let text = unsafe { CStr::from_ptr(txt0) }.to_bytes();
         let list = filterspec::parse_spec_list(text).map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
         let vector = if list.specs.is_empty() {
             ptr::null_mut()
@@ -101,12 +104,10 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
     nuiparamsp: *mut usize,
     uiparams: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
-        // SAFETY: txt is NULL or NUL-terminated per the contract.
-        let text = unsafe { c_str_bytes(txt) }.ok_or(NC_EINVAL)?;
-        if uiparams.is_null() {
-            return Err(NC_EINVAL);
-        }
+    crate::ffi_export!(|| {
+        crate::reject_null!(txt, uiparams);
+        // SAFETY: non-NULL, and NUL-terminated per the contract.
+        let text = unsafe { CStr::from_ptr(txt) }.to_bytes();
         let encoded =
             filterspec::parse_parameter(text).map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
         let words = encoded.words();
@@ -125,7 +126,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 /// `f` is NULL or a C-heap spec whose `params` is NULL or C-heap, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
-    void_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         if f.is_null() {
             return;
         }
@@ -144,7 +145,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
 /// `mem8` is NULL or valid for reads and writes of 8 bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
-    void_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         // SAFETY: mem8 is NULL or valid for 8 bytes per the contract; u8 has alignment 1.
         if let Some(mem) = unsafe { mem8.cast::<[u8; 8]>().as_mut() } {
             filterspec::fix8(mem, decode != 0);

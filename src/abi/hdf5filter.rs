@@ -1,8 +1,8 @@
 //! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
-use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER, NC_NOERR};
-use crate::ffi_boundary::{params_slice, status_of, write_opt};
+use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER};
+use crate::ffi_boundary::{params_slice, write_opt};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Location, Hdf5Var};
@@ -54,7 +54,8 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
     params: *const c_uint,
     flags: c_int,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
         add_filter(&mut var, id, params, flags)
@@ -73,7 +74,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -101,7 +102,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let found = find_hdf5_var(ncid, varid)?;
         let filter_ids = found.var.ids();
@@ -128,7 +129,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let mut found = find_hdf5_var(ncid, varid)?;
         found.var.ensure_list()?;
@@ -148,7 +149,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 /// `NC_NOERR` if HDF5 can apply filter `id` (built in, registered, or found on `HDF5_PLUGIN_PATH`).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    status_of(crate::function_name!(), || filter_will_run(id))
+    crate::ffi_export!(|| filter_will_run(id))
 }
 
 /// HDF5 has filter `id` and it will run: a built-in stand-in whose C library (libblosc,
@@ -174,7 +175,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
     id: c_uint,
     specp: *mut *mut NC_HDF5_Filter,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         var.ensure_list()?;
@@ -191,7 +193,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
@@ -206,7 +209,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         unsafe { var_arg(var)? }.free_list();
         Ok(())
@@ -219,7 +223,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 /// `var` is NULL or a live HDF5 variable; `idp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         let missing = (0..var.filters().len())
@@ -235,7 +240,7 @@ pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp
 /// Registers the built-in standard filters HDF5 lacks ([`super::builtin`]).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         super::builtin::register_standard_filters();
         Ok(())
     })
@@ -244,5 +249,5 @@ pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
 /// Nothing to tear down.
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_filter_finalize() -> c_int {
-    NC_NOERR
+    crate::ffi_export!(|| Ok(()))
 }

@@ -21,6 +21,8 @@ pub mod filterspec;
 pub mod h5z;
 #[cfg(feature = "netcdf-abi")]
 pub mod hdf5filter;
+#[cfg(all(test, feature = "netcdf-abi"))]
+mod null_arguments;
 pub mod plugin;
 #[cfg(feature = "netcdf-abi")]
 pub mod plugin_path;

@@ -10,8 +10,8 @@ use super::h5z;
 use crate::c_heap::{CArray, CParams};
 use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::codecs::{Codec, VarFacts};
-use crate::error::{NcResult, NC_EINVAL};
-use crate::ffi_boundary::{c_str_bytes, status_of};
+use crate::error::NcResult;
+use crate::ffi_boundary::status_of;
 use crate::netcdf_sys;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
 use std::ffi::CStr;
@@ -174,11 +174,9 @@ unsafe fn codec_to_hdf5(
     nparamsp: *mut usize,
     paramsp: *mut *mut c_uint,
 ) -> NcResult<()> {
-    // SAFETY: forwarded contract.
-    let text = unsafe { c_str_bytes(text) }.ok_or(NC_EINVAL)?;
-    if nparamsp.is_null() || paramsp.is_null() {
-        return Err(crate::error::NC_EINTERNAL);
-    }
+    crate::reject_null!(text, nparamsp, paramsp);
+    // SAFETY: non-NULL, and NUL-terminated per the contract.
+    let text = unsafe { CStr::from_ptr(text) }.to_bytes();
     let params = codec.from_json(std::str::from_utf8(text).map_err(|_| crate::error::NC_EFILTER)?)?;
     let vector = CArray::from_slice(&params)?;
     // SAFETY: checked non-NULL; the caller frees the vector with free().
@@ -214,9 +212,7 @@ unsafe fn modify_parameters(
     wnparamsp: *mut usize,
     wparamsp: *mut *mut c_uint,
 ) -> NcResult<()> {
-    if vnparamsp.is_null() || vparamsp.is_null() || wnparamsp.is_null() || wparamsp.is_null() {
-        return Err(crate::error::NC_EFILTER);
-    }
+    crate::reject_null!(vnparamsp, vparamsp, wnparamsp, wparamsp);
     // SAFETY: the visible vector holds *vnparamsp words (or is NULL).
     let visible = unsafe { crate::ffi_boundary::params_slice(*vparamsp, *vnparamsp) }?;
     let working = CParams::from_slice(&working_parameters(codec, ncid, varid, visible)?)?;
@@ -280,21 +276,21 @@ macro_rules! export_plugin {
         /// HDF5's plugin info: the filter's `H5Z_class2_t`.
         #[no_mangle]
         pub extern "C" fn H5PLget_plugin_info() -> *const ::std::os::raw::c_void {
-            &$class as *const _ as *const ::std::os::raw::c_void
+            $crate::ffi_export!(|| &$class as *const _ as *const ::std::os::raw::c_void)
         }
 
         /// ncfilters' NCZarr chain sets the calling thread's decode limit (the chunk's known
         /// size) around a decode by this library's filter; returns the previous limit.
         #[no_mangle]
         pub extern "C" fn ncfilters_set_decode_limit(limit: usize) -> usize {
-            $crate::filters::replace_decode_limit(limit)
+            $crate::ffi_export!(|| $crate::filters::replace_decode_limit(limit))
         }
 
         $(
             /// netcdf-c's codec info: the filter's `NCZ_codec_t`.
             #[no_mangle]
             pub extern "C" fn NCZ_get_codec_info() -> *const ::std::os::raw::c_void {
-                &$codec as *const _ as *const ::std::os::raw::c_void
+                $crate::ffi_export!(|| &$codec as *const _ as *const ::std::os::raw::c_void)
             }
         )?
     };
@@ -323,7 +319,7 @@ macro_rules! export_codec_defaults {
         /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
         #[no_mangle]
         pub extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
-            DEFAULTS.0.as_ptr() as *const ::std::os::raw::c_void
+            $crate::ffi_export!(|| DEFAULTS.0.as_ptr() as *const ::std::os::raw::c_void)
         }
     };
 }

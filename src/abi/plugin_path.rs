@@ -8,12 +8,12 @@
 //! (`ncaux_plugin_path_clear`). Where netcdf-c writes into a caller's non-NULL `dirs` vector,
 //! so does this: the caller gives it room for every directory (`nc_plugin_path_ndirs`).
 
-use crate::c_heap::{c_string, CArray};
+use crate::c_heap::{c_string, CArray, CStrings};
 use crate::c_types::NCPluginList;
-use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
-use crate::ffi_boundary::{c_str_bytes, guarded, status_of, write_opt};
+use crate::error::{check, report, NcResult, NC_EHDFERR, NC_EINVAL};
+use crate::ffi_boundary::{c_str_bytes, guarded, write_opt};
 use crate::plugin_path;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::sync::{Mutex, MutexGuard};
 
@@ -59,52 +59,18 @@ unsafe fn read_list(function: &str, dirs: *const NCPluginList) -> NcResult<Vec<S
 /// # Safety
 /// `out` is a valid, writable `NCPluginList`; a non-NULL vector has room for `dirs.len()`.
 unsafe fn write_list<S: AsRef<[u8]>>(out: *mut NCPluginList, dirs: &[S]) -> NcResult<()> {
-    let mut strings = Vec::with_capacity(dirs.len());
-    for dir in dirs {
-        match c_string(dir.as_ref()) {
-            Ok(string) => strings.push(string),
-            Err(error) => {
-                // SAFETY: each string is malloc'd and not handed out.
-                strings.into_iter().for_each(|string| unsafe { libc::free(string.cast()) });
-                return Err(error);
-            }
-        }
-    }
+    let strings = CStrings::copy_of(dirs)?;
     // SAFETY: valid and writable per the contract.
     let list = unsafe { &mut *out };
     if list.dirs.is_null() && !strings.is_empty() {
-        match CArray::<*mut c_char>::zeroed(strings.len()) {
-            Ok(vector) => list.dirs = vector.into_raw(),
-            Err(error) => {
-                // SAFETY: as above.
-                strings.into_iter().for_each(|string| unsafe { libc::free(string.cast()) });
-                return Err(error);
-            }
-        }
+        list.dirs = CArray::<*mut c_char>::zeroed(strings.len())?.into_raw();
     }
-    for (i, string) in strings.into_iter().enumerate() {
+    for (i, string) in strings.into_raw().into_iter().enumerate() {
         // SAFETY: the vector has room for every directory per the contract.
         unsafe { list.dirs.add(i).write(string) };
     }
     list.ndirs = dirs.len();
     Ok(())
-}
-
-/// Frees a list's strings and vector and empties it.
-///
-/// # Safety
-/// `list` is valid; its vector and strings are NULL or `malloc`'d and owned by the list.
-unsafe fn clear_list(list: &mut NCPluginList) {
-    if !list.dirs.is_null() {
-        for i in 0..list.ndirs {
-            // SAFETY: each entry is NULL or malloc'd (free(NULL) is a no-op).
-            unsafe { libc::free((*list.dirs.add(i)).cast()) };
-        }
-        // SAFETY: the vector is malloc'd.
-        unsafe { libc::free(list.dirs.cast()) };
-    }
-    list.dirs = std::ptr::null_mut();
-    list.ndirs = 0;
 }
 
 /// Pushes the plugin path into HDF5's search table (nothing to do where HDF5 is not loaded).
@@ -134,7 +100,7 @@ fn current_dirs() -> Vec<String> {
 /// `ndirsp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let ndirs = plugin_path::snapshot().dirs.len();
         // SAFETY: NULL or writable per the contract.
         unsafe { write_opt(ndirsp, ndirs) };
@@ -151,7 +117,7 @@ pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
 /// `dirs` is NULL or a valid, writable `NCPluginList`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         if dirs.is_null() {
             return Ok(());
         }
@@ -169,7 +135,8 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 /// `dirs` is NULL or a valid `NCPluginList`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(dirs);
         // SAFETY: forwarded contract.
         let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
         set_everywhere(&dirs)
@@ -195,10 +162,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
-        if dirs.is_null() {
-            return Err(NC_EINVAL);
-        }
+    crate::ffi_export!(|| {
+        crate::reject_null!(dirs);
         if pathlen == 0 || pathlist0.is_null() {
             // SAFETY: valid and writable per the contract.
             unsafe { (*dirs).ndirs = 0 };
@@ -224,10 +189,13 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    // SAFETY: NULL or NUL-terminated per the contract.
-    let len = unsafe { c_str_bytes(pathlist0) }.map_or(0, <[u8]>::len);
-    // SAFETY: forwarded contract.
-    unsafe { ncaux_plugin_path_parsen(len, pathlist0, sep, dirs) }
+    crate::ffi_export!(|| {
+        crate::reject_null!(dirs);
+        // SAFETY: NULL or NUL-terminated per the contract.
+        let len = unsafe { c_str_bytes(pathlist0) }.map_or(0, <[u8]>::len);
+        // SAFETY: forwarded contract.
+        check(unsafe { ncaux_plugin_path_parsen(len, pathlist0, sep, dirs) })
+    })
 }
 
 /// Joins the directories of `dirs` with `sep` into a `malloc`'d string in `*catp`.
@@ -242,9 +210,10 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
     sep: c_char,
     catp: *mut *mut c_char,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
-        // SAFETY: NULL or valid per the contract.
-        let list = unsafe { dirs.as_ref() }.ok_or(NC_EINVAL)?;
+    crate::ffi_export!(|| {
+        crate::reject_null!(dirs);
+        // SAFETY: non-NULL, and valid per the contract.
+        let list = unsafe { &*dirs };
         if list.ndirs > 0 && list.dirs.is_null() {
             return Err(NC_EINVAL);
         }
@@ -272,11 +241,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 /// `dirs` is NULL or valid, its vector and strings `malloc`'d and owned by it.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         // SAFETY: NULL or valid per the contract.
         if let Some(list) = unsafe { dirs.as_mut() } {
-            // SAFETY: forwarded contract.
-            unsafe { clear_list(list) };
+            // SAFETY: the list owns its vector and strings per the contract.
+            drop(unsafe { CStrings::take_list(list) });
         }
         Ok(())
     })
@@ -288,14 +257,13 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 /// As for `ncaux_plugin_path_clear`, and `dirs` is NULL or `malloc`'d.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         // SAFETY: NULL or valid per the contract.
         if let Some(list) = unsafe { dirs.as_mut() } {
-            // SAFETY: forwarded contract; dirs is malloc'd.
-            unsafe {
-                clear_list(list);
-                libc::free(dirs.cast());
-            }
+            // SAFETY: the list owns its vector and strings per the contract.
+            drop(unsafe { CStrings::take_list(list) });
+            // SAFETY: dirs is malloc'd per the contract.
+            unsafe { libc::free(dirs.cast()) };
         }
         Ok(())
     })
@@ -304,27 +272,24 @@ pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c
 /// Adds `dir` to `dirs`, at the end or (`front`) at the start, in a new vector.
 ///
 /// # Safety
-/// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
+/// `dirs` is valid and writable, its vector `malloc`'d; `dir` is NUL-terminated.
 unsafe fn insert_dir(dirs: *mut NCPluginList, dir: *const c_char, front: bool) -> NcResult<()> {
-    // SAFETY: NULL or valid per the contract.
-    let list = unsafe { dirs.as_mut() }.ok_or(NC_EINVAL)?;
-    // SAFETY: NULL or NUL-terminated per the contract.
-    let dir = unsafe { c_str_bytes(dir) }.ok_or(NC_EINVAL)?;
+    // SAFETY: valid per the contract.
+    let list = unsafe { &mut *dirs };
+    // SAFETY: NUL-terminated per the contract.
+    let dir = unsafe { CStr::from_ptr(dir) }.to_bytes();
     if list.ndirs > 0 && list.dirs.is_null() {
         return Err(NC_EINVAL);
     }
-    let added = c_string(dir)?;
-    let mut vector = CArray::<*mut c_char>::zeroed(list.ndirs + 1).inspect_err(|_| {
-        // SAFETY: added is malloc'd and not handed out.
-        unsafe { libc::free(added.cast()) }
-    })?;
+    let added = CStrings::copy_of(&[dir])?;
+    let mut vector = CArray::<*mut c_char>::zeroed(list.ndirs + 1)?;
     let slots = vector.as_mut_slice();
     let (new_slot, old_slots) = if front { (0, 1..) } else { (list.ndirs, 0..) };
     for (slot, i) in old_slots.zip(0..list.ndirs) {
         // SAFETY: the old vector holds ndirs pointers.
         slots[slot] = unsafe { *list.dirs.add(i) };
     }
-    slots[new_slot] = added;
+    slots[new_slot] = added.into_raw()[0];
     // SAFETY: the old vector is malloc'd; its strings moved to the new one.
     unsafe { libc::free(list.dirs.cast()) };
     list.dirs = vector.into_raw();
@@ -339,7 +304,11 @@ unsafe fn insert_dir(dirs: *mut NCPluginList, dir: *const c_char, front: bool) -
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
     // SAFETY: forwarded contract.
-    status_of(crate::function_name!(), || unsafe { insert_dir(dirs, dir, false) })
+    crate::ffi_export!(|| {
+        crate::reject_null!(dirs, dir);
+        // SAFETY: non-NULL, otherwise as the contract says.
+        unsafe { insert_dir(dirs, dir, false) }
+    })
 }
 
 /// Puts a copy of `dir` in front of `dirs` (`dirs->dirs` may move).
@@ -349,7 +318,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: 
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
     // SAFETY: forwarded contract.
-    status_of(crate::function_name!(), || unsafe { insert_dir(dirs, dir, true) })
+    crate::ffi_export!(|| {
+        crate::reject_null!(dirs, dir);
+        // SAFETY: non-NULL, otherwise as the contract says.
+        unsafe { insert_dir(dirs, dir, true) }
+    })
 }
 
 /// The plugin path joined with `;` (the Fortran helpers' form).
@@ -360,6 +333,7 @@ fn fortran_text() -> String {
 /// The length of the plugin path joined with `;`, or -1 if it does not fit an int.
 #[no_mangle]
 pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
+    // A length, not a status: -1 also when the body panics.
     guarded(crate::function_name!(), || Some(c_int::try_from(fortran_text().len()).unwrap_or(-1))).unwrap_or(-1)
 }
 
@@ -371,11 +345,9 @@ pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
 /// `path` is NULL or writable for `pathlen` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut c_char) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
-        if path.is_null() {
-            return Err(NC_EINVAL);
-        }
+        crate::reject_null!(path);
         let text = fortran_text();
         let copied = text.len().min(len);
         // SAFETY: path is writable for len bytes; copied <= len.
@@ -393,11 +365,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
 /// `path` is NULL or readable for `pathlen` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *const c_char) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
-        if path.is_null() {
-            return Err(NC_EINVAL);
-        }
+        crate::reject_null!(path);
         // SAFETY: readable for len bytes per the contract.
         let bytes = unsafe { std::slice::from_raw_parts(path.cast::<u8>(), len) };
         let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
@@ -408,16 +378,14 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *cons
 
 /// The internal functions netcdf-c 4.9.3 and later call or export (`ncplugins.h`).
 #[cfg(ncf_plugin_path_release)]
-mod release {
+pub(crate) mod release {
     use super::*;
-
-    const NC_NOERR_CODE: c_int = 0;
 
     /// Run by `NC4_initialize`: makes the plugin path from the environment and HDF5's search
     /// table follow it, as netcdf-c 4.9.3 does.
     #[no_mangle]
     pub extern "C" fn nc_plugin_path_initialize() -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
             let _change = change_lock();
             push_to_hdf5(&current_dirs())
         })
@@ -426,7 +394,7 @@ mod release {
     /// Run by `NC4_finalize`: forgets the plugin path (the next use reads the environment again).
     #[no_mangle]
     pub extern "C" fn nc_plugin_path_finalize() -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
             plugin_path::finalize();
             Ok(())
         })
@@ -438,7 +406,7 @@ mod release {
     /// `ndirsp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
             let count = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?.len();
             // SAFETY: NULL or writable per the contract.
             unsafe { write_opt(ndirsp, count) };
@@ -452,10 +420,8 @@ mod release {
     /// `dirs` is NULL or a valid, writable `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-        status_of(crate::function_name!(), || {
-            if dirs.is_null() {
-                return Err(NC_EINVAL);
-            }
+        crate::ffi_export!(|| {
+            crate::reject_null!(dirs);
             let table = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?;
             // SAFETY: valid and writable per the contract.
             unsafe { write_list(dirs, &table) }
@@ -468,7 +434,8 @@ mod release {
     /// `dirs` is NULL or a valid `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
+            crate::reject_null!(dirs);
             // SAFETY: forwarded contract.
             let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
             let _change = change_lock();
@@ -478,12 +445,12 @@ mod release {
 
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_initialize() -> c_int {
-        NC_NOERR_CODE
+        crate::ffi_export!(|| Ok(()))
     }
 
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_finalize() -> c_int {
-        NC_NOERR_CODE
+        crate::ffi_export!(|| Ok(()))
     }
 
     thread_local! {
@@ -493,27 +460,26 @@ mod release {
     /// HDF5's search table joined with `;`, for debugging: valid until this thread's next call.
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_tostring() -> *const c_char {
-        guarded(crate::function_name!(), || {
+        crate::ffi_export!(|| {
             let table = crate::hdf5_sys::plugin_search_table().unwrap_or_default();
             let joined = table.join(&b';');
             let text = CString::new(joined).unwrap_or_default();
             HDF5_PATH_TEXT.with(|slot| {
                 *slot.borrow_mut() = text;
-                Some(slot.borrow().as_ptr())
+                slot.borrow().as_ptr()
             })
         })
-        .unwrap_or(std::ptr::null())
     }
 
     /// NCZarr's side of the plugin path: the same list (ncfilters keeps one).
     #[no_mangle]
     pub extern "C" fn NCZ_plugin_path_initialize() -> c_int {
-        NC_NOERR_CODE
+        crate::ffi_export!(|| Ok(()))
     }
 
     #[no_mangle]
     pub extern "C" fn NCZ_plugin_path_finalize() -> c_int {
-        NC_NOERR_CODE
+        crate::ffi_export!(|| Ok(()))
     }
 
     /// # Safety
@@ -521,18 +487,19 @@ mod release {
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
         // SAFETY: forwarded contract.
-        unsafe { nc_plugin_path_ndirs(ndirsp) }
+        crate::ffi_export!(|| check(unsafe { nc_plugin_path_ndirs(ndirsp) }))
     }
 
     /// # Safety
     /// `dirs` is NULL or a valid, writable `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-        if dirs.is_null() {
-            return NC_EINVAL.code();
-        }
-        // SAFETY: forwarded contract.
-        unsafe { nc_plugin_path_get(dirs) }
+        crate::ffi_export!(|| {
+            // Unlike nc_plugin_path_get, as zplugins.c.
+            crate::reject_null!(dirs);
+            // SAFETY: forwarded contract.
+            check(unsafe { nc_plugin_path_get(dirs) })
+        })
     }
 
     /// Replaces the plugin path NCZarr searches (not HDF5's table).
@@ -541,7 +508,8 @@ mod release {
     /// `dirs` is NULL or a valid `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
+            crate::reject_null!(dirs);
             // SAFETY: forwarded contract.
             let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
             let _change = change_lock();

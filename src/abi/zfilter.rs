@@ -5,8 +5,8 @@
 use super::builtin;
 use crate::c_heap::ChunkBuffer;
 use crate::codec_json::Dialect;
-use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT, NC_NOERR};
-use crate::ffi_boundary::{c_str_bytes, params_slice, status_of, write_opt};
+use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
+use crate::ffi_boundary::{c_str_bytes, params_slice, write_opt};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Stage, ZarrFilter};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
@@ -105,7 +105,8 @@ pub unsafe extern "C" fn NCZ_addfilter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
         add_filter(&mut var, id, params)
@@ -124,7 +125,7 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let mut found = ZarrLocation::find(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -147,7 +148,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
         check_not_broken(&found.var)?;
@@ -174,7 +175,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
         check_not_broken(&found.var)?;
@@ -194,7 +195,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
 /// Whether a complete NCZarr plugin (HDF5 filter and codec) exists for `id`.
 #[no_mangle]
 pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         if !(1..=MAX_FILTER_ID).contains(&id) {
             return Err(NC_EINVAL);
         }
@@ -215,13 +216,13 @@ pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
 /// opening a dataset without filters loads none. Kept for netcdf-c's callers.
 #[no_mangle]
 pub extern "C" fn NCZ_filter_initialize() -> c_int {
-    NC_NOERR
+    crate::ffi_export!(|| Ok(()))
 }
 
 /// Finalises and releases the plugins (netcdf-c calls it from `nc_finalize`).
 #[no_mangle]
 pub extern "C" fn NCZ_filter_finalize() -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
         plugin_registry::finalize();
         // nc_finalize forgets the plugin path too (4.9.3 on: also nc_plugin_path_finalize).
         crate::plugin_path::finalize();
@@ -236,7 +237,8 @@ pub extern "C" fn NCZ_filter_finalize() -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let (ncid, varid) = (var.ncid()?, var.varid());
@@ -255,7 +257,8 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         var.free_list(FilterList::Chain)?;
@@ -267,14 +270,14 @@ pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
 /// installed, and of netcdf-c only the replaced `zfilter.c` called them). ncfilters keeps its own
 /// registry and no `NCZ_Plugin` records, so a lookup finds none.
 #[cfg(ncf_plugin_path_release)]
-mod plugin_table {
+pub(crate) mod plugin_table {
     use super::*;
     use crate::netcdf_sys::nczarr::NCZ_Plugin;
 
     /// Loads the plugins on the plugin path into ncfilters' registry, if not yet done.
     #[no_mangle]
     pub extern "C" fn NCZ_load_all_plugins() -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
             builtin::registry();
             Ok(())
         })
@@ -286,7 +289,7 @@ mod plugin_table {
     /// `pp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_loaded(filterid: usize, pp: *mut *mut NCZ_Plugin) -> c_int {
-        status_of(crate::function_name!(), || {
+        crate::ffi_export!(|| {
             if !(1..=MAX_FILTER_ID as usize).contains(&filterid) {
                 return Err(NC_EINVAL);
             }
@@ -302,10 +305,8 @@ mod plugin_table {
     /// `name` is NULL or a C string; `pp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_loaded_byname(name: *const c_char, pp: *mut *mut NCZ_Plugin) -> c_int {
-        status_of(crate::function_name!(), || {
-            if name.is_null() {
-                return Err(NC_EINVAL);
-            }
+        crate::ffi_export!(|| {
+            crate::reject_null!(name);
             // SAFETY: forwarded contract.
             unsafe { write_opt(pp, std::ptr::null_mut()) };
             Ok(())
@@ -320,7 +321,8 @@ mod plugin_table {
 /// `zvar` is NULL or a live `NCZ_VAR_INFO_T`.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(zvar);
         // SAFETY: forwarded contract.
         let zvar = unsafe { zvar.as_mut() }.ok_or(NC_EINVAL)?;
         let list = std::mem::replace(&mut zvar.incompletefilters, std::ptr::null_mut());
@@ -336,7 +338,8 @@ pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
@@ -371,13 +374,14 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     // SAFETY: on decode the caller hands over the block (see the doc comment).
     let mut taken = (!encoding).then(|| unsafe { ChunkBuffer::from_raw(indata, inlen) });
     let mut result = None;
-    let status = status_of(crate::function_name!(), || {
-        if (indata.is_null() && inlen > 0) || outlenp.is_null() || outdatap.is_null() {
+    let status = crate::ffi_export!(|| {
+        crate::reject_null!(var, chain, outlenp, outdatap);
+        if indata.is_null() && inlen > 0 {
             return Err(NC_EINVAL);
         }
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
-        if chain.is_null() || chain != var.info().filters.cast() {
+        if chain != var.info().filters.cast() {
             return Err(NC_EINVAL);
         }
         let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
@@ -467,7 +471,8 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     filter: *mut NCZ_Filter,
     jfilterp: *mut *mut NCjson,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var, filter);
         // SAFETY: forwarded contract.
         let mut var = unsafe { var_arg(var)? };
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
@@ -501,7 +506,8 @@ pub unsafe extern "C" fn NCZ_filter_build(
     jfilter: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         unsafe { build_codec(var, "codec", jfilter, chainindex) }
     })
@@ -524,7 +530,8 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
     jcodec: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: NULL or NUL-terminated per the contract.
         let key = unsafe { c_str_bytes(key) }.map_or_else(|| "codec".into(), String::from_utf8_lossy);
         // SAFETY: forwarded contract.
@@ -562,7 +569,8 @@ unsafe fn build_codec(var: *mut NC_VAR_INFO, key: &str, jcodec: *const NCjson, c
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         match var.chunk_bytes() {
@@ -587,7 +595,8 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 /// has room for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
-    status_of(crate::function_name!(), || {
+    crate::ffi_export!(|| {
+        crate::reject_null!(var);
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         let mut all = var.filters(FilterList::Chain);
@@ -606,6 +615,8 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[cfg(ncf_plugin_path_release)]
+    use crate::error::NC_NOERR;
     use crate::plugin_registry::RegistryBuilder;
 
     #[cfg(ncf_plugin_path_release)]
