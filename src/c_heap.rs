@@ -653,6 +653,27 @@ mod tests {
     /// The hole `whole_uninit` had: it handed out the used bytes too, and safe code could
     /// de-initialise bytes that `set_len` then let `as_slice` read.
     #[test]
+    fn c_strings_are_freed_unless_handed_to_c() {
+        // Dropped: Miri reports a leak if any of the three strings stays allocated.
+        drop(CStrings::copy_of(&["/a", "", "/c"]).unwrap());
+        // Handed to a list as C builds one, then taken back and freed with the vector.
+        let strings = CStrings::copy_of(&[b"/x".as_slice(), b"/y"]).unwrap();
+        let mut vector = CArray::<*mut std::os::raw::c_char>::zeroed(strings.len()).unwrap();
+        vector.as_mut_slice().copy_from_slice(&strings.into_raw());
+        let mut list = NCPluginList { ndirs: 2, dirs: vector.into_raw() };
+        // SAFETY: the list owns its malloc'd vector and strings.
+        let taken = unsafe { CStrings::take_list(&mut list) };
+        assert_eq!((list.ndirs, list.dirs.is_null(), taken.len()), (0, true, 2));
+        // SAFETY: the strings are live until `taken` is dropped.
+        let second = unsafe { std::ffi::CStr::from_ptr(taken.0[1]) };
+        assert_eq!(second.to_bytes(), b"/y");
+        // An empty list gives nothing and stays empty.
+        let mut empty = NCPluginList { ndirs: 0, dirs: std::ptr::null_mut() };
+        // SAFETY: an empty list owns nothing.
+        assert!(unsafe { CStrings::take_list(&mut empty) }.is_empty());
+    }
+
+    #[test]
     fn bytes_handed_out_uninitialised_cannot_be_read_without_unsafe() {
         let mut out = CVec::with_capacity(8).unwrap();
         out.whole_mut()[..8].copy_from_slice(b"abcdefgh");

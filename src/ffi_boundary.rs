@@ -228,6 +228,20 @@ pub unsafe fn write_opt<T>(out: *mut T, value: T) {
     }
 }
 
+/// Answers netcdf-c's `(count, vector)` inquiry convention: `*count_out = values.len()` unless
+/// `count_out` is NULL, and the values copied to `values_out` unless it is NULL.
+///
+/// # Safety
+/// `count_out` is NULL or writable; `values_out` is NULL or has room for `values.len()` values.
+pub unsafe fn write_counted<T: Copy>(count_out: *mut usize, values_out: *mut T, values: &[T]) {
+    // SAFETY: NULL or writable per the contract.
+    unsafe { write_opt(count_out, values.len()) };
+    if !values_out.is_null() {
+        // SAFETY: non-NULL, with room for every value per the contract.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), values_out, values.len()) };
+    }
+}
+
 /// A filter's `(params, nparams)` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
 ///
 /// # Safety

@@ -1,5 +1,10 @@
 //! The modules of `src/` form the layers `src/lib.rs` lists: a module uses only modules below it,
 //! so the module graph has no cycle and nothing outside `src/abi/` uses `abi`.
+//!
+//! What a file uses is read from its `use` trees, grouped ones expanded (`use crate::{a, b::{c}}`
+//! names `a` and `b`), from its `crate::`/`$crate::` paths in code, and, in a top-level module's
+//! own files, from `super::` paths (the crate root there).
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first (`src/lib.rs`).
@@ -50,6 +55,107 @@ fn rank(module: &str) -> usize {
     LAYERS.iter().position(|&m| m == module).unwrap_or_else(|| panic!("module {module} is not in LAYERS"))
 }
 
+/// The code of a file without its comments (line comments and doc comments; no block comments
+/// are used in src/) and string literals' contents, which may mention paths.
+fn code_of(text: &str) -> String {
+    let mut code = String::new();
+    for line in text.lines() {
+        let mut in_string = false;
+        let mut previous = ' ';
+        let mut kept = String::new();
+        for (i, c) in line.char_indices() {
+            if !in_string && line[i..].starts_with("//") {
+                break;
+            }
+            if c == '"' && previous != '\\' && previous != '\'' {
+                in_string = !in_string;
+            } else if !in_string {
+                kept.push(c);
+            }
+            previous = c;
+        }
+        code.push_str(&kept);
+        code.push('\n');
+    }
+    code
+}
+
+/// The paths a `use` tree names, groups expanded: `crate::{a::b, c::{d, e}}` gives `crate::a::b`,
+/// `crate::c::d` and `crate::c::e`.
+fn expand_use_tree(prefix: &str, tree: &str, paths: &mut Vec<String>) {
+    let tree = tree.trim();
+    if tree.is_empty() {
+        return;
+    }
+    match tree.find('{') {
+        Some(open) if tree.ends_with('}') => {
+            let head = &tree[..open];
+            let inner = &tree[open + 1..tree.len() - 1];
+            let mut depth = 0;
+            let mut start = 0;
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '{' => depth += 1,
+                    '}' => depth -= 1,
+                    ',' if depth == 0 => {
+                        expand_use_tree(&format!("{prefix}{head}"), &inner[start..i], paths);
+                        start = i + 1;
+                    }
+                    _ => {}
+                }
+            }
+            expand_use_tree(&format!("{prefix}{head}"), &inner[start..], paths);
+        }
+        // `a::b as c` names `a::b`.
+        _ => paths.push(format!("{prefix}{}", tree.split(" as ").next().unwrap_or(tree)).split_whitespace().collect()),
+    }
+}
+
+/// Every path a file's code names: its `use` trees expanded, then the paths written inline.
+fn paths_in(code: &str) -> Vec<String> {
+    let mut paths = Vec::new();
+    for (at, _) in code.match_indices("use ") {
+        let before = code[..at].chars().last();
+        if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + "use ".len()..];
+        let tree = &rest[..rest.find(';').unwrap_or(rest.len())];
+        expand_use_tree("", tree, &mut paths);
+    }
+    for root in ["crate::", "super::"] {
+        for (at, _) in code.match_indices(root) {
+            let path: String =
+                code[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
+            paths.push(path);
+        }
+    }
+    paths
+}
+
+/// The top-level modules a file of `module` uses: `crate::x…` (also `$crate::x…`), and `super::x…`
+/// where `super` is the crate root (`src/<module>.rs`, `src/<module>/mod.rs`).
+fn modules_used(code: &str, super_is_root: bool) -> BTreeSet<String> {
+    paths_in(code)
+        .iter()
+        .filter_map(|path| {
+            let path = path.trim_start_matches('$');
+            let rest =
+                path.strip_prefix("crate::").or_else(|| path.strip_prefix("super::").filter(|_| super_is_root))?;
+            let module: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
+            LAYERS.contains(&module.as_str()).then_some(module)
+        })
+        .collect()
+}
+
+#[test]
+fn use_trees_are_read_with_their_groups() {
+    let code = code_of("use crate::{error::NC_EINVAL, c_heap::{CArray, CVec as V}, codec_json as json};\nuse super::abi; // crate::filters\nlet x = crate::codecs::f(\"crate::netcdf_sys\");");
+    let used: Vec<String> = modules_used(&code, true).into_iter().collect();
+    assert_eq!(used, ["abi", "c_heap", "codec_json", "codecs", "error"]);
+    assert!(modules_used(&code, false).iter().all(|m| m != "abi"), "super:: of a submodule is its module");
+}
+
 #[test]
 fn every_module_uses_only_lower_layers() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
@@ -58,16 +164,12 @@ fn every_module_uses_only_lower_layers() {
     let mut upward = Vec::new();
     for file in files {
         let Some(module) = module_of(&src, &file) else { continue };
-        for (number, line) in std::fs::read_to_string(&file).unwrap().lines().enumerate() {
-            let code = line.split("//").next().unwrap_or("");
-            for (at, _) in code.match_indices("crate::") {
-                let used: String = code[at + "crate::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if LAYERS.contains(&used.as_str()) && used != module && rank(&used) > rank(&module) {
-                    upward.push(format!("{}:{}: {module} uses {used}", file.display(), number + 1));
-                }
+        let relative = file.strip_prefix(&src).unwrap();
+        let super_is_root = relative.components().count() == 1 || relative.ends_with("mod.rs");
+        let code = code_of(&std::fs::read_to_string(&file).unwrap());
+        for used in modules_used(&code, super_is_root) {
+            if used != module && rank(&used) > rank(&module) {
+                upward.push(format!("{}: {module} uses {used}", file.display()));
             }
         }
     }

@@ -2,13 +2,12 @@
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
 use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER};
-use crate::ffi_boundary::{params_slice, write_opt};
+use crate::ffi_boundary::{params_slice, write_counted, write_opt};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Location, Hdf5Var};
 use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
-use std::ptr;
 
 /// The variable behind a pointer C passed in (`NC_EINVAL` for NULL).
 ///
@@ -105,14 +104,8 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let found = find_hdf5_var(ncid, varid)?;
-        let filter_ids = found.var.ids();
         // SAFETY: out-pointers are NULL or large enough per the contract.
-        unsafe {
-            if !ids.is_null() {
-                ptr::copy_nonoverlapping(filter_ids.as_ptr(), ids, filter_ids.len());
-            }
-            write_opt(nfiltersp, filter_ids.len());
-        }
+        unsafe { write_counted(nfiltersp, ids, &found.var.ids()) };
         Ok(())
     })
 }
@@ -134,14 +127,8 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
         let mut found = find_hdf5_var(ncid, varid)?;
         found.var.ensure_list()?;
         let index = found.var.position(id).ok_or(NC_ENOFILTER)?;
-        let values = found.var.params(index);
         // SAFETY: out-pointers are NULL or large enough per the contract.
-        unsafe {
-            write_opt(nparamsp, values.len());
-            if !params.is_null() {
-                ptr::copy_nonoverlapping(values.as_ptr(), params, values.len());
-            }
-        }
+        unsafe { write_counted(nparamsp, params, found.var.params(index)) };
         Ok(())
     })
 }

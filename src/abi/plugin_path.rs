@@ -258,13 +258,10 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
-        // SAFETY: NULL or valid per the contract.
-        if let Some(list) = unsafe { dirs.as_mut() } {
-            // SAFETY: the list owns its vector and strings per the contract.
-            drop(unsafe { CStrings::take_list(list) });
-            // SAFETY: dirs is malloc'd per the contract.
-            unsafe { libc::free(dirs.cast()) };
-        }
+        // SAFETY: forwarded contract.
+        check(unsafe { ncaux_plugin_path_clear(dirs) })?;
+        // SAFETY: NULL or malloc'd per the contract (free(NULL) is a no-op).
+        unsafe { libc::free(dirs.cast()) };
         Ok(())
     })
 }

@@ -6,7 +6,7 @@ use super::builtin;
 use crate::c_heap::ChunkBuffer;
 use crate::codec_json::Dialect;
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
-use crate::ffi_boundary::{c_str_bytes, params_slice, write_opt};
+use crate::ffi_boundary::{c_str_bytes, params_slice, write_counted, write_opt};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Stage, ZarrFilter};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
@@ -152,15 +152,9 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
         dispatch_table(ncid)?;
         let found = ZarrLocation::find(ncid, varid)?;
         check_not_broken(&found.var)?;
-        let filters = found.var.filters(FilterList::Chain);
-        if !ids.is_null() {
-            for (k, filter) in filters.iter().enumerate() {
-                // SAFETY: the caller sized ids for every filter (netcdf-c's contract).
-                unsafe { ids.add(k).write(filter.hdf5_id) };
-            }
-        }
-        // SAFETY: NULL or writable per the contract.
-        unsafe { write_opt(nfiltersp, filters.len()) };
+        let filter_ids: Vec<u32> = found.var.filters(FilterList::Chain).iter().map(|f| f.hdf5_id).collect();
+        // SAFETY: out-pointers are NULL or large enough per the contract.
+        unsafe { write_counted(nfiltersp, ids, &filter_ids) };
         Ok(())
     })
 }
@@ -181,13 +175,8 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
         check_not_broken(&found.var)?;
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
         let filters = found.var.filters(FilterList::Chain);
-        let visible = filters[index].visible.as_slice();
-        // SAFETY: NULL or writable per the contract.
-        unsafe { write_opt(nparamsp, visible.len()) };
-        if !params.is_null() && !visible.is_empty() {
-            // SAFETY: the caller sized params for the filter's parameters.
-            unsafe { std::ptr::copy_nonoverlapping(visible.as_ptr(), params, visible.len()) };
-        }
+        // SAFETY: out-pointers are NULL or large enough per the contract.
+        unsafe { write_counted(nparamsp, params, filters[index].visible.as_slice()) };
         Ok(())
     })
 }
