@@ -315,6 +315,65 @@ def test_spec_and_codec_convert_both_ways():
     assert bad.returncode not in (0, 2) and "notanumber" in bad.stderr, bad
 
 
+# --- golden outputs of the command ------------------------------------------------------------
+# What `ncfilters list/path/explain/spec/codec` print, text and JSON, in the three set-ups above,
+# compared with tests/install/golden/<release>/<set-up>.txt: any change of what users read shows
+# up as a diff. NCFILTERS_UPDATE_GOLDEN=1 rewrites the files instead (then review the diff).
+
+GOLDEN_DIR = REPO / "tests" / "install" / "golden" / VERSION
+GOLDEN_COMMANDS = [
+    ["list"], ["--json", "list"], ["path"], ["--json", "path"],
+    ["explain", "32015"], ["explain", "32001"], ["explain", "32004"], ["--json", "explain", "307"],
+    ["spec", "zstd,3|307,9"], ["--json", "spec", "zstd,3|307,9"], ["spec", "zstd,notanumber"],
+    ["codec", '{"id": "zstd", "level": 3}'], ["--json", "codec", '{"id": "bz2", "level": 9}'],
+    ["codec", '{"id": "nosuchcodec"}'],
+]
+
+
+def golden_setup(name, tmp_path):
+    """The environment of set-up `name` and the paths its output names, with their placeholders."""
+    if name == "default":
+        return clean_env(), {}
+    if name == "installed-plugins":
+        return clean_env(HDF5_PLUGIN_PATH=str(PLUGIN_DIR)), {}
+    broken = tmp_path / "plugins"
+    broken.mkdir()
+    (broken / "lib__nch5bzip2.so").write_bytes((PLUGIN_DIR / "lib__nch5bzip2.so").read_bytes())
+    (broken / "lib__nch5blosc.so").write_bytes((PLUGIN_DIR / "lib__nch5blosc.so").read_bytes()[:100])
+    return clean_env(HDF5_PLUGIN_PATH=str(broken)), {str(broken): "<broken-plugin-dir>"}
+
+
+def golden_text(env, placeholders):
+    parts = []
+    for args in GOLDEN_COMMANDS:
+        result = ncfilters(*args, env=env, check=False)
+        parts.append(f"$ ncfilters {' '.join(args)}\nexit status {result.returncode}\n"
+                     f"--- stdout\n{result.stdout}--- stderr\n{result.stderr}")
+    text = "\n".join(parts)
+    # Longest first: the plugin directory lies inside the prefix.
+    for path, placeholder in sorted({**placeholders, str(PLUGIN_DIR): "<plugin-dir>", str(PREFIX): "<prefix>"}.items(),
+                                    key=lambda item: -len(item[0])):
+        text = text.replace(path, placeholder)
+    return text
+
+
+@pytest.mark.parametrize("setup", ["default", "installed-plugins", "broken-library"])
+def test_the_command_prints_what_it_printed_before(setup, tmp_path):
+    env, placeholders = golden_setup(setup, tmp_path)
+    text = golden_text(env, placeholders)
+    golden = GOLDEN_DIR / f"{setup}.txt"
+    if os.environ.get("NCFILTERS_UPDATE_GOLDEN") == "1":
+        golden.parent.mkdir(parents=True, exist_ok=True)
+        golden.write_text(text)
+    assert golden.exists(), f"{golden} missing: run the install test with NCFILTERS_UPDATE_GOLDEN=1"
+    expected = golden.read_text()
+    if text != expected:
+        import difflib
+        diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                            str(golden), "now"))
+        pytest.fail(f"ncfilters' output changed in set-up {setup}:\n{diff}")
+
+
 # --- the distribution's netcdf-bin on the installed libnetcdf ------------------------------------
 
 def drop_in_env():
