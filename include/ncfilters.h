@@ -24,7 +24,7 @@ extern "C" {
  * `{"error": "..."}`. The report:
  * `{"ncfilters_version", "netcdf_version",
  *   "plugin_path": {"variable": "HDF5_PLUGIN_PATH", "value": text|null,
- *                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default",
+ *                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default"|"nc_plugin_path_set",
  *                                "state": "searched"|"missing"|"unreadable", "error"?}]},
  *   "libraries": [{"path", "outcome": "used"|"skipped"|"ignored", "ids": [id], "reason": text|null}],
  *   "filters": [{"id", "name": text|null, "standard": bool,

@@ -27,7 +27,7 @@ use crate::codec_json::{self, Dialect};
 use crate::error::{report, NcResult, NC_EFILTER, NC_ENOFILTER};
 use crate::filters::DecodeLimit;
 use crate::plugin_loader::CodecPart;
-use crate::plugin_registry::{note_missing, Plugin, Registry, BUILTIN_SOURCE};
+use crate::plugin_registry::{note_missing, PartSource, Plugin, Registry};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
@@ -292,7 +292,7 @@ impl Stage {
     /// This stage's HDF5 id and working parameters when its filter is ncfilters' own (built into
     /// this library, not a plugin library), which the caller may run on a chunk it only borrows.
     pub fn built_in(&self) -> Option<(u32, &[u32])> {
-        let built_in = self.plugin.filter_source.as_deref() == Some(std::path::Path::new(BUILTIN_SOURCE));
+        let built_in = self.plugin.filter_source == Some(PartSource::BuiltIn);
         built_in.then(|| (self.plugin.id, self.working.as_slice()))
     }
 }

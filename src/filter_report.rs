@@ -14,9 +14,10 @@ use crate::error::{NcError, NC_EFILTER, NC_ENOFILTER};
 use crate::filter_chain::encode_codec;
 use crate::filterspec::{parse_spec_list, SpecError};
 use crate::plugin_registry::{
-    DirOrigin, DirState, FileOutcome, Plugin, Registry, BUILTIN_SOURCE, DEFAULT_PLUGIN_DIR, PLUGIN_PATH_ENV,
+    DirOrigin, DirState, FileOutcome, PartSource, Plugin, Registry, DEFAULT_PLUGIN_DIR, PLUGIN_PATH_ENV,
 };
 use crate::standard_filter_table::{standard_filter, InHdf5, NativeLibrary, STANDARD_FILTERS};
+use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -80,13 +81,147 @@ fn display(path: &Path) -> String {
     path.display().to_string()
 }
 
+/// The report of `ncfilters_report`: what the library found, typed; its JSON is the serialised
+/// form (field order is the JSON's).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub ncfilters_version: &'static str,
+    pub netcdf_version: &'static str,
+    pub plugin_path: PluginPathReport,
+    pub libraries: Vec<LibraryReport>,
+    pub filters: Vec<FilterReport>,
+}
+
+/// How the plugin path was made and searched.
+#[derive(Debug, Clone, Serialize)]
+pub struct PluginPathReport {
+    /// `HDF5_PLUGIN_PATH`.
+    pub variable: &'static str,
+    /// Its value, if set.
+    pub value: Option<String>,
+    pub entries: Vec<DirReport>,
+}
+
+/// One directory of the plugin path.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirReport {
+    pub dir: String,
+    pub origin: DirOriginReport,
+    /// Why it could not be read (state `unreadable`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    pub state: DirStateReport,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum DirOriginReport {
+    #[serde(rename = "HDF5_PLUGIN_PATH")]
+    PluginPath,
+    #[serde(rename = "default")]
+    Default,
+    #[serde(rename = "nc_plugin_path_set")]
+    Set,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DirStateReport {
+    Searched,
+    Missing,
+    Unreadable,
+}
+
+/// One file of a searched directory and what discovery made of it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LibraryReport {
+    pub path: String,
+    pub outcome: LibraryOutcome,
+    /// The filter ids it provides (used or skipped).
+    pub ids: Vec<u32>,
+    /// Why it was skipped or ignored, or what of a used one was skipped.
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LibraryOutcome {
+    Used,
+    Skipped,
+    Ignored,
+}
+
+/// One filter id: its netCDF-4 (HDF5) and its NCZarr side.
+#[derive(Debug, Clone, Serialize)]
+pub struct FilterReport {
+    pub id: u32,
+    pub name: Option<String>,
+    /// One of the standard filters (the table's).
+    pub standard: bool,
+    pub hdf5: Hdf5Side,
+    pub nczarr: NczarrSide,
+}
+
+/// What HDF5 applies for an id: its own class, a plugin library, ncfilters' built-in, or none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Hdf5Source {
+    #[serde(rename = "hdf5")]
+    Hdf5,
+    #[serde(rename = "plugin")]
+    Plugin,
+    #[serde(rename = "built-in")]
+    BuiltIn,
+    #[serde(rename = "none")]
+    None,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Hdf5Side {
+    pub source: Hdf5Source,
+    /// The plugin library, when it is one.
+    pub path: Option<String>,
+    pub usable: bool,
+    /// Why not, and what to do.
+    pub why_not: Option<String>,
+}
+
+impl Hdf5Side {
+    fn new(source: Hdf5Source, path: Option<String>, why_not: Option<String>) -> Self {
+        Hdf5Side { source, path, usable: why_not.is_none(), why_not }
+    }
+}
+
+/// Where an NCZarr part comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum NczarrSource {
+    #[serde(rename = "plugin")]
+    Plugin,
+    /// A codec-defaults library (`NCZ_codec_info_defaults`).
+    #[serde(rename = "defaults")]
+    Defaults,
+    #[serde(rename = "built-in")]
+    BuiltIn,
+    #[serde(rename = "none")]
+    None,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct NczarrSide {
+    pub codec_id: Option<String>,
+    pub filter_source: NczarrSource,
+    pub filter_path: Option<String>,
+    pub codec_source: NczarrSource,
+    pub codec_path: Option<String>,
+    pub usable: bool,
+    pub why_not: Option<String>,
+}
+
 /// `(source, path)` of a registry part: built in, or a library on the path, or none.
-fn part_source(source: Option<&Path>, defaulted: bool) -> (&'static str, Value) {
+fn part_source(source: Option<&PartSource>, defaulted: bool) -> (NczarrSource, Option<String>) {
     match source {
-        Some(source) if source == Path::new(BUILTIN_SOURCE) => ("built-in", Value::Null),
-        Some(source) if defaulted => ("defaults", Value::String(display(source))),
-        Some(source) => ("plugin", Value::String(display(source))),
-        None => ("none", Value::Null),
+        Some(PartSource::BuiltIn) => (NczarrSource::BuiltIn, None),
+        Some(PartSource::Library(path)) if defaulted => (NczarrSource::Defaults, Some(display(path))),
+        Some(PartSource::Library(path)) => (NczarrSource::Plugin, Some(display(path))),
+        None => (NczarrSource::None, None),
     }
 }
 
@@ -110,27 +245,24 @@ fn builtin_unavailable(id: u32, plugin: &Plugin) -> Option<String> {
     })
 }
 
-fn side(source: &str, path: Value, why_not: Option<String>) -> Value {
-    json!({ "source": source, "path": path, "usable": why_not.is_none(), "why_not": why_not })
-}
-
 /// The netCDF-4/HDF5 side of one id (the stand-in's rule in `abi::builtin`: a class HDF5 has,
 /// then a plugin library on the path, then ncfilters' built-in).
-fn hdf5_side(id: u32, plugin: Option<&Plugin>, facts: Option<Hdf5Facts>) -> Value {
+fn hdf5_side(id: u32, plugin: Option<&Plugin>, facts: Option<Hdf5Facts>) -> Hdf5Side {
     let Some(facts) = facts else {
         let why = "HDF5 is not loaded in this process: netCDF-4 files need a libnetcdf built with HDF5";
-        return side("none", Value::Null, Some(why.into()));
+        return Hdf5Side::new(Hdf5Source::None, None, Some(why.into()));
     };
-    let filter_source = plugin.filter(|p| p.filter.is_some()).and_then(|p| p.filter_source.as_deref());
+    let filter_source = plugin.filter(|p| p.filter.is_some()).and_then(|p| p.filter_source.as_ref());
+    let library = filter_source.and_then(PartSource::library);
     if facts.stand_in {
         return match filter_source {
-            Some(source) if source == Path::new(BUILTIN_SOURCE) => {
-                side("built-in", Value::Null, plugin.and_then(|p| builtin_unavailable(id, p)))
+            Some(PartSource::BuiltIn) => {
+                Hdf5Side::new(Hdf5Source::BuiltIn, None, plugin.and_then(|p| builtin_unavailable(id, p)))
             }
-            Some(source) => side("plugin", Value::String(display(source)), None),
-            None => side(
-                "none",
-                Value::Null,
+            Some(PartSource::Library(path)) => Hdf5Side::new(Hdf5Source::Plugin, Some(display(path)), None),
+            None => Hdf5Side::new(
+                Hdf5Source::None,
+                None,
                 Some(format!(
                     "ncfilters' stand-in for filter {id} found no implementation: put a plugin library providing it in a directory on {PLUGIN_PATH_ENV}"
                 )),
@@ -139,12 +271,12 @@ fn hdf5_side(id: u32, plugin: Option<&Plugin>, facts: Option<Hdf5Facts>) -> Valu
     }
     if facts.registered {
         let why = (!facts.available).then(|| format!("HDF5 has a class for filter {id} but reports it unavailable"));
-        return side("hdf5", Value::Null, why);
+        return Hdf5Side::new(Hdf5Source::Hdf5, None, why);
     }
-    let path = filter_source.filter(|s| *s != Path::new(BUILTIN_SOURCE)).map_or(Value::Null, |s| json!(display(s)));
+    let path = library.map(display);
     if facts.available {
         // HDF5 found it on its own plugin path.
-        return side("plugin", path, None);
+        return Hdf5Side::new(Hdf5Source::Plugin, path, None);
     }
     let why = match (standard_filter(id), filter_source) {
         (Some(row), _) if row.in_hdf5 == InHdf5::Predefined => format!(
@@ -154,37 +286,44 @@ fn hdf5_side(id: u32, plugin: Option<&Plugin>, facts: Option<Hdf5Facts>) -> Valu
         (Some(row), _) => {
             format!("ncfilters' built-in {} is registered with HDF5 only when netCDF initialises (nc_initialize)", row.name)
         }
-        (None, Some(source)) => format!(
-            "HDF5 does not find filter {id}, which {} provides: add {} to {PLUGIN_PATH_ENV}{}",
-            display(source),
-            source.parent().map_or_else(|| display(source), display),
-            if crate::plugin_path::RELEASE_RULES {
-                String::new()
-            } else {
-                format!(" (HDF5 does not search netcdf-c's default {DEFAULT_PLUGIN_DIR})")
-            }
-        ),
+        (None, Some(source)) => {
+            let shown = source.to_string();
+            let dir = library.and_then(Path::parent).map_or_else(|| shown.clone(), display);
+            format!(
+                "HDF5 does not find filter {id}, which {shown} provides: add {dir} to {PLUGIN_PATH_ENV}{}",
+                if crate::plugin_path::RELEASE_RULES {
+                    String::new()
+                } else {
+                    format!(" (HDF5 does not search netcdf-c's default {DEFAULT_PLUGIN_DIR})")
+                }
+            )
+        }
         (None, None) => format!(
             "HDF5 has no filter {id}: put an HDF5 plugin library providing it in a directory on {PLUGIN_PATH_ENV}"
         ),
     };
-    side("none", path, Some(why))
+    Hdf5Side::new(Hdf5Source::None, path, Some(why))
 }
 
 /// The NCZarr side of one id: the registry's plugin.
-fn nczarr_side(id: u32, plugin: Option<&Plugin>) -> Value {
+fn nczarr_side(id: u32, plugin: Option<&Plugin>) -> NczarrSide {
     let Some(plugin) = plugin else {
         let why = format!(
             "no NCZarr plugin for filter {id}: put a library providing its HDF5 filter (H5PLget_plugin_info) and its codec (NCZ_get_codec_info, or a codec-defaults library) in a directory on {PLUGIN_PATH_ENV}"
         );
-        return json!({
-            "codec_id": null, "filter_source": "none", "filter_path": null, "codec_source": "none",
-            "codec_path": null, "usable": false, "why_not": why,
-        });
+        return NczarrSide {
+            codec_id: None,
+            filter_source: NczarrSource::None,
+            filter_path: None,
+            codec_source: NczarrSource::None,
+            codec_path: None,
+            usable: false,
+            why_not: Some(why),
+        };
     };
-    let (filter_source, filter_path) = part_source(plugin.filter.as_ref().and(plugin.filter_source.as_deref()), false);
+    let (filter_source, filter_path) = part_source(plugin.filter.as_ref().and(plugin.filter_source.as_ref()), false);
     let (codec_source, codec_path) =
-        part_source(plugin.codec.as_ref().and(plugin.codec_source.as_deref()), plugin.codec_defaulted);
+        part_source(plugin.codec.as_ref().and(plugin.codec_source.as_ref()), plugin.codec_defaulted);
     let codec_id = plugin.codec.as_ref().map(|c| c.codec_id.clone());
     let why_not = match (&plugin.filter, &codec_id) {
         (None, Some(codec_id)) => Some(format!(
@@ -196,72 +335,67 @@ fn nczarr_side(id: u32, plugin: Option<&Plugin>) -> Value {
         (None, None) => Some(format!("nothing provides filter {id}")),
         (Some(_), Some(_)) => builtin_unavailable(id, plugin),
     };
-    json!({
-        "codec_id": codec_id,
-        "filter_source": filter_source, "filter_path": filter_path,
-        "codec_source": codec_source, "codec_path": codec_path,
-        "usable": why_not.is_none(), "why_not": why_not,
-    })
+    NczarrSide { codec_id, filter_source, filter_path, codec_source, codec_path, usable: why_not.is_none(), why_not }
 }
 
 /// The report of `ncfilters_report`; `hdf5` is asked once per id, in id order (`None`: HDF5 is
 /// not in the process).
-pub fn report(registry: &Registry, mut hdf5: impl FnMut(u32) -> Option<Hdf5Facts>) -> Value {
+pub fn typed_report(registry: &Registry, mut hdf5: impl FnMut(u32) -> Option<Hdf5Facts>) -> Report {
     let log = registry.discovery_log();
-    let entries: Vec<Value> = log
+    let entries = log
         .dirs
         .iter()
         .map(|dir| {
             let origin = match dir.origin {
-                DirOrigin::PluginPath => PLUGIN_PATH_ENV,
-                DirOrigin::Default => "default",
-                DirOrigin::Set => "nc_plugin_path_set",
+                DirOrigin::PluginPath => DirOriginReport::PluginPath,
+                DirOrigin::Default => DirOriginReport::Default,
+                DirOrigin::Set => DirOriginReport::Set,
             };
-            let mut entry = json!({ "dir": display(&dir.dir), "origin": origin });
-            let state = match &dir.state {
-                DirState::Searched => "searched",
-                DirState::Missing => "missing",
-                DirState::Unreadable(error) => {
-                    entry["error"] = json!(error);
-                    "unreadable"
-                }
+            let (state, error) = match &dir.state {
+                DirState::Searched => (DirStateReport::Searched, None),
+                DirState::Missing => (DirStateReport::Missing, None),
+                DirState::Unreadable(error) => (DirStateReport::Unreadable, Some(error.clone())),
             };
-            entry["state"] = json!(state);
-            entry
+            DirReport { dir: display(&dir.dir), origin, error, state }
         })
         .collect();
-    let libraries: Vec<Value> = log
+    let libraries = log
         .files
         .iter()
         .map(|file| {
             let (outcome, ids, reason) = match &file.outcome {
-                FileOutcome::Used { ids, partly } => ("used", ids.clone(), partly.clone()),
-                FileOutcome::Skipped { ids, reason } => ("skipped", ids.clone(), Some(reason.clone())),
-                FileOutcome::Ignored { reason } => ("ignored", Vec::new(), Some(reason.clone())),
+                FileOutcome::Used { ids, partly } => (LibraryOutcome::Used, ids.clone(), partly.clone()),
+                FileOutcome::Skipped { ids, reason } => (LibraryOutcome::Skipped, ids.clone(), Some(reason.clone())),
+                FileOutcome::Ignored { reason } => (LibraryOutcome::Ignored, Vec::new(), Some(reason.clone())),
             };
-            json!({ "path": display(&file.path), "outcome": outcome, "ids": ids, "reason": reason })
+            LibraryReport { path: display(&file.path), outcome, ids, reason }
         })
         .collect();
-    let filters: Vec<Value> = report_ids(registry)
+    let filters = report_ids(registry)
         .into_iter()
         .map(|id| {
             let plugin = registry.get(id).map(|p| &**p);
-            json!({
-                "id": id,
-                "name": filter_name(id, plugin),
-                "standard": standard_filter(id).is_some(),
-                "hdf5": hdf5_side(id, plugin, hdf5(id)),
-                "nczarr": nczarr_side(id, plugin),
-            })
+            FilterReport {
+                id,
+                name: filter_name(id, plugin),
+                standard: standard_filter(id).is_some(),
+                hdf5: hdf5_side(id, plugin, hdf5(id)),
+                nczarr: nczarr_side(id, plugin),
+            }
         })
         .collect();
-    json!({
-        "ncfilters_version": env!("CARGO_PKG_VERSION"),
-        "netcdf_version": NETCDF_VERSION,
-        "plugin_path": { "variable": PLUGIN_PATH_ENV, "value": log.plugin_path, "entries": entries },
-        "libraries": libraries,
-        "filters": filters,
-    })
+    Report {
+        ncfilters_version: env!("CARGO_PKG_VERSION"),
+        netcdf_version: NETCDF_VERSION,
+        plugin_path: PluginPathReport { variable: PLUGIN_PATH_ENV, value: log.plugin_path.clone(), entries },
+        libraries,
+        filters,
+    }
+}
+
+/// [`typed_report`] as the JSON `ncfilters_report` hands out.
+pub fn report(registry: &Registry, hdf5: impl FnMut(u32) -> Option<Hdf5Facts>) -> Value {
+    serde_json::to_value(typed_report(registry, hdf5)).unwrap_or_else(|e| json!({ "error": e.to_string() }))
 }
 
 fn is_blank(c: char) -> bool {

@@ -108,9 +108,9 @@ pub fn is_plugin_file_name(name: &str) -> bool {
 pub struct Plugin {
     pub id: u32,
     pub filter: Option<FilterPart>,
-    pub filter_source: Option<PathBuf>,
+    pub filter_source: Option<PartSource>,
     pub codec: Option<CodecPart>,
-    pub codec_source: Option<PathBuf>,
+    pub codec_source: Option<PartSource>,
     pub codec_defaulted: bool,
     /// The libraries the parts came from, kept loaded while anything uses this plugin.
     _keep_loaded: Vec<KeepAlive>,
@@ -126,7 +126,7 @@ impl Plugin {
     /// (libblosc, libsz) that does not load. A library on the plugin path is trusted to run.
     pub fn unavailable_reason(&self) -> Option<String> {
         match &self.filter_source {
-            Some(source) if source == Path::new(BUILTIN_SOURCE) => crate::filters::native_library_error(self.id),
+            Some(PartSource::BuiltIn) => crate::filters::native_library_error(self.id),
             _ => None,
         }
     }
@@ -163,8 +163,8 @@ impl Registry {
     /// What serves filter `id`, for the diagnostic of a library skipped for it.
     pub fn served_by(&self, id: u32) -> String {
         match self.get(id).and_then(|p| p.filter_source.as_ref().or(p.codec_source.as_ref())) {
-            Some(source) if source == Path::new(BUILTIN_SOURCE) => format!("ncfilters' built-in filter serves id {id}"),
-            Some(source) => format!("{} serves id {id}", source.display()),
+            Some(PartSource::BuiltIn) => format!("ncfilters' built-in filter serves id {id}"),
+            Some(PartSource::Library(path)) => format!("{} serves id {id}", path.display()),
             None => format!("nothing serves id {id}"),
         }
     }
@@ -173,7 +173,7 @@ impl Registry {
     pub fn table(&self) -> String {
         let mut out = String::from("id     codec        state       HDF5 filter from / codec from\n");
         for p in self.plugins.values() {
-            let source = |s: &Option<PathBuf>| s.as_ref().map_or("-".to_string(), |s| s.display().to_string());
+            let source = |s: &Option<PartSource>| s.as_ref().map_or("-".to_string(), |s| s.to_string());
             out.push_str(&format!(
                 "{:<6} {:<12} {:<11} {} / {}{}\n",
                 p.id,
@@ -206,8 +206,8 @@ struct SkippedForId {
 
 #[derive(Debug)]
 struct Draft {
-    filter: Option<(FilterPart, PathBuf)>,
-    codec: Option<(CodecPart, PathBuf)>,
+    filter: Option<(FilterPart, PartSource)>,
+    codec: Option<(CodecPart, PartSource)>,
     codec_defaulted: bool,
     libraries: Vec<KeepAlive>,
 }
@@ -236,8 +236,34 @@ pub struct RegistryBuilder {
     files: Vec<(PathBuf, Vec<FileEvent>)>,
 }
 
-/// Where a built-in part came from, in the pairing table.
-pub const BUILTIN_SOURCE: &str = "(built in)";
+/// Where a plugin's HDF5 filter or codec comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PartSource {
+    /// ncfilters' own, built into libnetcdf (or the plugin library itself).
+    BuiltIn,
+    /// A library on the plugin path.
+    Library(PathBuf),
+}
+
+impl PartSource {
+    /// The library's path; `None` for a built-in part.
+    pub fn library(&self) -> Option<&Path> {
+        match self {
+            PartSource::BuiltIn => None,
+            PartSource::Library(path) => Some(path),
+        }
+    }
+}
+
+/// As the pairing table shows it.
+impl std::fmt::Display for PartSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PartSource::BuiltIn => f.write_str("(built in)"),
+            PartSource::Library(path) => path.display().fmt(f),
+        }
+    }
+}
 
 fn skip(path: &Path, why: impl std::fmt::Display) {
     report(format_args!("plugin {} skipped: {why}", path.display()));
@@ -334,12 +360,12 @@ impl RegistryBuilder {
                 if let Some(filter) = filter {
                     match &draft.filter {
                         None => {
-                            draft.filter = Some((filter, path.clone()));
+                            draft.filter = Some((filter, PartSource::Library(path.clone())));
                             used = true;
                         }
                         Some((_, first)) => {
                             // Reported now, as before; logged once the draft is released.
-                            let why = format!("duplicate HDF5 filter {id}, already provided by {}", first.display());
+                            let why = format!("duplicate HDF5 filter {id}, already provided by {}", first);
                             skip(&path, &why);
                             duplicates.push(why);
                         }
@@ -348,12 +374,12 @@ impl RegistryBuilder {
                 if let Some(codec) = codec {
                     match &draft.codec {
                         None => {
-                            draft.codec = Some((codec, path.clone()));
+                            draft.codec = Some((codec, PartSource::Library(path.clone())));
                             used = true;
                         }
                         Some((_, first)) => {
                             // Reported now, as before; logged once the draft is released.
-                            let why = format!("duplicate codec for id {id}, already provided by {}", first.display());
+                            let why = format!("duplicate codec for id {id}, already provided by {}", first);
                             skip(&path, &why);
                             duplicates.push(why);
                         }
@@ -385,7 +411,7 @@ impl RegistryBuilder {
             match self.drafts.get_mut(&codec.hdf5_id) {
                 Some(draft) if draft.filter.is_some() && draft.codec.is_none() => {
                     let id = codec.hdf5_id;
-                    draft.codec = Some((codec, path.clone()));
+                    draft.codec = Some((codec, PartSource::Library(path.clone())));
                     draft.codec_defaulted = true;
                     draft.libraries.push(keep_alive);
                     events.push((path, FileEvent::Used(id)));
@@ -409,10 +435,10 @@ impl RegistryBuilder {
                 libraries: Vec::new(),
             });
             if draft.filter.is_none() {
-                draft.filter = Some((filter, PathBuf::from(BUILTIN_SOURCE)));
+                draft.filter = Some((filter, PartSource::BuiltIn));
             }
             if draft.codec.is_none() {
-                draft.codec = Some((codec, PathBuf::from(BUILTIN_SOURCE)));
+                draft.codec = Some((codec, PartSource::BuiltIn));
             }
         }
         let plugins = self
@@ -694,7 +720,10 @@ mod tests {
         assert!(r.get(32001).is_none(), "a default codec alone makes no plugin");
         assert!(r.get(307).unwrap().codec_defaulted);
         assert_eq!(r.by_codec_id("zstd").unwrap().id, 32015);
-        assert_eq!(r.by_codec_id("test").unwrap().codec_source.as_deref(), Some(Path::new("/p/nczmisc.so")));
+        assert_eq!(
+            r.by_codec_id("test").unwrap().codec_source.as_ref().and_then(PartSource::library),
+            Some(Path::new("/p/nczmisc.so"))
+        );
         assert!(r.table().contains("40000  noop"));
     }
 
@@ -730,9 +759,13 @@ mod tests {
         b.add(library("/p/f.so", plugin(Some(filter(1)), None)));
         let r = b.finish();
         let bz = r.get(307).unwrap();
-        assert_eq!(bz.filter_source.as_deref(), Some(Path::new("/p/a.so")), "first library wins the filter part");
         assert_eq!(
-            bz.codec_source.as_deref(),
+            bz.filter_source.as_ref().and_then(PartSource::library),
+            Some(Path::new("/p/a.so")),
+            "first library wins the filter part"
+        );
+        assert_eq!(
+            bz.codec_source.as_ref().and_then(PartSource::library),
             Some(Path::new("/p/b.so")),
             "the duplicate still adds its missing codec"
         );
@@ -875,9 +908,12 @@ mod tests {
         ));
         b.skip_library(Path::new("/p/bad_zstd.so"), Some(32015), "NCZ_codec_t sort 2");
         let r = b.finish();
-        assert_eq!(r.get(307).unwrap().filter_source.as_deref(), Some(Path::new("/p/crashy_bz2.so")));
+        assert_eq!(
+            r.get(307).unwrap().filter_source.as_ref().and_then(PartSource::library),
+            Some(Path::new("/p/crashy_bz2.so"))
+        );
         let zstd = r.get(32015).unwrap();
-        assert!(zstd.is_complete() && zstd.filter_source.as_deref() == Some(Path::new(BUILTIN_SOURCE)));
+        assert!(zstd.is_complete() && zstd.filter_source == Some(PartSource::BuiltIn));
         assert_eq!(r.served_by(32015), "ncfilters' built-in filter serves id 32015");
         assert_eq!(r.served_by(307), "/p/crashy_bz2.so serves id 307");
         assert_eq!(r.served_by(41000), "nothing serves id 41000");

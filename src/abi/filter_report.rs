@@ -67,7 +67,7 @@ fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
 /// `{"error": "..."}`. The report:
 /// `{"ncfilters_version", "netcdf_version",
 ///   "plugin_path": {"variable": "HDF5_PLUGIN_PATH", "value": text|null,
-///                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default",
+///                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default"|"nc_plugin_path_set",
 ///                                "state": "searched"|"missing"|"unreadable", "error"?}]},
 ///   "libraries": [{"path", "outcome": "used"|"skipped"|"ignored", "ids": [id], "reason": text|null}],
 ///   "filters": [{"id", "name": text|null, "standard": bool,
@@ -149,6 +149,74 @@ mod tests {
     use super::*;
     use crate::error::NC_ENOFILTER;
     use std::ffi::{CStr, CString};
+
+    /// Every object key of a JSON value, and every string value.
+    fn words_of(value: &Value, words: &mut std::collections::BTreeSet<String>) {
+        match value {
+            Value::Object(map) => map.iter().for_each(|(key, value)| {
+                words.insert(key.clone());
+                words_of(value, words);
+            }),
+            Value::Array(items) => items.iter().for_each(|item| words_of(item, words)),
+            Value::String(text) => drop(words.insert(text.clone())),
+            _ => {}
+        }
+    }
+
+    /// The schema in `ncfilters_report`'s documentation names exactly the report types' keys and
+    /// their enums' values, so that neither can change without the other.
+    #[test]
+    fn the_documented_report_schema_is_the_report_types() {
+        use crate::filter_report::*;
+        let source = include_str!("filter_report.rs");
+        let doc = &source[source.find("The report:").unwrap()..source.find("with filters sorted by id").unwrap()];
+        let documented: std::collections::BTreeSet<String> =
+            doc.split('"').skip(1).step_by(2).map(str::to_string).collect();
+        let side = Hdf5Side { source: Hdf5Source::None, path: None, usable: false, why_not: None };
+        let nczarr = NczarrSide {
+            codec_id: None,
+            filter_source: NczarrSource::None,
+            filter_path: None,
+            codec_source: NczarrSource::None,
+            codec_path: None,
+            usable: false,
+            why_not: None,
+        };
+        // Every optional key present; the string values are the enums', listed below.
+        let report = Report {
+            ncfilters_version: "",
+            netcdf_version: "",
+            plugin_path: PluginPathReport {
+                variable: "",
+                value: None,
+                entries: vec![DirReport {
+                    dir: String::new(),
+                    origin: DirOriginReport::Default,
+                    error: Some(String::new()),
+                    state: DirStateReport::Missing,
+                }],
+            },
+            libraries: vec![LibraryReport {
+                path: String::new(),
+                outcome: LibraryOutcome::Used,
+                ids: vec![],
+                reason: None,
+            }],
+            filters: vec![FilterReport { id: 0, name: None, standard: false, hdf5: side, nczarr }],
+        };
+        let mut typed = std::collections::BTreeSet::new();
+        words_of(&serde_json::to_value(&report).unwrap(), &mut typed);
+        let values = serde_json::json!([
+            [DirOriginReport::PluginPath, DirOriginReport::Default, DirOriginReport::Set],
+            [DirStateReport::Searched, DirStateReport::Missing, DirStateReport::Unreadable],
+            [LibraryOutcome::Used, LibraryOutcome::Skipped, LibraryOutcome::Ignored],
+            [Hdf5Source::Hdf5, Hdf5Source::Plugin, Hdf5Source::BuiltIn, Hdf5Source::None],
+            [NczarrSource::Plugin, NczarrSource::Defaults, NczarrSource::BuiltIn, NczarrSource::None],
+        ]);
+        words_of(&values, &mut typed);
+        typed.remove("");
+        assert_eq!(documented, typed, "the schema in ncfilters_report's documentation");
+    }
 
     /// Calls an export with a C string argument (`None`: NULL) and takes back its JSON.
     fn call(
