@@ -215,6 +215,21 @@ pub struct NczarrSide {
     pub why_not: Option<String>,
 }
 
+impl NczarrSide {
+    /// No filter and no codec: unusable (`why_not` None only in tests of the schema).
+    pub fn nothing(why_not: Option<String>) -> Self {
+        NczarrSide {
+            codec_id: None,
+            filter_source: NczarrSource::None,
+            filter_path: None,
+            codec_source: NczarrSource::None,
+            codec_path: None,
+            usable: false,
+            why_not,
+        }
+    }
+}
+
 /// `(source, path)` of a registry part: built in, or a library on the path, or none.
 fn part_source(source: Option<&PartSource>, defaulted: bool) -> (NczarrSource, Option<String>) {
     match source {
@@ -311,15 +326,7 @@ fn nczarr_side(id: u32, plugin: Option<&Plugin>) -> NczarrSide {
         let why = format!(
             "no NCZarr plugin for filter {id}: put a library providing its HDF5 filter (H5PLget_plugin_info) and its codec (NCZ_get_codec_info, or a codec-defaults library) in a directory on {PLUGIN_PATH_ENV}"
         );
-        return NczarrSide {
-            codec_id: None,
-            filter_source: NczarrSource::None,
-            filter_path: None,
-            codec_source: NczarrSource::None,
-            codec_path: None,
-            usable: false,
-            why_not: Some(why),
-        };
+        return NczarrSide::nothing(Some(why));
     };
     let (filter_source, filter_path) = part_source(plugin.filter.as_ref().and(plugin.filter_source.as_ref()), false);
     let (codec_source, codec_path) =

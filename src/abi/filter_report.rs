@@ -173,15 +173,7 @@ mod tests {
         let documented: std::collections::BTreeSet<String> =
             doc.split('"').skip(1).step_by(2).map(str::to_string).collect();
         let side = Hdf5Side { source: Hdf5Source::None, path: None, usable: false, why_not: None };
-        let nczarr = NczarrSide {
-            codec_id: None,
-            filter_source: NczarrSource::None,
-            filter_path: None,
-            codec_source: NczarrSource::None,
-            codec_path: None,
-            usable: false,
-            why_not: None,
-        };
+        let nczarr = NczarrSide::nothing(None);
         // Every optional key present; the string values are the enums', listed below.
         let report = Report {
             ncfilters_version: "",
