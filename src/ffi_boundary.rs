@@ -105,8 +105,8 @@ impl<T> OnPanic for *const T {
 }
 
 /// What an export answers when a pointer argument it needs is NULL: its return type's documented
-/// value (rustls-ffi's `NullParameterOrDefault`), given by [`reject_null!`]. An export that
-/// answers otherwise because netcdf-c does is listed in `abi::null_arguments`.
+/// value (rustls-ffi's `NullParameterOrDefault`), given by [`reject_null!`](crate::reject_null!).
+/// An export that answers otherwise because netcdf-c does is listed in `abi::null_arguments`.
 pub trait OnNull {
     /// The value the export's body yields instead.
     fn on_null() -> Self;
@@ -139,7 +139,7 @@ impl<T> OnNull for *const T {
 }
 
 /// Runs the body of an exported function inside the panic boundary, named after `function`:
-/// what [`ffi_export!`] expands to.
+/// what [`ffi_export!`](crate::ffi_export!) expands to.
 pub fn exported<R: CReturn>(function: &str, body: impl FnOnce() -> R::Body) -> R {
     guarded(function, || R::from_body(body()))
 }
@@ -168,7 +168,7 @@ macro_rules! reject_null {
     };
 }
 
-/// The diagnostic of [`reject_null!`].
+/// The diagnostic of [`reject_null!`](crate::reject_null!).
 pub fn report_null(function: &str, argument: &str) {
     report(format_args!("{function}: argument `{argument}` is NULL"));
 }
@@ -179,14 +179,10 @@ pub fn status_of(function: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
     guarded(function, || status_code(body()))
 }
 
-/// Runs the body of a `void` export, swallowing (and reporting) any panic.
-pub fn void_of(function: &str, body: impl FnOnce()) {
-    guarded(function, body)
-}
-
-/// The name of the enclosing function, for diagnostics: `status_of(function_name!(), ...)`
-/// instead of a hand-typed string that can drift from the code. Inside a closure it is still
-/// the function's name (the closures' `{{closure}}` path segments are skipped).
+/// The name of the enclosing function, for diagnostics (what
+/// [`ffi_export!`](crate::ffi_export!) names a function by) instead of a hand-typed string that
+/// can drift from the code. Inside a closure it is still the function's name (the closures'
+/// `{{closure}}` path segments are skipped).
 #[macro_export]
 macro_rules! function_name {
     () => {{
@@ -279,7 +275,7 @@ mod tests {
         assert_eq!(guarded("test", || -> usize { panic!("deliberate") }), 0);
         assert_eq!(guarded("test", || -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(guarded("test", || -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
-        void_of("test", || panic!("deliberate"));
+        let () = guarded("test", || -> () { panic!("deliberate") });
         assert_eq!(guarded("test", || 7usize), 7, "no panic, the body's value");
     }
 

@@ -1,8 +1,9 @@
 //! Every symbol ncfilters exports to C, grouped by the netcdf-c file it replaces.
 //!
-//! Each export only converts arguments, runs inside the panic boundary
-//! ([`crate::ffi_boundary::guarded`]: a panic becomes the return type's failure value) and
-//! calls safe Rust.
+//! Each export only converts arguments and calls safe Rust, its body inside
+//! [`ffi_export!`](crate::ffi_export) (the panic boundary: a panic becomes the return type's
+//! failure value) with its pointer arguments checked by [`reject_null!`](crate::reject_null);
+//! `null_arguments` holds every export to that.
 //!
 //! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path` is
 //! netcdf-c 4.9.3's plugin-path API, added to 4.9.0 builds.

@@ -156,8 +156,7 @@ struct Export {
     body: String,
 }
 
-/// Every `#[no_mangle]` function of the sources, with its pointer arguments and its body (up to
-/// the next export).
+/// Every `#[no_mangle]` function of the sources, with its pointer arguments and its body.
 fn exports() -> Vec<Export> {
     let mut found = Vec::new();
     for (_, source) in SOURCES {

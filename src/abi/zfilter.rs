@@ -591,12 +591,8 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
         let mut all = var.filters(FilterList::Chain);
         all.extend(var.filters(FilterList::Incomplete));
         let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
-        // SAFETY: NULL or writable per the contract.
-        unsafe { write_opt(lenp, text.len()) };
-        if !data.is_null() {
-            // SAFETY: the caller sized data for len bytes (nc_inq_att's length).
-            unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), data.cast::<u8>(), text.len()) };
-        }
+        // SAFETY: lenp is NULL or writable; the caller sized data, if any, for len bytes (nc_inq_att's length).
+        unsafe { write_counted(lenp, data.cast::<u8>(), text.as_bytes()) };
         Ok(())
     })
 }
