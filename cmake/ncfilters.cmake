@@ -68,7 +68,7 @@ endif()
 # The netcdf-c release being built, from its own version: 4.9.3 and later name it in project(),
 # 4.9.0 in SET(NC_VERSION_MAJOR|MINOR|PATCH …) after it. ncfilters mirrors each release's internal
 # structs and behaviour, so a release it does not know is an error, never a guess. The same list
-# as build.rs's and xtask/src/release.rs's (checked by xtask's tests).
+# as core/build.rs's and xtask/src/release.rs's (checked by xtask's tests).
 set(NCFILTERS_KNOWN_RELEASES 4.9.0 4.9.3 4.10.1)
 function(ncfilters_detect_release)
   set(version "${PROJECT_VERSION}")

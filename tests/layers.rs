@@ -1,5 +1,7 @@
-//! The modules of `src/` form the layers `src/lib.rs` lists: a module uses only modules below it,
-//! so the module graph has no cycle and nothing outside `src/abi/` uses `abi`.
+//! Two crates in layers: ncfilters-core (`core/src/`) below the library (`src/`), and in each the
+//! modules its `lib.rs` lists, lowest first. A module uses only modules below it (the library's
+//! may use all of the core's), so the module graph has no cycle, nothing outside `src/abi/` uses
+//! `abi`, and the core uses nothing of the library.
 //!
 //! What a file uses is read from its `use` trees, grouped ones expanded (`use crate::{a, b::{c}}`
 //! names `a` and `b`), from its `crate::`/`$crate::` paths in code, and, in a top-level module's
@@ -7,8 +9,8 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-/// The top-level modules, lowest first (`src/lib.rs`).
-const LAYERS: [&str; 22] = [
+/// ncfilters-core's top-level modules, lowest first (`core/src/lib.rs`).
+const CORE_LAYERS: [&str; 18] = [
     "error",
     "c_types",
     "c_heap",
@@ -23,15 +25,34 @@ const LAYERS: [&str; 22] = [
     "codec_json",
     "codecs",
     "filters",
-    "hdf5_sys",
     "plugin_loader",
     "plugin_registry",
     "filter_chain",
     "filter_report",
-    "netcdf_sys",
-    "abi_layout",
-    "abi",
 ];
+
+/// The ncfilters crate's own modules, lowest first (`src/lib.rs`), all above the core's (which it
+/// re-exports under their own names).
+const LIBRARY_LAYERS: [&str; 4] = ["hdf5_sys", "netcdf_sys", "abi_layout", "abi"];
+
+/// A crate's source directory, and the modules it may use, lowest first: those of the crate below
+/// it, then its own.
+struct Crate {
+    src: PathBuf,
+    layers: Vec<&'static str>,
+}
+
+fn core() -> Crate {
+    Crate { src: root().join("core/src"), layers: CORE_LAYERS.to_vec() }
+}
+
+fn library() -> Crate {
+    Crate { src: root().join("src"), layers: [&CORE_LAYERS[..], &LIBRARY_LAYERS].concat() }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
 
 fn rust_files(dir: &Path, found: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
@@ -51,8 +72,8 @@ fn module_of(src: &Path, file: &Path) -> Option<String> {
     (module != "lib").then_some(module)
 }
 
-fn rank(module: &str) -> usize {
-    LAYERS.iter().position(|&m| m == module).unwrap_or_else(|| panic!("module {module} is not in LAYERS"))
+fn rank(layers: &[&str], module: &str) -> usize {
+    layers.iter().position(|&m| m == module).unwrap_or_else(|| panic!("module {module} is not in the layers"))
 }
 
 /// The code of a file without its comments (line comments and doc comments; no block comments
@@ -123,7 +144,7 @@ fn paths_in(code: &str) -> Vec<String> {
         let tree = &rest[..rest.find(';').unwrap_or(rest.len())];
         expand_use_tree("", tree, &mut paths);
     }
-    for root in ["crate::", "super::"] {
+    for root in ["crate::", "super::", "ncfilters::", "ncfilters_core::"] {
         for (at, _) in code.match_indices(root) {
             let path: String =
                 code[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
@@ -135,58 +156,101 @@ fn paths_in(code: &str) -> Vec<String> {
 
 /// The top-level modules a file of `module` uses: `crate::x…` (also `$crate::x…`), and `super::x…`
 /// where `super` is the crate root (`src/<module>.rs`, `src/<module>/mod.rs`).
-fn modules_used(code: &str, super_is_root: bool) -> BTreeSet<String> {
+fn modules_used(code: &str, super_is_root: bool, layers: &[&str]) -> BTreeSet<String> {
     paths_in(code)
         .iter()
         .filter_map(|path| {
             let path = path.trim_start_matches('$');
-            let rest =
-                path.strip_prefix("crate::").or_else(|| path.strip_prefix("super::").filter(|_| super_is_root))?;
+            // `ncfilters_core::x` is the core's module `x`, which the library's layers begin with.
+            let rest = path
+                .strip_prefix("crate::")
+                .or_else(|| path.strip_prefix("ncfilters_core::"))
+                .or_else(|| path.strip_prefix("super::").filter(|_| super_is_root))?;
             let module: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-            LAYERS.contains(&module.as_str()).then_some(module)
+            layers.contains(&module.as_str()).then_some(module)
         })
         .collect()
 }
 
 #[test]
 fn use_trees_are_read_with_their_groups() {
-    let code = code_of("use crate::{error::NC_EINVAL, c_heap::{CArray, CVec as V}, codec_json as json};\nuse super::abi; // crate::filters\nlet x = crate::codecs::f(\"crate::netcdf_sys\");");
-    let used: Vec<String> = modules_used(&code, true).into_iter().collect();
-    assert_eq!(used, ["abi", "c_heap", "codec_json", "codecs", "error"]);
-    assert!(modules_used(&code, false).iter().all(|m| m != "abi"), "super:: of a submodule is its module");
+    let code = code_of("use crate::{error::NC_EINVAL, c_heap::{CArray, CVec as V}, codec_json as json};\nuse super::abi; // crate::filters\nlet x = crate::codecs::f(\"crate::netcdf_sys\");\nuse ncfilters_core::plugin_path;");
+    let layers = library().layers;
+    let used: Vec<String> = modules_used(&code, true, &layers).into_iter().collect();
+    assert_eq!(used, ["abi", "c_heap", "codec_json", "codecs", "error", "plugin_path"]);
+    assert!(modules_used(&code, false, &layers).iter().all(|m| m != "abi"), "super:: of a submodule is its module");
 }
 
-#[test]
-fn every_module_uses_only_lower_layers() {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+/// `file: module uses higher` for each use of a higher layer in the crate.
+fn upward_uses(krate: &Crate) -> Vec<String> {
     let mut files = Vec::new();
-    rust_files(&src, &mut files);
+    rust_files(&krate.src, &mut files);
     let mut upward = Vec::new();
     for file in files {
-        let Some(module) = module_of(&src, &file) else { continue };
-        let relative = file.strip_prefix(&src).unwrap();
+        let Some(module) = module_of(&krate.src, &file) else { continue };
+        let relative = file.strip_prefix(&krate.src).unwrap();
         let super_is_root = relative.components().count() == 1 || relative.ends_with("mod.rs");
         let code = code_of(&std::fs::read_to_string(&file).unwrap());
-        for used in modules_used(&code, super_is_root) {
-            if used != module && rank(&used) > rank(&module) {
+        for used in modules_used(&code, super_is_root, &krate.layers) {
+            if used != module && rank(&krate.layers, &used) > rank(&krate.layers, &module) {
                 upward.push(format!("{}: {module} uses {used}", file.display()));
             }
         }
     }
+    upward
+}
+
+#[test]
+fn every_module_uses_only_lower_layers() {
+    let upward = [upward_uses(&core()), upward_uses(&library())].concat();
     assert!(upward.is_empty(), "uses of a higher layer:\n{}", upward.join("\n"));
+}
+
+/// The core is below the library: its manifest does not depend on it, and its code names no
+/// `ncfilters::` path (a `use` of it would not compile without the dependency, but a macro's
+/// expansion could name it).
+#[test]
+fn the_core_does_not_use_the_library() {
+    let manifest = std::fs::read_to_string(root().join("core/Cargo.toml")).unwrap();
+    let dependencies: Vec<&str> = manifest
+        .lines()
+        .map(str::trim)
+        .filter(|line| {
+            line.starts_with("ncfilters ") || line.starts_with("ncfilters=") || line.starts_with("ncfilters.")
+        })
+        .collect();
+    assert!(dependencies.is_empty(), "core/Cargo.toml depends on the library: {dependencies:?}");
+    let mut files = Vec::new();
+    rust_files(&core().src, &mut files);
+    let named: Vec<String> = files
+        .iter()
+        .filter(|file| {
+            paths_in(&code_of(&std::fs::read_to_string(file).unwrap())).iter().any(|p| p.starts_with("ncfilters::"))
+        })
+        .map(|file| file.display().to_string())
+        .collect();
+    assert!(named.is_empty(), "core files naming the ncfilters crate: {named:?}");
+}
+
+/// The modules a `lib.rs` declares (file modules only: the library's inline `test_support`
+/// re-exports for tests/ are above every layer).
+fn declared_modules(lib: &Path) -> Vec<String> {
+    let lib = std::fs::read_to_string(lib).unwrap();
+    let mut declared: Vec<String> = lib
+        .lines()
+        .filter_map(|line| ["pub mod ", "pub(crate) mod ", "mod "].iter().find_map(|prefix| line.strip_prefix(prefix)))
+        .filter_map(|rest| rest.strip_suffix(';'))
+        .map(String::from)
+        .collect();
+    declared.sort_unstable();
+    declared
 }
 
 #[test]
 fn lib_rs_declares_exactly_the_layered_modules() {
-    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
-    let mut declared: Vec<&str> = lib
-        .lines()
-        .filter_map(|line| ["pub mod ", "pub(crate) mod ", "mod "].iter().find_map(|prefix| line.strip_prefix(prefix)))
-        // File modules only: lib.rs's inline `test_support` re-exports for tests/, above every layer.
-        .filter_map(|rest| rest.strip_suffix(';'))
-        .collect();
-    let mut layers = LAYERS.to_vec();
-    declared.sort_unstable();
-    layers.sort_unstable();
-    assert_eq!(declared, layers);
+    for (krate, own) in [(core(), &CORE_LAYERS[..]), (library(), &LIBRARY_LAYERS[..])] {
+        let mut layers: Vec<String> = own.iter().map(|m| m.to_string()).collect();
+        layers.sort_unstable();
+        assert_eq!(declared_modules(&krate.src.join("lib.rs")), layers, "{}", krate.src.display());
+    }
 }

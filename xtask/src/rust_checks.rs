@@ -21,7 +21,19 @@ pub fn test_rust(h: &Harness) -> Result {
     for_later_releases(
         h,
         "unit and plugin-path tests",
-        ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--test", "plugin_path_abi"],
+        [
+            "test",
+            "-q",
+            "--release",
+            "--locked",
+            "-p",
+            "ncfilters-core",
+            "-p",
+            "ncfilters",
+            "--lib",
+            "--test",
+            "plugin_path_abi",
+        ],
     )?;
     log("cargo test of tools/ncfilters-cli (its logic; the binary is tested installed, by `install`)");
     run(cmd("cargo", ["test", "--release", "--locked"]).current_dir(h.repo.join("tools/ncfilters-cli")))
@@ -69,7 +81,19 @@ pub fn test_clippy(h: &Harness) -> Result {
     for_later_releases(
         h,
         "clippy",
-        ["clippy", "-q", "-p", "ncfilters", "--all-targets", "--locked", "--", "-D", "warnings"],
+        [
+            "clippy",
+            "-q",
+            "-p",
+            "ncfilters-core",
+            "-p",
+            "ncfilters",
+            "--all-targets",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
     )
 }
 
@@ -110,7 +134,8 @@ pub fn test_miri(h: &Harness) -> Result {
     log("Miri needs the nightly toolchain's miri and rust-src components");
     run(&mut cmd("rustup", ["+nightly", "component", "add", "miri", "rust-src"]))?;
     log(format!("cargo +nightly miri test --lib ({})", MIRI_TESTS.join(" ")));
-    let mut miri = cargo(h, ["+nightly", "miri", "test", "--lib", "--locked", "--"]);
+    let mut miri =
+        cargo(h, ["+nightly", "miri", "test", "-p", "ncfilters-core", "-p", "ncfilters", "--lib", "--locked", "--"]);
     // Isolation off: the registry tests read plugin directories they create. SSSE3 on, so that
     // the shuffle's SIMD kernels (chosen at run time) are the code Miri checks.
     miri.args(MIRI_TESTS)
@@ -122,8 +147,21 @@ pub fn test_miri(h: &Harness) -> Result {
     // library destructor, so the workers are still parked at exit: that is not a leak here
     // (c_tests/plugin_unload.c checks that the destructor joins them).
     log("cargo +nightly miri test --lib (worker_pool:: and filters::deflate with 4 cores)");
-    let mut pool =
-        cargo(h, ["+nightly", "miri", "test", "--lib", "--locked", "--", "worker_pool::", "filters::deflate"]);
+    let mut pool = cargo(
+        h,
+        [
+            "+nightly",
+            "miri",
+            "test",
+            "-p",
+            "ncfilters-core",
+            "--lib",
+            "--locked",
+            "--",
+            "worker_pool::",
+            "filters::deflate",
+        ],
+    );
     pool.env("MIRIFLAGS", "-Zmiri-disable-isolation -Zmiri-num-cpus=4 -Zmiri-ignore-leaks")
         .env("RUSTFLAGS", "-Ctarget-feature=+ssse3")
         .env("NCFILTERS_QUIET", "1");
@@ -177,14 +215,15 @@ pub fn test_abi_parallel(h: &Harness, netcdf_src: &Path, netcdf_build: &Path) ->
 pub fn test_parallel_rules(h: &Harness) -> Result {
     for features in ["parallel4,hdf5-parallel-filters", "parallel4"] {
         log(format!("unit tests of the filter rules with --features {features}"));
-        let mut test = cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters", "--lib", "--features"]);
+        let mut test = cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters-core", "--lib", "--features"]);
         test.args([features, "hdf5_filter_rules::"]).env("CARGO_TARGET_DIR", h.cargo_target().join("parallel"));
         run(&mut test)?;
     }
     Ok(())
 }
 
-/// The cargo features of a parallel build whose HDF5 writes filtered data in parallel.
+/// The cargo features of a parallel build whose HDF5 writes filtered data in parallel (the library's,
+/// which turn on the core's).
 pub const PARALLEL_FEATURES: &[&str] = &["ncfilters/parallel4", "ncfilters/hdf5-parallel-filters"];
 
 /// The compiler flags of Debian's OpenMPI HDF5 and of OpenMPI (mpicc's own).

@@ -7,8 +7,8 @@
 //! (`cmake/ncfilters_plugins.cmake`), the harness's plugin checks and the README's table.
 //! `tests/standard_filter_table.rs` checks what cannot be generated (the plugin crates).
 //!
-//! Adding a standard filter is one row here plus its byte format: its module in `src/filters/`,
-//! its `H5Z_func_t` in `abi/h5z.rs` (bound in `h5z::hdf5_functions`), its codec in `codecs.rs`
+//! Adding a standard filter is one row here plus its byte format: its module in `core/src/filters/`,
+//! its `H5Z_func_t` in `abi/h5z.rs` (bound in `h5z::hdf5_functions`), its codec in `core/src/codecs.rs`
 //! (the compiler lists the `match`es that lack it) and its plugin crate `plugins/h5<filter>`.
 #![forbid(unsafe_code)]
 
@@ -24,6 +24,7 @@
 /// - in HDF5 is [`InHdf5`]: whether HDF5 predefines the filter;
 /// - the C library is the [`NativeLibrary`] loaded at run time, if any;
 /// - netcdf-c's plugin is [`NetcdfPlugin`]: whether netcdf-c 4.9.0 always builds its C plugin target.
+#[macro_export]
 macro_rules! standard_filter_rows {
     ($then:ident) => {
         $then! {
@@ -38,7 +39,7 @@ macro_rules! standard_filter_rows {
         }
     };
 }
-pub(crate) use standard_filter_rows;
+pub use crate::standard_filter_rows;
 
 /// One row of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

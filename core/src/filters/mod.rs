@@ -5,14 +5,20 @@
 //! adapter can hand results to C without a copy. Decoders never allocate without bound: output
 //! stops at [`MAX_DECODED`] (HDF5's largest chunk) or a smaller limit the caller knows.
 
+// The modules that call C libraries (blosc, szip, the native-library loader) or use SIMD
+// intrinsics hold unsafe code; the rest of the filters forbid it.
+#[allow(unsafe_code)]
 pub mod blosc;
 mod blosc_frame;
 pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;
+#[allow(unsafe_code)]
 mod native;
 pub mod shuffle;
+#[allow(unsafe_code)]
 mod shuffle_simd;
+#[allow(unsafe_code)]
 pub mod szip;
 pub mod zstd;
 
@@ -149,6 +155,7 @@ pub fn decode_buffer(input_len: usize, ratio: usize, limit: usize) -> FilterResu
 }
 
 #[cfg(test)]
+#[allow(unsafe_code)] // CVec's assume_init_len after the shuffle kernels wrote the bytes.
 mod tests {
     use super::*;
     use crate::c_heap::CVec;

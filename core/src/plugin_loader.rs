@@ -514,7 +514,7 @@ impl CodecPart {
 }
 
 /// Plugin parts made of Rust functions, for the registry's and the chain's unit tests.
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod test_parts {
     use super::*;
 

@@ -75,7 +75,7 @@ pub type NcResult<T> = Result<T, NcError>;
 /// for callers that print their own message from the returned status code. In an MPI job only
 /// rank 0 reports (see [`is_secondary_mpi_rank`]).
 pub fn report(message: std::fmt::Arguments<'_>) {
-    #[cfg(test)]
+    #[cfg(any(test, feature = "test-support"))]
     if captured(message) {
         return;
     }
@@ -85,19 +85,19 @@ pub fn report(message: std::fmt::Arguments<'_>) {
     write_stderr("ncfilters: ", message);
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 thread_local! {
     static CAPTURE: std::cell::RefCell<Option<Vec<String>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Whether a test on this thread is capturing reports (see [`capture_reports`]); if so, keeps it.
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 fn captured(message: std::fmt::Arguments<'_>) -> bool {
     CAPTURE.with_borrow_mut(|capture| capture.as_mut().map(|lines| lines.push(message.to_string())).is_some())
 }
 
 /// The reports `body` makes on this thread, instead of writing them to stderr.
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 pub fn capture_reports<T>(body: impl FnOnce() -> T) -> (T, Vec<String>) {
     CAPTURE.with_borrow_mut(|capture| *capture = Some(Vec::new()));
     let value = body();

@@ -89,7 +89,7 @@ pub fn parse_codec(text: &str) -> Result<(String, Map<String, Value>), CodecErro
 }
 
 /// An integer written either as a JSON number or, as netcdf-c 4.9.0 does, as a decimal string.
-pub(crate) fn integer_of(value: &Value) -> Option<i64> {
+pub fn integer_of(value: &Value) -> Option<i64> {
     match value {
         Value::Number(n) => n.as_i64().or_else(|| n.as_u64().and_then(|u| i64::try_from(u).ok())),
         Value::String(s) => {

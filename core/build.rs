@@ -1,0 +1,68 @@
+//! The netcdf-c release ncfilters is built for, and what differs between releases: the one
+//! release table. The crates above read its answer through this crate's `links` metadata
+//! (`DEP_NCFILTERS_RELEASE_*`), so none keeps a copy.
+
+/// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's
+/// release table list the same (checked by xtask's tests).
+const RELEASES: [&str; 3] = ["4.9.0", "4.9.3", "4.10.1"];
+
+/// What differs between releases, as cfgs (`ncf_*`), each with the first release that has it.
+const RELEASE_CFGS: [(&str, &str); 9] = [
+    // NC_OBJ.id is an int (size_t before).
+    ("ncf_obj_id_int", "4.9.3"),
+    // NC_TYPE_INFO_T has `int varsized` after format_type_info.
+    ("ncf_type_varsized", "4.9.3"),
+    // NCZ_VAR_INFO_T has maxstrlen, zarray and zattrs after incompletefilters.
+    ("ncf_zvar_ext", "4.9.3"),
+    // Filters on variable-length types: no NC_EFILTER; NCZarr suppresses them (FLAG_SUPPRESS).
+    ("ncf_vlen_filters", "4.9.3"),
+    // netcdf-c's own plugin-path API (dplugins.c, hdf5plugins.c, zplugins.c): HDF5_PLUGIN_PATH split
+    // on ':' only, else the build's NETCDF_PLUGIN_SEARCH_PATH; HDF5's search table replaced at start.
+    ("ncf_plugin_path_release", "4.9.3"),
+    // blosc's set_local stores 0, 0 in cd_values[0..2] (2, 2 before).
+    ("ncf_blosc_zero_slots", "4.9.3"),
+    // NClist is {content, alloc, length, extendible}.
+    ("ncf_nclist_v2", "4.10.1"),
+    // NCZ_applyfilterchain reports "Variable '…' has unsupported codec: (…). Not found in …".
+    ("ncf_log_unsupported_codec", "4.10.1"),
+    // The release's own NCZarr codec JSON is numeric (#3201).
+    ("ncf_numeric_codecs", "4.10.1"),
+];
+
+fn release_index(version: &str) -> Option<usize> {
+    RELEASES.iter().position(|r| *r == version)
+}
+
+fn main() {
+    // The CMake option NCFILTERS_CODEC_DIALECT reaches the crate as this (see codec_json.rs).
+    println!("cargo:rerun-if-env-changed=NCFILTERS_DEFAULT_CODEC_DIALECT");
+
+    // The release, from cmake/ncfilters.cmake (netcdf-c's own version); 4.9.0 when unset.
+    println!("cargo:rerun-if-env-changed=NCFILTERS_NETCDF_VERSION");
+    let version = std::env::var("NCFILTERS_NETCDF_VERSION").ok().filter(|v| !v.is_empty());
+    let version = version.as_deref().unwrap_or(RELEASES[0]);
+    let Some(index) = release_index(version) else {
+        panic!("NCFILTERS_NETCDF_VERSION={version}: ncfilters knows netcdf-c {}", RELEASES.join(", "));
+    };
+    println!("cargo:rustc-env=NCFILTERS_NETCDF_VERSION={version}");
+    let mut active = Vec::new();
+    for (cfg, since) in RELEASE_CFGS {
+        println!("cargo:rustc-check-cfg=cfg({cfg})");
+        if index >= release_index(since).expect("a known release") {
+            println!("cargo:rustc-cfg={cfg}");
+            active.push(cfg);
+        }
+    }
+    // For the crates above (build.rs: DEP_NCFILTERS_RELEASE_VERSION, _CFGS, _ALL_CFGS).
+    let all: Vec<&str> = RELEASE_CFGS.iter().map(|(cfg, _)| *cfg).collect();
+    println!("cargo:version={version}");
+    println!("cargo:cfgs={}", active.join(","));
+    println!("cargo:all_cfgs={}", all.join(","));
+
+    // The build-time plugin search path of a release with its own plugin-path API
+    // (NETCDF_PLUGIN_SEARCH_PATH in its config.h), used when HDF5_PLUGIN_PATH is unset.
+    println!("cargo:rerun-if-env-changed=NCFILTERS_PLUGIN_SEARCH_PATH");
+    let search_path = std::env::var("NCFILTERS_PLUGIN_SEARCH_PATH")
+        .unwrap_or_else(|_| "/usr/local/hdf5/lib/plugin:/usr/local/hdf5/lib/plugin".into());
+    println!("cargo:rustc-env=NCFILTERS_PLUGIN_SEARCH_PATH={search_path}");
+}

@@ -1,0 +1,65 @@
+//! ncfilters-core: netcdf-c's filter logic without C exports, for the netcdf-c release chosen by
+//! `build.rs` ([`NETCDF_RELEASE`]). The `ncfilters` crate exports it with netcdf-c's C ABI, the
+//! plugin libraries build on it, and the fuzz targets, benchmarks and `ncfilters` command use it
+//! directly.
+//!
+//! The modules form layers, lowest first: a module uses only modules below it, so the module
+//! graph has no cycle (`tests/layers.rs` checks the order):
+//! 1. [`error`]: status codes and diagnostics; [`c_types`]: the `repr(C)` types of netcdf-c's
+//!    public filter headers;
+//! 2. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
+//!    [`worker_pool`]: how many cores filters may use, and the threads that run a large
+//!    chunk's pieces; [`zstd_context`]: a zstd context with libzstd's block pre-splitter off and
+//!    its multithreaded frames;
+//! 3. [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
+//!    rules; [`hdf5_filter_rules`]: ordering and conflict rules of a variable's filter list;
+//!    [`standard_filter_table`]: the table of standard filters (ids, names, codecs, libraries);
+//!    [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers; [`codec_json`]: NCZarr
+//!    codec JSON, its numeric and legacy dialects; then [`codecs`]: the standard filters' Zarr
+//!    codecs; [`filters`]: the standard filters themselves;
+//! 4. [`plugin_loader`]: plugin libraries' FFI, and ncfilters' own codecs as native parts; then
+//!    [`plugin_registry`]: NCZarr plugin discovery and pairing (the built-in parts are handed in
+//!    by its caller); then [`filter_chain`]: an NCZarr variable's filters and the chunk filter
+//!    chain; then [`filter_report`]: the typed report behind `ncfilters_report` and the
+//!    `ncfilters` command.
+//!
+//! Unsafe code is denied here. The modules that must hold it say so where they are declared:
+//! C-heap ownership, the panic boundary, the worker threads, libzstd's context, loading plugin
+//! libraries, and (in [`filters`]) the C codecs and SIMD kernels.
+#![deny(unsafe_code)]
+// Public items' docs name the private helpers they rest on.
+#![allow(rustdoc::private_intra_doc_links)]
+#![deny(unsafe_op_in_unsafe_fn)]
+#![warn(clippy::undocumented_unsafe_blocks)]
+
+/// The netcdf-c release whose ABI and behaviour this build has (`NCFILTERS_NETCDF_VERSION`).
+pub const NETCDF_RELEASE: &str = env!("NCFILTERS_NETCDF_VERSION");
+
+pub mod c_types;
+pub mod error;
+// malloc'd buffers and strings that C frees.
+#[allow(unsafe_code)]
+pub mod c_heap;
+// catch_unwind around every export, and pointer reads and writes for the exports.
+#[allow(unsafe_code)]
+pub mod ffi_boundary;
+// pthreads (joined by the library's destructor) sharing a borrowed batch of chunk pieces.
+#[allow(unsafe_code)]
+pub mod worker_pool;
+// libzstd's thread pool and a context parameter the zstd crate does not wrap.
+pub mod codec_json;
+pub mod codecs;
+pub mod filters;
+pub mod filterspec;
+pub mod hdf5_filter_rules;
+pub mod plugin_path;
+pub mod standard_filter_table;
+pub mod standard_filters;
+#[allow(unsafe_code)]
+pub mod zstd_context;
+// dlopen of plugin libraries and calls through their C function pointers.
+pub mod filter_chain;
+pub mod filter_report;
+#[allow(unsafe_code)]
+pub mod plugin_loader;
+pub mod plugin_registry;
