@@ -278,6 +278,7 @@ function(ncfilters_replace_plugins)
   set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/plugins")
   set(copies)
   set(replaced)
+  set(packages)
   set(required ${NCFILTERS_RUST_PLUGINS})
   list(REMOVE_ITEM required ${NCFILTERS_OPTIONAL_PLUGINS})
   set(missing)
@@ -299,8 +300,9 @@ function(ncfilters_replace_plugins)
     if(NOT TARGET ${target})
       continue() # an optional plugin whose C library netcdf-c did not find
     endif()
-    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/release/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
+    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/plugin/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
     list(APPEND replaced ${target})
+    list(APPEND packages -p "ncfilters-plugin-${target}")
     # 4.10.1 installs its plugins with install(TARGETS), which would rewrite the build RPATH of the
     # file in the target's place, the Rust library, which has none, and fail: link the C target
     # with its install RPATH, so that there is nothing to rewrite.
@@ -308,9 +310,9 @@ function(ncfilters_replace_plugins)
   endforeach()
   add_custom_target(ncfilters_plugins ALL
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}" "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
-            "${NCFILTERS_CARGO}" build --release --locked --manifest-path "${NCFILTERS_ROOT}/plugins/Cargo.toml"
+            "${NCFILTERS_CARGO}" build --profile plugin --locked ${packages} --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     ${copies}
-    WORKING_DIRECTORY "${NCFILTERS_ROOT}/plugins"
+    WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: Rust plugins in place of netcdf-c's ${replaced}"
     USES_TERMINAL)
   add_dependencies(ncfilters_plugins ${replaced})
@@ -332,7 +334,7 @@ function(ncfilters_cli)
   add_custom_target(ncfilters_cli ALL
     COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}"
             "NCFILTERS_LIBNETCDF_DIR=$<TARGET_FILE_DIR:netcdf>" "NCFILTERS_CLI_RPATH=${rpath}"
-            "${NCFILTERS_CARGO}" build --release --locked --manifest-path "${NCFILTERS_ROOT}/tools/ncfilters-cli/Cargo.toml"
+            "${NCFILTERS_CARGO}" build --release --locked --features binary --manifest-path "${NCFILTERS_ROOT}/tools/ncfilters-cli/Cargo.toml"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}/tools/ncfilters-cli"
     COMMENT "ncfilters: the ncfilters command"
     VERBATIM USES_TERMINAL)

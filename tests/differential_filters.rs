@@ -7,8 +7,8 @@
 //! are compared (ours at most 10% larger).
 
 use libloading::Library;
-use ncfilters::abi::h5z;
 use ncfilters::c_types::{H5Z_class2_t, H5Z_func_t, H5Z_FLAG_REVERSE};
+use ncfilters_plugin::h5z;
 use std::os::raw::c_uint;
 
 fn c_filter(dir: &str, name: &str) -> H5Z_func_t {

@@ -1,7 +1,7 @@
-//! Two crates in layers: ncfilters-core (`core/src/`) below the library (`src/`), and in each the
-//! modules its `lib.rs` lists, lowest first. A module uses only modules below it (the library's
-//! may use all of the core's), so the module graph has no cycle, nothing outside `src/abi/` uses
-//! `abi`, and the core uses nothing of the library.
+//! Three crates in layers: ncfilters-core (`core/src/`), then ncfilters-plugin
+//! (`plugins/common/src/`), then the library (`src/`), and in each the modules its `lib.rs` lists,
+//! lowest first. A module uses only modules below it (those of the crates below included), so the
+//! module graph has no cycle, nothing outside `src/abi/` uses `abi`, and no crate uses one above.
 //!
 //! What a file uses is read from its `use` trees, grouped ones expanded (`use crate::{a, b::{c}}`
 //! names `a` and `b`), from its `crate::`/`$crate::` paths in code, and, in a top-level module's
@@ -31,9 +31,12 @@ const CORE_LAYERS: [&str; 18] = [
     "filter_report",
 ];
 
-/// The ncfilters crate's own modules, lowest first (`src/lib.rs`), all above the core's (which it
-/// re-exports under their own names).
-const LIBRARY_LAYERS: [&str; 4] = ["hdf5_sys", "netcdf_sys", "abi_layout", "abi"];
+/// ncfilters-plugin's modules, lowest first (`plugins/common/src/lib.rs`), above the core's.
+const PLUGIN_LAYERS: [&str; 4] = ["hdf5_sys", "netcdf_api", "h5z", "plugin"];
+
+/// The ncfilters crate's own modules, lowest first (`src/lib.rs`), above the core's and the plugin
+/// crate's (which it re-exports under their own names).
+const LIBRARY_LAYERS: [&str; 3] = ["netcdf_sys", "abi_layout", "abi"];
 
 /// A crate's source directory, and the modules it may use, lowest first: those of the crate below
 /// it, then its own.
@@ -46,8 +49,12 @@ fn core() -> Crate {
     Crate { src: root().join("core/src"), layers: CORE_LAYERS.to_vec() }
 }
 
+fn plugin() -> Crate {
+    Crate { src: root().join("plugins/common/src"), layers: [&CORE_LAYERS[..], &PLUGIN_LAYERS].concat() }
+}
+
 fn library() -> Crate {
-    Crate { src: root().join("src"), layers: [&CORE_LAYERS[..], &LIBRARY_LAYERS].concat() }
+    Crate { src: root().join("src"), layers: [&CORE_LAYERS[..], &PLUGIN_LAYERS, &LIBRARY_LAYERS].concat() }
 }
 
 fn root() -> PathBuf {
@@ -144,7 +151,7 @@ fn paths_in(code: &str) -> Vec<String> {
         let tree = &rest[..rest.find(';').unwrap_or(rest.len())];
         expand_use_tree("", tree, &mut paths);
     }
-    for root in ["crate::", "super::", "ncfilters::", "ncfilters_core::"] {
+    for root in ["crate::", "super::", "ncfilters::", "ncfilters_core::", "ncfilters_plugin::"] {
         for (at, _) in code.match_indices(root) {
             let path: String =
                 code[at..].chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':').collect();
@@ -161,10 +168,11 @@ fn modules_used(code: &str, super_is_root: bool, layers: &[&str]) -> BTreeSet<St
         .iter()
         .filter_map(|path| {
             let path = path.trim_start_matches('$');
-            // `ncfilters_core::x` is the core's module `x`, which the library's layers begin with.
+            // `ncfilters_core::x` is the core's module `x`, which the layers above begin with.
             let rest = path
                 .strip_prefix("crate::")
                 .or_else(|| path.strip_prefix("ncfilters_core::"))
+                .or_else(|| path.strip_prefix("ncfilters_plugin::"))
                 .or_else(|| path.strip_prefix("super::").filter(|_| super_is_root))?;
             let module: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
             layers.contains(&module.as_str()).then_some(module)
@@ -202,34 +210,45 @@ fn upward_uses(krate: &Crate) -> Vec<String> {
 
 #[test]
 fn every_module_uses_only_lower_layers() {
-    let upward = [upward_uses(&core()), upward_uses(&library())].concat();
+    let upward = [upward_uses(&core()), upward_uses(&plugin()), upward_uses(&library())].concat();
     assert!(upward.is_empty(), "uses of a higher layer:\n{}", upward.join("\n"));
 }
 
-/// The core is below the library: its manifest does not depend on it, and its code names no
-/// `ncfilters::` path (a `use` of it would not compile without the dependency, but a macro's
-/// expansion could name it).
-#[test]
-fn the_core_does_not_use_the_library() {
-    let manifest = std::fs::read_to_string(root().join("core/Cargo.toml")).unwrap();
-    let dependencies: Vec<&str> = manifest
+/// The crates named in a manifest's dependency lines (`name = ...`, `name.workspace = true`).
+fn dependencies(manifest: &Path) -> Vec<String> {
+    std::fs::read_to_string(manifest)
+        .unwrap()
         .lines()
-        .map(str::trim)
-        .filter(|line| {
-            line.starts_with("ncfilters ") || line.starts_with("ncfilters=") || line.starts_with("ncfilters.")
-        })
-        .collect();
-    assert!(dependencies.is_empty(), "core/Cargo.toml depends on the library: {dependencies:?}");
+        .map(|line| line.split(['=', '.', ' ']).next().unwrap_or("").to_string())
+        .filter(|name| name.starts_with("ncfilters"))
+        .collect()
+}
+
+/// Files of `krate` whose code names a path of one of `crates` (a `use` of it would not compile
+/// without the dependency, but a macro's expansion could name it).
+fn files_naming(krate: &Crate, crates: &[&str]) -> Vec<String> {
     let mut files = Vec::new();
-    rust_files(&core().src, &mut files);
-    let named: Vec<String> = files
+    rust_files(&krate.src, &mut files);
+    files
         .iter()
         .filter(|file| {
-            paths_in(&code_of(&std::fs::read_to_string(file).unwrap())).iter().any(|p| p.starts_with("ncfilters::"))
+            let code = code_of(&std::fs::read_to_string(file).unwrap());
+            paths_in(&code).iter().any(|p| crates.iter().any(|c| p.starts_with(&format!("{c}::"))))
         })
         .map(|file| file.display().to_string())
-        .collect();
-    assert!(named.is_empty(), "core files naming the ncfilters crate: {named:?}");
+        .collect()
+}
+
+/// The crates form layers too: the core uses neither crate above it, the plugin crate only the
+/// core; nothing uses the library.
+#[test]
+fn the_crates_use_only_the_crates_below() {
+    let core_manifest = root().join("core/Cargo.toml");
+    let plugin_manifest = root().join("plugins/common/Cargo.toml");
+    assert_eq!(dependencies(&core_manifest), Vec::<String>::new(), "core/Cargo.toml");
+    assert_eq!(dependencies(&plugin_manifest), ["ncfilters-core"], "plugins/common/Cargo.toml");
+    assert_eq!(files_naming(&core(), &["ncfilters", "ncfilters_plugin"]), Vec::<String>::new(), "core files");
+    assert_eq!(files_naming(&plugin(), &["ncfilters"]), Vec::<String>::new(), "ncfilters-plugin files");
 }
 
 /// The modules a `lib.rs` declares (file modules only: the library's inline `test_support`
@@ -248,7 +267,7 @@ fn declared_modules(lib: &Path) -> Vec<String> {
 
 #[test]
 fn lib_rs_declares_exactly_the_layered_modules() {
-    for (krate, own) in [(core(), &CORE_LAYERS[..]), (library(), &LIBRARY_LAYERS[..])] {
+    for (krate, own) in [(core(), &CORE_LAYERS[..]), (plugin(), &PLUGIN_LAYERS[..]), (library(), &LIBRARY_LAYERS[..])] {
         let mut layers: Vec<String> = own.iter().map(|m| m.to_string()).collect();
         layers.sort_unstable();
         assert_eq!(declared_modules(&krate.src.join("lib.rs")), layers, "{}", krate.src.display());

@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ncfilters::codec_json::{readable_codec, written_codec, Dialect};
+use ncfilters_core::codec_json::{readable_codec, written_codec, Dialect};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };

@@ -8,7 +8,7 @@
 //! parameters a writer can store: decoding what the filter encoded must give the chunk back.
 #![allow(dead_code)] // each target uses only part of it
 
-use ncfilters::c_types::{H5Z_func_t, H5Z_FLAG_REVERSE};
+use ncfilters_core::c_types::{H5Z_func_t, H5Z_FLAG_REVERSE};
 use std::os::raw::c_void;
 
 /// The fuzz input, read from the front: parameter bytes, then the chunk.

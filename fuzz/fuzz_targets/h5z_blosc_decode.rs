@@ -8,7 +8,7 @@ mod common;
 
 use common::Params;
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_blosc), |input| {
     let count = input.pick(&[7, 3, 5, 6, 2, 0])?;

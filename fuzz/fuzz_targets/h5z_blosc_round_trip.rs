@@ -10,8 +10,8 @@ mod common;
 
 use common::{Encoding, Input};
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
-use ncfilters::filters::blosc::PIECES_FROM;
+use ncfilters_core::filters::blosc::PIECES_FROM;
+use ncfilters_plugin::h5z;
 
 /// The `cd_values`, and whether the chunk is made large.
 fn choose(input: &mut Input) -> Option<(Vec<u32>, bool)> {

@@ -5,7 +5,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 /// `cd_values`, by the first byte.
 const BLOCK_SIZES: &[&[u32]] = &[&[9], &[1], &[5], &[0], &[10], &[u32::MAX], &[]];

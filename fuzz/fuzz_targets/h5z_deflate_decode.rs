@@ -5,7 +5,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 /// `cd_values`, by the first byte.
 const LEVELS: &[&[u32]] = &[&[6], &[0], &[1], &[9], &[10], &[255], &[u32::MAX], &[], &[6, 6]];

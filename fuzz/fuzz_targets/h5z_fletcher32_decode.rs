@@ -6,8 +6,8 @@ mod common;
 
 use common::Params;
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
-use ncfilters::c_types::H5Z_FLAG_SKIP_EDC;
+use ncfilters_core::c_types::H5Z_FLAG_SKIP_EDC;
+use ncfilters_plugin::h5z;
 
 fuzz_target!(|data: &[u8]| common::decode(data, Some(h5z::h5z_fletcher32), |input| {
     Some(Params { flags: input.pick(&[0, H5Z_FLAG_SKIP_EDC])?, cd_values: Vec::new() })

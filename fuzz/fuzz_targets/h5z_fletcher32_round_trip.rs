@@ -8,7 +8,7 @@ mod common;
 
 use common::Encoding;
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 /// `H5_checksum_fletcher32`, as HDF5 writes it: big-endian 16-bit words, folded every 360.
 fn hdf5_fletcher32(data: &[u8]) -> u32 {

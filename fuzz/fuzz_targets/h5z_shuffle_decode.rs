@@ -6,7 +6,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 /// `cd_values`, by the first byte.
 const ELEMENT_SIZES: &[&[u32]] =

@@ -8,7 +8,7 @@ mod common;
 
 use common::Params;
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 /// Option masks: NN|K13|RAW|LSB (169), EC|K13|RAW|LSB (141), the MSB twins, no RAW, none, not an int.
 const MASKS: &[u32] = &[169, 141, 177, 149, 41, 0, u32::MAX];

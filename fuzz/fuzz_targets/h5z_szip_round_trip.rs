@@ -11,7 +11,7 @@ mod common;
 
 use common::{Encoding, Input};
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 use std::sync::Once;
 
 /// ALLOW_K13 | RAW with EC or NN, and LSB or MSB (what `H5Pset_szip` and `set_local` store).

@@ -5,7 +5,7 @@
 mod common;
 
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 /// `cd_values`, by the first byte.
 const LEVELS: &[&[u32]] = &[&[3], &[1], &[0], &[22], &[-5i32 as u32], &[1000], &[u32::MAX], &[], &[3, 3]];

@@ -6,7 +6,7 @@ mod common;
 
 use common::{Encoding, Input};
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::h5z;
+use ncfilters_plugin::h5z;
 
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);

@@ -8,24 +8,18 @@
 //! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path` is
 //! netcdf-c 4.9.3's plugin-path API, added to 4.9.0 builds.
 //!
-//! The netcdf-c replacements are behind the default feature `netcdf-abi`; the plugin libraries
-//! (`plugins/`) build without it, so they export only their plugin entry points.
+//! The standard filters' `H5Z_func_t` entry points and plugin statics are the ncfilters-plugin
+//! crate's, which the plugin libraries (`plugins/`) build on without these exports; they are
+//! re-exported here as `h5z` and `plugin`.
 
-#[cfg(feature = "netcdf-abi")]
+pub use ncfilters_plugin::{h5z, plugin};
+
 pub mod builtin;
-#[cfg(feature = "netcdf-abi")]
 pub mod filter_api;
-#[cfg(feature = "netcdf-abi")]
 pub mod filter_report;
-#[cfg(feature = "netcdf-abi")]
 pub mod filterspec;
-pub mod h5z;
-#[cfg(feature = "netcdf-abi")]
 pub mod hdf5filter;
-#[cfg(all(test, feature = "netcdf-abi"))]
+#[cfg(test)]
 mod null_arguments;
-pub mod plugin;
-#[cfg(feature = "netcdf-abi")]
 pub mod plugin_path;
-#[cfg(feature = "netcdf-abi")]
 pub mod zfilter;

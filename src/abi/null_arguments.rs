@@ -143,7 +143,7 @@ const SOURCES: [(&str, &str); 8] = [
     ("filter_report.rs", include_str!("filter_report.rs")),
     ("filterspec.rs", include_str!("filterspec.rs")),
     ("hdf5filter.rs", include_str!("hdf5filter.rs")),
-    ("plugin.rs", include_str!("plugin.rs")),
+    ("plugin.rs", include_str!("../../plugins/common/src/plugin.rs")),
     ("plugin_path.rs", include_str!("plugin_path.rs")),
     ("zfilter.rs", include_str!("zfilter.rs")),
     ("builtin.rs", include_str!("builtin.rs")),

@@ -56,11 +56,10 @@ pub fn bench_filters(h: &Harness) -> Result {
     run(&mut rebuild)?;
 
     log("Rust filters vs C plugins (tools/bench-filters)");
-    let bench_dir = h.repo.join("tools/bench-filters");
-    run(cmd("cargo", ["build", "-q", "--release"]).current_dir(&bench_dir))?;
+    run(cmd("cargo", ["build", "-q", "--release", "--locked", "-p", "bench-filters"]).current_dir(&h.repo))?;
     // One table: ncfilters on 1 thread pinned to one core, then on every core (a process reads NCFILTERS_THREADS once).
     for (threads, header) in [(Some("1"), true), (None, false)] {
-        let mut bench = cmd(bench_dir.join("target/release/bench-filters"), ["--corpus"]);
+        let mut bench = cmd(h.repo.join("target/release/bench-filters"), ["--corpus"]);
         bench
             .arg(&corpus)
             .arg("--c-plugins")

@@ -66,7 +66,7 @@ enum Step {
     Rust,
     /// include/ headers are what cbindgen generates now (no netcdf-c build needed)
     Headers,
-    /// cargo fmt --check of every workspace: the crate, plugins/, fuzz/, tools/bench-filters, tools/ncfilters-cli (no netcdf-c build needed)
+    /// cargo fmt --check of both workspaces: the repository's and fuzz/ (no netcdf-c build needed)
     Fmt,
     /// cargo clippy --all-targets -- -D warnings of every workspace (no netcdf-c build needed)
     Clippy,

@@ -16,7 +16,7 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 }
 
 pub fn test_rust(h: &Harness) -> Result {
-    log("cargo test (unit, property and C-ABI tests)");
+    log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
     for_later_releases(
         h,
@@ -34,9 +34,7 @@ pub fn test_rust(h: &Harness) -> Result {
             "--test",
             "plugin_path_abi",
         ],
-    )?;
-    log("cargo test of tools/ncfilters-cli (its logic; the binary is tested installed, by `install`)");
-    run(cmd("cargo", ["test", "--release", "--locked"]).current_dir(h.repo.join("tools/ncfilters-cli")))
+    )
 }
 
 pub fn test_headers(h: &Harness) -> Result {
@@ -55,10 +53,9 @@ fn gen_headers(h: &Harness, features: &[&str], args: &[&str]) -> Command {
     command
 }
 
-/// The Cargo workspaces of the repository (rustfmt.toml at the root applies to all of them).
-/// Clippy checks tools/ncfilters-cli without
-/// linking, so it needs no libnetcdf (NCFILTERS_LIBNETCDF_DIR unset).
-const WORKSPACES: [&str; 5] = [".", "plugins", "fuzz", "tools/bench-filters", "tools/ncfilters-cli"];
+/// The Cargo workspaces of the repository: the one workspace, and fuzz/, which cargo-fuzz builds
+/// (rustfmt.toml at the root applies to both).
+const WORKSPACES: [&str; 2] = [".", "fuzz"];
 
 /// Runs `cargo <args>` in each workspace.
 fn in_every_workspace<const N: usize>(h: &Harness, args: [&str; N]) -> Result {
@@ -77,6 +74,23 @@ pub fn test_fmt(h: &Harness) -> Result {
 
 pub fn test_clippy(h: &Harness) -> Result {
     in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
+    log("cargo clippy of the ncfilters command's binary (feature `binary`; checking links nothing)");
+    run(&mut cargo(
+        h,
+        [
+            "clippy",
+            "-q",
+            "-p",
+            "ncfilters-cli",
+            "--all-targets",
+            "--features",
+            "binary",
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    ))?;
     // The crate compiled for the other releases has other cfgs (struct mirrors, behaviour).
     for_later_releases(
         h,
@@ -133,7 +147,7 @@ const MIRI_TESTS: [&str; 15] = [
 pub fn test_miri(h: &Harness) -> Result {
     log("Miri needs the nightly toolchain's miri and rust-src components");
     run(&mut cmd("rustup", ["+nightly", "component", "add", "miri", "rust-src"]))?;
-    log(format!("cargo +nightly miri test --lib ({})", MIRI_TESTS.join(" ")));
+    log(format!("cargo +nightly miri test -p ncfilters-core -p ncfilters --lib ({})", MIRI_TESTS.join(" ")));
     let mut miri =
         cargo(h, ["+nightly", "miri", "test", "-p", "ncfilters-core", "-p", "ncfilters", "--lib", "--locked", "--"]);
     // Isolation off: the registry tests read plugin directories they create. SSSE3 on, so that
@@ -146,7 +160,7 @@ pub fn test_miri(h: &Harness) -> Result {
     // The worker pool with 4 cores, so that its workers start (Miri's default is 1). Miri runs no
     // library destructor, so the workers are still parked at exit: that is not a leak here
     // (c_tests/plugin_unload.c checks that the destructor joins them).
-    log("cargo +nightly miri test --lib (worker_pool:: and filters::deflate with 4 cores)");
+    log("cargo +nightly miri test -p ncfilters-core --lib (worker_pool:: and filters::deflate with 4 cores)");
     let mut pool = cargo(
         h,
         [

@@ -268,11 +268,8 @@ fn fetch_rust_dependencies(h: &Harness) -> Result {
     if !on_path("cargo") {
         fail!("cargo not found (the Rust toolchain is a prerequisite)");
     }
-    run(cmd("cargo", ["fetch", "--locked", "-q"]).current_dir(&h.repo))?;
-    for manifest in ["plugins/Cargo.toml", "tools/ncfilters-cli/Cargo.toml"] {
-        run(cmd("cargo", ["fetch", "--locked", "-q", "--manifest-path", manifest]).current_dir(&h.repo))?;
-    }
-    Ok(())
+    // One workspace (fuzz/, built by cargo-fuzz, fetches its own).
+    run(cmd("cargo", ["fetch", "--locked", "-q"]).current_dir(&h.repo))
 }
 
 /// The first Debian package file `<name>_*.deb` in the cache, downloaded if there is none.

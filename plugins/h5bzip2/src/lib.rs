@@ -1,3 +1,3 @@
 //! lib__nch5bzip2.so: the bzip2 filter (HDF5 id 307) and its bz2 codec.
 
-ncfilters::export_standard_plugin!(bzip2);
+ncfilters_plugin::export_standard_plugin!(bzip2);

@@ -1,3 +1,3 @@
 //! lib__nch5deflate.so: the deflate filter (HDF5 id 1) and its zlib codec.
 
-ncfilters::export_standard_plugin!(deflate);
+ncfilters_plugin::export_standard_plugin!(deflate);

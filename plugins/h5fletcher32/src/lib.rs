@@ -1,3 +1,3 @@
 //! lib__nch5fletcher32.so: the fletcher32 filter (HDF5 id 3) and its codec.
 
-ncfilters::export_standard_plugin!(fletcher32);
+ncfilters_plugin::export_standard_plugin!(fletcher32);

@@ -1,3 +1,3 @@
 //! lib__nch5shuffle.so: the shuffle filter (HDF5 id 2) and its codec.
 
-ncfilters::export_standard_plugin!(shuffle);
+ncfilters_plugin::export_standard_plugin!(shuffle);

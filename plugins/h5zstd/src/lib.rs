@@ -1,3 +1,3 @@
 //! lib__nch5zstd.so: the zstd filter (HDF5 id 32015) and its codec.
 
-ncfilters::export_standard_plugin!(zstd);
+ncfilters_plugin::export_standard_plugin!(zstd);

@@ -1,3 +1,3 @@
 //! lib__nczhdf5filters.so: codec defaults for HDF5 filters (zlib, shuffle, fletcher32, szip).
 
-ncfilters::export_codec_defaults!(Hdf5Filters);
+ncfilters_plugin::export_codec_defaults!(Hdf5Filters);

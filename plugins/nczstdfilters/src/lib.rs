@@ -1,3 +1,3 @@
 //! lib__nczstdfilters.so: codec defaults for the standard filters (bz2, zstd, blosc).
 
-ncfilters::export_codec_defaults!(StdFilters);
+ncfilters_plugin::export_codec_defaults!(StdFilters);

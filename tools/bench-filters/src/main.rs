@@ -26,8 +26,8 @@
 
 use clap::Parser;
 use libloading::Library;
-use ncfilters::abi::h5z;
-use ncfilters::c_types::{H5Z_class2_t, H5Z_func_t, H5Z_FLAG_REVERSE};
+use ncfilters_core::c_types::{H5Z_class2_t, H5Z_func_t, H5Z_FLAG_REVERSE};
+use ncfilters_plugin::h5z;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -240,7 +240,7 @@ const UNDECLARED_DEFINITIONS: &str = "/* Defined without a header declaration in
     int ncfilters_describe_spec(const char *spec, char **json_out);\n\
     int ncfilters_describe_codec(const char *codec_json, char **json_out);\n\n";
 
-/// The HDF5 functions src/netcdf_sys/shim.c forwards to, with their signatures in HDF5's own
+/// The HDF5 functions plugins/common/src/shim.c forwards to, with their signatures in HDF5's own
 /// types. The shim declares them itself (it is compiled without hdf5.h), so the check compares
 /// these with the HDF5 headers in use, and [`HDF5_TYPES_AS_SHIM_DECLARES`] with the shim's types.
 const HDF5_FUNCTIONS: [(&str, &str); 19] = [
@@ -285,7 +285,7 @@ const HDF5_TYPES_AS_SHIM_DECLARES: [(&str, &str); 10] = [
 
 /// The names shim.c forwards to HDF5 (`FORWARD("hdf5", ...)`).
 fn shim_hdf5_functions() -> Vec<String> {
-    let shim = fs::read_to_string(crate_root().join("src/netcdf_sys/shim.c")).unwrap_or_else(|e| fail(e));
+    let shim = fs::read_to_string(crate_root().join("plugins/common/src/shim.c")).unwrap_or_else(|e| fail(e));
     shim.split("FORWARD(\"hdf5\",")
         .skip(1)
         .filter_map(|rest| rest.split(',').nth(2).map(|name| name.trim().to_string()))

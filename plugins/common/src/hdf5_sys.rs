@@ -45,7 +45,6 @@ extern "C" {
     fn ncfilters_H5Sget_simple_extent_dims(space: Hid, dims: *mut u64, maxdims: *mut u64) -> c_int;
     fn ncfilters_H5Sget_simple_extent_npoints(space: Hid) -> i64;
     fn ncfilters_H5PLsize(count: *mut c_uint) -> c_int;
-    #[cfg_attr(not(ncf_plugin_path_release), allow(dead_code))]
     fn ncfilters_H5PLget(index: c_uint, path: *mut std::os::raw::c_char, size: usize) -> std::os::raw::c_long;
     fn ncfilters_H5PLremove(index: c_uint) -> c_int;
     fn ncfilters_H5PLappend(path: *const std::os::raw::c_char) -> c_int;
@@ -53,7 +52,6 @@ extern "C" {
 
 /// HDF5's plugin search table (`H5PLsize`, `H5PLget`), first entry first (netcdf-c 4.9.3's
 /// `NC4_hdf5_plugin_path_get`).
-#[cfg_attr(not(ncf_plugin_path_release), allow(dead_code))]
 pub fn plugin_search_table() -> Hdf5Result<Vec<Vec<u8>>> {
     let mut count: c_uint = 0;
     // SAFETY: count is a valid out-pointer.

@@ -6,13 +6,13 @@
 //! [`export_standard_plugin!`](crate::export_standard_plugin) and
 //! [`export_codec_defaults!`](crate::export_codec_defaults).
 
-use super::h5z;
 use crate::c_heap::{CArray, CParams};
 use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::codecs::{Codec, VarFacts};
 use crate::error::NcResult;
 use crate::ffi_boundary::status_of;
-use crate::netcdf_sys;
+use crate::h5z;
+use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
@@ -36,7 +36,7 @@ pub struct StaticCodecList<const N: usize>(pub [*const NCZ_codec_t; N]);
 unsafe impl<const N: usize> Sync for StaticCodecList<N> {}
 
 /// One of ncfilters' standard filters: the source of its plugin library's `H5Z_class2_t`
-/// ([`StaticClass`]) and of the parts libnetcdf has built in ([`super::builtin`]).
+/// ([`StaticClass`]) and of the parts libnetcdf has built in (the ncfilters crate's `abi::builtin`).
 pub struct StandardFilter {
     pub id: u32,
     /// The class's name, also the filter's name in the chain's diagnostics.
@@ -239,26 +239,26 @@ struct NetcdfVar {
 
 impl VarFacts for NetcdfVar {
     fn type_size(&self) -> NcResult<usize> {
-        let xtype = netcdf_sys::var_type(self.ncid, self.varid)?;
-        netcdf_sys::type_size(self.ncid, xtype)
+        let xtype = netcdf_api::var_type(self.ncid, self.varid)?;
+        netcdf_api::type_size(self.ncid, xtype)
     }
 
     fn chunk_lens(&self) -> NcResult<Option<Vec<u64>>> {
-        let ndims = netcdf_sys::var_dim_ids(self.ncid, self.varid)?.len();
-        Ok(netcdf_sys::var_chunks(self.ncid, self.varid, ndims)?
+        let ndims = netcdf_api::var_dim_ids(self.ncid, self.varid)?.len();
+        Ok(netcdf_api::var_chunks(self.ncid, self.varid, ndims)?
             .map(|lens| lens.into_iter().map(|l| l as u64).collect()))
     }
 
     fn last_dim_len(&self) -> NcResult<Option<u64>> {
-        match netcdf_sys::var_dim_ids(self.ncid, self.varid)?.last() {
-            Some(&dimid) => Ok(Some(netcdf_sys::dim_len(self.ncid, dimid)? as u64)),
+        match netcdf_api::var_dim_ids(self.ncid, self.varid)?.last() {
+            Some(&dimid) => Ok(Some(netcdf_api::dim_len(self.ncid, dimid)? as u64)),
             None => Ok(None),
         }
     }
 
     fn little_endian(&self) -> NcResult<bool> {
         // Native order when none is set (4.9.0's codec fails there, though the data are native).
-        Ok(netcdf_sys::var_little_endian(self.ncid, self.varid)?.unwrap_or(cfg!(target_endian = "little")))
+        Ok(netcdf_api::var_little_endian(self.ncid, self.varid)?.unwrap_or(cfg!(target_endian = "little")))
     }
 }
 
@@ -301,7 +301,7 @@ macro_rules! export_plugin {
 #[macro_export]
 macro_rules! export_standard_plugin {
     ($filter:ident) => {
-        $crate::export_plugin!($crate::abi::plugin::$filter::CLASS, $crate::abi::plugin::$filter::CODEC);
+        $crate::export_plugin!($crate::plugin::$filter::CLASS, $crate::plugin::$filter::CODEC);
     };
 }
 
@@ -313,8 +313,8 @@ macro_rules! export_codec_defaults {
     ($library:ident) => {
         const LIBRARY: $crate::standard_filter_table::CodecDefaults =
             $crate::standard_filter_table::CodecDefaults::$library;
-        static DEFAULTS: $crate::abi::plugin::StaticCodecList<{ LIBRARY.codec_count() + 1 }> =
-            $crate::abi::plugin::codec_defaults(LIBRARY);
+        static DEFAULTS: $crate::plugin::StaticCodecList<{ LIBRARY.codec_count() + 1 }> =
+            $crate::plugin::codec_defaults(LIBRARY);
 
         /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
         #[no_mangle]

@@ -282,7 +282,7 @@ impl Hdf5Functions {
     }
 }
 
-/// Each standard filter's functions (the classes are built from the table in `abi::plugin`).
+/// Each standard filter's functions (the classes are built from the table in `plugin`).
 pub const fn hdf5_functions(codec: Codec) -> Hdf5Functions {
     match codec {
         Codec::Zlib => Hdf5Functions::filter(Some(h5z_deflate), deflate_body),
