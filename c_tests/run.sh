@@ -123,7 +123,7 @@ library libhdf5-0a1b2c3d.so -DLIBRARY=1
 library libnetcdf-4e5f6a7b.so -DLIBRARY=2
 library libdecoy.so -DLIBRARY=3
 for i in 0 1 2 3 4 5 6 7; do library libshim_stress_loadee$i.so -DLIBRARY=4 -DLOADEE=$i; done
-cc "${CFLAGS[@]}" -pthread "$REPO/c_tests/shim_stress.c" "$REPO/src/netcdf_sys/shim.c" -o "$stress/shim_stress" -ldl
+cc "${CFLAGS[@]}" -pthread "$REPO/c_tests/shim_stress.c" "$REPO/plugins/common/src/shim.c" -o "$stress/shim_stress" -ldl
 lines=()
 for variant in direct netcdf; do
   args=("$stress" "$STRESS")

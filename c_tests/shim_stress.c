@@ -1,5 +1,5 @@
 /*
- * The weak-reference shim's lookup (src/netcdf_sys/shim.c) against concurrent dlopen/dlclose.
+ * The weak-reference shim's lookup (plugins/common/src/shim.c) against concurrent dlopen/dlclose.
  *
  * The lookup once called dlopen inside a dl_iterate_phdr callback: glibc's two loader locks taken
  * in the reverse order of a concurrent dlopen, and both threads hung. Loader threads here dlopen
