@@ -278,7 +278,12 @@ function(ncfilters_replace_plugins)
   set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/plugins")
   set(copies)
   set(replaced)
+  # Every plugin library is built (the install step installs them all, the optional ones too:
+  # each loads its C library on first use), and those netcdf-c builds are copied in its place.
   set(packages)
+  foreach(target IN LISTS NCFILTERS_RUST_PLUGINS)
+    list(APPEND packages -p "ncfilters-plugin-${target}")
+  endforeach()
   set(required ${NCFILTERS_RUST_PLUGINS})
   list(REMOVE_ITEM required ${NCFILTERS_OPTIONAL_PLUGINS})
   set(missing)
@@ -302,7 +307,6 @@ function(ncfilters_replace_plugins)
     endif()
     list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/plugin/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
     list(APPEND replaced ${target})
-    list(APPEND packages -p "ncfilters-plugin-${target}")
     # 4.10.1 installs its plugins with install(TARGETS), which would rewrite the build RPATH of the
     # file in the target's place, the Rust library, which has none, and fail: link the C target
     # with its install RPATH, so that there is nothing to rewrite.
