@@ -1,6 +1,6 @@
 //! The netcdf-c release ncfilters is built for, and what differs between releases: the one
-//! release table. The crates above read its answer through this crate's `links` metadata
-//! (`DEP_NCFILTERS_RELEASE_*`), so none keeps a copy.
+//! release table. The crates above read its cfgs through this crate's `links` metadata
+//! (`DEP_NCFILTERS_RELEASE_*`), so none keeps a copy; the release itself is `NETCDF_RELEASE`.
 
 /// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's
 /// release table list the same (checked by xtask's tests).
@@ -53,9 +53,8 @@ fn main() {
             active.push(cfg);
         }
     }
-    // For the crates above (build.rs: DEP_NCFILTERS_RELEASE_VERSION, _CFGS, _ALL_CFGS).
+    // For the crates above (their build.rs: DEP_NCFILTERS_RELEASE_CFGS, _ALL_CFGS).
     let all: Vec<&str> = RELEASE_CFGS.iter().map(|(cfg, _)| *cfg).collect();
-    println!("cargo:version={version}");
     println!("cargo:cfgs={}", active.join(","));
     println!("cargo:all_cfgs={}", all.join(","));
 

@@ -1,6 +1,6 @@
 //! Bindings to netcdf-c internals that the public filter API goes through:
 //! `NC_check_id`, the `NC` and `NC_Dispatch` structs (dispatch version 5),
-//! `nc_inq_vartype` and `NC4_inq_type_fixed_size`.
+//! and `NC4_inq_type_fixed_size`; `var_type` and `initialize` are ncfilters-plugin's `netcdf_api`.
 //!
 //! The functions are reached through `shim.c`, whose weak references keep a standalone
 //! `libncfilters.so` linkable; see [`netcdf_linked`].

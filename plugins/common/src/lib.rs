@@ -14,8 +14,8 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub use ncfilters_core::{
-    c_heap, c_types, codecs, error, ffi_boundary, ffi_export, filters, function_name, reject_null,
-    standard_filter_table, standard_filters,
+    c_heap, c_types, codecs, error, ffi_boundary, ffi_export, filters, reject_null, standard_filter_table,
+    standard_filters,
 };
 
 pub mod h5z;
