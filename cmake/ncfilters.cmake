@@ -333,13 +333,13 @@ function(ncfilters_cli)
   else()
     set(rpath "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
   endif()
-  set(target_dir "${NCFILTERS_CARGO_TARGET_DIR}/cli")
-  set(NCFILTERS_CLI_EXECUTABLE "${target_dir}/release/ncfilters" PARENT_SCOPE)
+  set(NCFILTERS_CLI_EXECUTABLE "${NCFILTERS_CARGO_TARGET_DIR}/release/ncfilters" PARENT_SCOPE)
   add_custom_target(ncfilters_cli ALL
-    COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}"
+    COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "NCFILTERS_LIBNETCDF_DIR=$<TARGET_FILE_DIR:netcdf>" "NCFILTERS_CLI_RPATH=${rpath}"
-            "${NCFILTERS_CARGO}" build --release --locked --features binary --manifest-path "${NCFILTERS_ROOT}/tools/ncfilters-cli/Cargo.toml"
-    WORKING_DIRECTORY "${NCFILTERS_ROOT}/tools/ncfilters-cli"
+            "${NCFILTERS_CARGO}" build --release --locked -p ncfilters-cli --features binary
+            --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
+    WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: the ncfilters command"
     VERBATIM USES_TERMINAL)
   add_dependencies(ncfilters_cli netcdf)
@@ -503,12 +503,15 @@ function(ncfilters_edit_netcdf_targets)
   set_property(TARGET dispatch APPEND PROPERTY SOURCES "${daux_rest}")
 
   ncfilters_parallel_features()
+  # What the core crate's build reads: the command builds with the same, so that it reuses the
+  # library's build of the core instead of compiling it again.
+  set(NCFILTERS_CARGO_ENV "CARGO_TARGET_DIR=${NCFILTERS_CARGO_TARGET_DIR}"
+      "NCFILTERS_DEFAULT_CODEC_DIALECT=${NCFILTERS_CODEC_DIALECT}"
+      "NCFILTERS_MPI_HANDLE_SIZE=${NCFILTERS_MPI_HANDLE_SIZE}"
+      "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
+      "NCFILTERS_PLUGIN_SEARCH_PATH=${NETCDF_PLUGIN_SEARCH_PATH}")
   add_custom_target(ncfilters_cargo
-    COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${NCFILTERS_CARGO_TARGET_DIR}"
-            "NCFILTERS_DEFAULT_CODEC_DIALECT=${NCFILTERS_CODEC_DIALECT}"
-            "NCFILTERS_MPI_HANDLE_SIZE=${NCFILTERS_MPI_HANDLE_SIZE}"
-            "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
-            "NCFILTERS_PLUGIN_SEARCH_PATH=${NETCDF_PLUGIN_SEARCH_PATH}"
+    COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "${NCFILTERS_CARGO}" build --release --locked -p ncfilters ${NCFILTERS_CARGO_FEATURES}
             --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     BYPRODUCTS "${NCFILTERS_STATICLIB}"

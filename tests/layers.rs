@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 /// ncfilters-core's top-level modules, lowest first (`core/src/lib.rs`).
-const CORE_LAYERS: [&str; 18] = [
+const CORE_LAYERS: [&str; 19] = [
     "error",
     "c_types",
     "c_heap",
@@ -29,6 +29,7 @@ const CORE_LAYERS: [&str; 18] = [
     "plugin_registry",
     "filter_chain",
     "filter_report",
+    "filter_explain",
 ];
 
 /// ncfilters-plugin's modules, lowest first (`plugins/common/src/lib.rs`), above the core's.
@@ -249,6 +250,15 @@ fn the_crates_use_only_the_crates_below() {
     assert_eq!(dependencies(&plugin_manifest), ["ncfilters-core"], "plugins/common/Cargo.toml");
     assert_eq!(files_naming(&core(), &["ncfilters", "ncfilters_plugin"]), Vec::<String>::new(), "core files");
     assert_eq!(files_naming(&plugin(), &["ncfilters"]), Vec::<String>::new(), "ncfilters-plugin files");
+    // The command reads the core's report types; the benchmark also times the plugin crate's
+    // H5Z entry points. Neither links the C exports.
+    let tools: [(&str, &[&str]); 2] = [
+        ("tools/ncfilters-cli", &["ncfilters-core"]),
+        ("tools/bench-filters", &["ncfilters-core", "ncfilters-plugin"]),
+    ];
+    for (tool, uses) in tools {
+        assert_eq!(dependencies(&root().join(tool).join("Cargo.toml")), uses, "{tool}/Cargo.toml");
+    }
 }
 
 /// The modules a `lib.rs` declares (file modules only: the library's inline `test_support`

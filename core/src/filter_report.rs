@@ -17,7 +17,7 @@ use crate::plugin_registry::{
     DirOrigin, DirState, FileOutcome, PartSource, Plugin, Registry, DEFAULT_PLUGIN_DIR, PLUGIN_PATH_ENV,
 };
 use crate::standard_filter_table::{standard_filter, InHdf5, NativeLibrary, STANDARD_FILTERS};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -57,6 +57,11 @@ impl Refusal {
     }
 }
 
+/// Whether HDF5 predefines filter `id` (deflate 1 to scaleoffset 6).
+pub fn hdf5_predefined(id: u32) -> bool {
+    (1..=H5Z_FILTER_SCALEOFFSET).contains(&id)
+}
+
 /// The ids the report lists: HDF5's predefined 1..=6, the standard filters and every id the
 /// registry has, sorted.
 pub fn report_ids(registry: &Registry) -> Vec<u32> {
@@ -82,28 +87,30 @@ fn display(path: &Path) -> String {
 }
 
 /// The report of `ncfilters_report`: what the library found, typed; its JSON is the serialised
-/// form (field order is the JSON's).
-#[derive(Debug, Clone, Serialize)]
+/// form (field order is the JSON's), and the `ncfilters` command reads it back into these types.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    pub ncfilters_version: &'static str,
-    pub netcdf_version: &'static str,
+    pub ncfilters_version: String,
+    pub netcdf_version: String,
     pub plugin_path: PluginPathReport,
+    #[serde(default)]
     pub libraries: Vec<LibraryReport>,
     pub filters: Vec<FilterReport>,
 }
 
 /// How the plugin path was made and searched.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PluginPathReport {
     /// `HDF5_PLUGIN_PATH`.
-    pub variable: &'static str,
+    pub variable: String,
     /// Its value, if set.
     pub value: Option<String>,
+    #[serde(default)]
     pub entries: Vec<DirReport>,
 }
 
 /// One directory of the plugin path.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirReport {
     pub dir: String,
     pub origin: DirOriginReport,
@@ -113,7 +120,7 @@ pub struct DirReport {
     pub state: DirStateReport,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DirOriginReport {
     #[serde(rename = "HDF5_PLUGIN_PATH")]
     PluginPath,
@@ -123,7 +130,7 @@ pub enum DirOriginReport {
     Set,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum DirStateReport {
     Searched,
@@ -132,17 +139,18 @@ pub enum DirStateReport {
 }
 
 /// One file of a searched directory and what discovery made of it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LibraryReport {
     pub path: String,
     pub outcome: LibraryOutcome,
     /// The filter ids it provides (used or skipped).
+    #[serde(default)]
     pub ids: Vec<u32>,
     /// Why it was skipped or ignored, or what of a used one was skipped.
     pub reason: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LibraryOutcome {
     Used,
@@ -151,7 +159,7 @@ pub enum LibraryOutcome {
 }
 
 /// One filter id: its netCDF-4 (HDF5) and its NCZarr side.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct FilterReport {
     pub id: u32,
     pub name: Option<String>,
@@ -161,8 +169,81 @@ pub struct FilterReport {
     pub nczarr: NczarrSide,
 }
 
+/// An enum of the report as the word its JSON uses (`"searched"`, `"HDF5_PLUGIN_PATH"`, …).
+pub fn json_word(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(Value::String(word)) => word,
+        other => format!("{other:?}"),
+    }
+}
+
+impl DirStateReport {
+    pub fn word(self) -> String {
+        json_word(&self)
+    }
+}
+
+impl DirOriginReport {
+    pub fn word(self) -> String {
+        json_word(&self)
+    }
+}
+
+impl LibraryOutcome {
+    pub fn word(self) -> String {
+        json_word(&self)
+    }
+}
+
+/// Where an implementation of `id` comes from, in words (`path`: its library).
+impl Hdf5Source {
+    pub fn describe(self, id: u32, path: Option<&str>) -> String {
+        match self {
+            Hdf5Source::Hdf5 if hdf5_predefined(id) => "HDF5 predefined".to_string(),
+            Hdf5Source::Hdf5 => "registered with HDF5".to_string(),
+            Hdf5Source::Plugin => format!("plugin {}", path.unwrap_or(PATH_NOT_REPORTED)),
+            Hdf5Source::BuiltIn => BUILT_IN_WORDS.to_string(),
+            Hdf5Source::None => "none".to_string(),
+        }
+    }
+}
+
+impl NczarrSource {
+    pub fn describe(self, path: Option<&str>) -> String {
+        match self {
+            NczarrSource::Plugin => format!("plugin {}", path.unwrap_or(PATH_NOT_REPORTED)),
+            NczarrSource::Defaults => format!("codec defaults {}", path.unwrap_or(PATH_NOT_REPORTED)),
+            NczarrSource::BuiltIn => BUILT_IN_WORDS.to_string(),
+            NczarrSource::None => "none".to_string(),
+        }
+    }
+}
+
+/// A library source whose path the report left out.
+pub const PATH_NOT_REPORTED: &str = "(path not reported)";
+const BUILT_IN_WORDS: &str = "built into libnetcdf";
+
+impl FilterReport {
+    /// Whether `query` is this filter's name or NCZarr codec id (ASCII case-insensitive).
+    pub fn is_named(&self, query: &str) -> bool {
+        let matches = |name: &Option<String>| name.as_deref().is_some_and(|name| name.eq_ignore_ascii_case(query));
+        matches(&self.name) || matches(&self.nczarr.codec_id)
+    }
+
+    pub fn usable_anywhere(&self) -> bool {
+        self.hdf5.usable || self.nczarr.usable
+    }
+}
+
+impl LibraryReport {
+    /// The library's directory (the text before the last '/').
+    pub fn dir(&self) -> &str {
+        self.path.rsplit_once('/').map_or("", |(dir, _)| dir)
+    }
+}
+
 /// What HDF5 applies for an id: its own class, a plugin library, ncfilters' built-in, or none.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Hdf5Source {
     #[serde(rename = "hdf5")]
     Hdf5,
@@ -174,7 +255,7 @@ pub enum Hdf5Source {
     None,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Hdf5Side {
     pub source: Hdf5Source,
     /// The plugin library, when it is one.
@@ -191,7 +272,7 @@ impl Hdf5Side {
 }
 
 /// Where an NCZarr part comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum NczarrSource {
     #[serde(rename = "plugin")]
     Plugin,
@@ -204,7 +285,7 @@ pub enum NczarrSource {
     None,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NczarrSide {
     pub codec_id: Option<String>,
     pub filter_source: NczarrSource,
@@ -241,11 +322,29 @@ fn part_source(source: Option<&PartSource>, defaulted: bool) -> (NczarrSource, O
 }
 
 /// What to do when ncfilters' own filter lacks its C library.
-fn install_hint(library: NativeLibrary) -> &'static str {
-    match library {
-        NativeLibrary::Libblosc => "install c-blosc 1.x (Debian/Ubuntu: libblosc1)",
-        NativeLibrary::Libsz => "install libaec's libsz (Debian/Ubuntu: libsz2)",
+fn install_hint(library: NativeLibrary) -> String {
+    let package = library.sonames().first().and_then(|soname| debian_package(soname));
+    let package = package.map(|package| format!(" (Debian/Ubuntu: {package})")).unwrap_or_default();
+    format!("install {}{package}", library.project())
+}
+
+/// Debian's name for the runtime package of a shared library: `libblosc.so.1` → `libblosc1`,
+/// `libfoo2.so.3` → `libfoo2-3` (the library packaging policy's rule; a guess, not a lookup).
+pub fn debian_package(soname: &str) -> Option<String> {
+    let (stem, version) = soname.split_once(".so.")?;
+    let major = version.split('.').next()?;
+    let valid_stem = stem.len() > 3
+        && stem.starts_with("lib")
+        && stem.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'+' | b'.'));
+    if !valid_stem || major.is_empty() || !version.bytes().all(|b| b.is_ascii_digit() || b == b'.') {
+        return None;
     }
+    let stem = stem.to_ascii_lowercase().replace('_', "-");
+    Some(if stem.ends_with(|c: char| c.is_ascii_digit()) {
+        format!("{stem}-{major}")
+    } else {
+        format!("{stem}{major}")
+    })
 }
 
 /// Why ncfilters' built-in filter cannot run, with what to do.
@@ -392,9 +491,13 @@ pub fn typed_report(registry: &Registry, mut hdf5: impl FnMut(u32) -> Option<Hdf
         })
         .collect();
     Report {
-        ncfilters_version: env!("CARGO_PKG_VERSION"),
-        netcdf_version: NETCDF_VERSION,
-        plugin_path: PluginPathReport { variable: PLUGIN_PATH_ENV, value: log.plugin_path.clone(), entries },
+        ncfilters_version: env!("CARGO_PKG_VERSION").to_string(),
+        netcdf_version: NETCDF_VERSION.to_string(),
+        plugin_path: PluginPathReport {
+            variable: PLUGIN_PATH_ENV.to_string(),
+            value: log.plugin_path.clone(),
+            entries,
+        },
         libraries,
         filters,
     }
@@ -402,7 +505,7 @@ pub fn typed_report(registry: &Registry, mut hdf5: impl FnMut(u32) -> Option<Hdf
 
 /// [`typed_report`] as the JSON `ncfilters_report` hands out.
 pub fn report(registry: &Registry, hdf5: impl FnMut(u32) -> Option<Hdf5Facts>) -> Value {
-    serde_json::to_value(typed_report(registry, hdf5)).unwrap_or_else(|e| json!({ "error": e.to_string() }))
+    to_json(&typed_report(registry, hdf5))
 }
 
 fn is_blank(c: char) -> bool {
@@ -436,6 +539,39 @@ fn numeric_spec(spec: &str) -> String {
     format!("{prefix}{}", items.join("|"))
 }
 
+/// What `ncfilters_describe_spec` answers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecDescription {
+    pub filters: Vec<SpecFilter>,
+}
+
+/// One filter of a spec list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SpecFilter {
+    pub id: u32,
+    pub name: Option<String>,
+    #[serde(default)]
+    pub params: Vec<u32>,
+    /// The codec JSON object NCZarr writes, in the codec's key order.
+    pub codec: Option<Value>,
+    /// Why NCZarr would not write or apply it.
+    pub codec_error: Option<String>,
+}
+
+/// What `ncfilters_describe_codec` answers: the HDF5 filter NCZarr reads from a codec.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CodecDescription {
+    pub id: u32,
+    pub name: Option<String>,
+    #[serde(default)]
+    pub params: Vec<u32>,
+}
+
+/// A description as the JSON the C functions hand out.
+fn to_json(description: &impl Serialize) -> Value {
+    serde_json::to_value(description).unwrap_or_else(|e| json!({ "error": e.to_string() }))
+}
+
 /// `ncfilters_describe_spec`: each filter of a spec list with the codec JSON NCZarr writes for it
 /// (in `dialect`; shuffle's `elementsize`, the variable's type size, is 0 as there is none).
 pub fn describe_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Result<Value, Refusal> {
@@ -449,25 +585,25 @@ pub fn describe_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Resul
         };
         Refusal::new(NC_EFILTER, format!("filter spec {spec:?}: {error}{hint}"))
     })?;
-    let filters: Vec<Value> = list
+    let filters = list
         .specs
         .iter()
         .map(|filter| {
             let plugin = registry.get(filter.id);
             let (codec, codec_error) = match codec_of(filter.id, plugin.map(|p| &**p), &filter.params, dialect) {
-                Ok((codec, problem)) => (codec, problem),
-                Err(problem) => (Value::Null, Some(problem)),
+                Ok((codec, problem)) => (Some(codec).filter(|codec| !codec.is_null()), problem),
+                Err(problem) => (None, Some(problem)),
             };
-            json!({
-                "id": filter.id,
-                "name": filter_name(filter.id, plugin.map(|p| &**p)),
-                "params": filter.params,
-                "codec": codec,
-                "codec_error": codec_error,
-            })
+            SpecFilter {
+                id: filter.id,
+                name: filter_name(filter.id, plugin.map(|p| &**p)),
+                params: filter.params.to_vec(),
+                codec,
+                codec_error,
+            }
         })
         .collect();
-    Ok(json!({ "filters": filters }))
+    Ok(to_json(&SpecDescription { filters }))
 }
 
 /// The codec JSON NCZarr writes for filter `id` with `params` (as `NCZ_filter_jsonize`), and why
@@ -507,10 +643,10 @@ pub fn describe_codec(registry: &Registry, text: &str) -> Result<Value, Refusal>
     let params = codec.to_hdf5(&readable).map_err(|status| {
         Refusal::new(status, format!("codec {text} rejected by its NCZ_codec_to_hdf5 (error {status})"))
     })?;
-    Ok(json!({
-        "id": plugin.id,
-        "name": filter_name(plugin.id, Some(plugin)),
-        "params": params.as_slice(),
+    Ok(to_json(&CodecDescription {
+        id: plugin.id,
+        name: filter_name(plugin.id, Some(plugin)),
+        params: params.as_slice().to_vec(),
     }))
 }
 

@@ -21,7 +21,8 @@
 //!    [`plugin_registry`]: NCZarr plugin discovery and pairing (the built-in parts are handed in
 //!    by its caller); then [`filter_chain`]: an NCZarr variable's filters and the chunk filter
 //!    chain; then [`filter_report`]: the typed report behind `ncfilters_report` and the
-//!    `ncfilters` command.
+//!    `ncfilters` command; then [`filter_explain`]: why a filter is usable or not, and what to
+//!    change, read from that report.
 //!
 //! Unsafe code is denied here. The modules that must hold it say so where they are declared:
 //! C-heap ownership, the panic boundary, the worker threads, libzstd's context, loading plugin
@@ -59,6 +60,7 @@ pub mod standard_filters;
 pub mod zstd_context;
 // dlopen of plugin libraries and calls through their C function pointers.
 pub mod filter_chain;
+pub mod filter_explain;
 pub mod filter_report;
 #[allow(unsafe_code)]
 pub mod plugin_loader;

@@ -130,6 +130,22 @@ impl NativeLibrary {
             NativeLibrary::Libsz => "libsz",
         }
     }
+
+    /// The file names tried, in order: the runtime soname first, then the development link.
+    pub const fn sonames(self) -> &'static [&'static str] {
+        match self {
+            NativeLibrary::Libblosc => &["libblosc.so.1", "libblosc.so"],
+            NativeLibrary::Libsz => &["libsz.so.2", "libsz.so"],
+        }
+    }
+
+    /// The project that ships it, for advice on what to install.
+    pub const fn project(self) -> &'static str {
+        match self {
+            NativeLibrary::Libblosc => "c-blosc 1.x",
+            NativeLibrary::Libsz => "libaec's libsz",
+        }
+    }
 }
 
 /// When netcdf-c 4.9.0 defines the filter's C plugin target (`plugins/CMakeLists.txt`).

@@ -176,10 +176,10 @@ mod tests {
         let nczarr = NczarrSide::nothing(None);
         // Every optional key present; the string values are the enums', listed below.
         let report = Report {
-            ncfilters_version: "",
-            netcdf_version: "",
+            ncfilters_version: String::new(),
+            netcdf_version: String::new(),
             plugin_path: PluginPathReport {
-                variable: "",
+                variable: String::new(),
                 value: None,
                 entries: vec![DirReport {
                     dir: String::new(),

@@ -6,6 +6,8 @@
 use std::os::raw::{c_char, c_int, c_void};
 use std::sync::OnceLock;
 
+use crate::standard_filter_table::NativeLibrary;
+
 /// libblosc's context API (thread-safe, no global compressor state, unlike 4.9.0's plugin).
 pub struct Blosc {
     /// Never dropped (the static holding it is not): the function pointers below live in it.
@@ -84,7 +86,7 @@ pub fn blosc() -> Result<&'static Blosc, String> {
     static BLOSC: OnceLock<Result<Blosc, String>> = OnceLock::new();
     BLOSC
         .get_or_init(|| {
-            let library = open(&["libblosc.so.1", "libblosc.so"])?;
+            let library = open(NativeLibrary::Libblosc.sonames())?;
             // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h); the library is kept in the
             // static with the pointers.
             unsafe {
@@ -104,7 +106,7 @@ pub fn blosc() -> Result<&'static Blosc, String> {
 pub fn szip() -> Result<&'static Szip, String> {
     static SZIP: OnceLock<Result<Szip, String>> = OnceLock::new();
     SZIP.get_or_init(|| {
-        let library = open(&["libsz.so.2", "libsz.so"])?;
+        let library = open(NativeLibrary::Libsz.sonames())?;
         // SAFETY: the types are libaec's szlib.h prototypes; the library is kept with them.
         unsafe {
             Ok(Szip {

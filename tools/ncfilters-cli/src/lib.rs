@@ -1,5 +1,7 @@
-//! The `ncfilters` command, without its C calls: the argument model ([`cli`]), the JSON the library
-//! returns ([`report`]), its rendering ([`render`], [`explain`]) and the exit codes ([`Exit`]).
+//! The `ncfilters` command, without its C calls: the argument model ([`cli`]), the rendering
+//! ([`render`], [`explain`]) of the JSON the library returns, read into ncfilters-core's report
+//! types, and the exit codes ([`Exit`]). What `explain` finds and advises is the core's
+//! (`filter_explain`); this crate only prints it.
 //! `main.rs` implements [`Netcdf`] with the C functions of libnetcdf built with ncfilters
 //! (`ncfilters_report`, `ncfilters_describe_spec`, `ncfilters_describe_codec`, `nc_strerror`,
 //! `nc_inq_libvers`, `nc_initialize`); nothing here links them, so this library builds and tests
@@ -8,7 +10,6 @@
 pub mod cli;
 pub mod explain;
 pub mod render;
-pub mod report;
 
 use std::io::{self, Write};
 
@@ -16,7 +17,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use cli::{command, Cli, Command};
-use report::{CodecDescription, Report, SpecDescription};
+use ncfilters_core::filter_report::{CodecDescription, Report, SpecDescription};
 
 /// `NC_ENOMEM`: never the input's fault.
 const NC_ENOMEM: i32 = -61;
@@ -124,7 +125,7 @@ pub fn output(cli: &Cli, netcdf: &mut dyn Netcdf) -> Result<(String, Exit), Fail
         }
         Command::Explain { filter } => {
             let (value, report) = fetch_report(netcdf)?;
-            let explanations = explain::explain(&report, filter)
+            let explanations = ncfilters_core::filter_explain::explain(&report, filter)
                 .map_err(|unknown| Failure { exit: Exit::Input, message: unknown.to_string() })?;
             let exit = if explanations.iter().any(|explanation| explanation.usable_anywhere(&report)) {
                 Exit::Success
@@ -213,61 +214,8 @@ pub(crate) mod tests {
     /// A report shaped like the contract: a plugin zstd winning over the built-in one for netCDF-4,
     /// blosc missing libblosc, szip without NCZarr codec, a plugin-only filter, and every library
     /// outcome and path state.
-    pub(crate) const FIXTURE_REPORT: &str = r#"{
-      "ncfilters_version": "0.1.0",
-      "netcdf_version": "4.9.0",
-      "plugin_path": {
-        "variable": "HDF5_PLUGIN_PATH",
-        "value": "/a:/b",
-        "entries": [
-          {"dir": "/a", "origin": "HDF5_PLUGIN_PATH", "state": "searched"},
-          {"dir": "/b", "origin": "HDF5_PLUGIN_PATH", "state": "missing"},
-          {"dir": "/usr/local/hdf5/plugin", "origin": "default", "state": "unreadable", "error": "Permission denied (os error 13)"}
-        ]
-      },
-      "libraries": [
-        {"path": "/a/lib__nch5zstd.so", "outcome": "used", "ids": [32015], "reason": null},
-        {"path": "/a/libbad.so", "outcome": "skipped", "ids": [32001], "reason": "undefined symbol: H5Z_blosc"},
-        {"path": "/a/libempty.so", "outcome": "skipped", "ids": [], "reason": "not an ELF file"},
-        {"path": "/a/readme.txt", "outcome": "ignored", "ids": [], "reason": "not a shared library name"},
-        {"path": "/a/libfoo.so", "outcome": "ignored", "ids": [], "reason": "no HDF5 plugin or NCZarr codec entry points"}
-      ],
-      "filters": [
-        {"id": 1, "name": "deflate", "standard": true,
-         "hdf5": {"source": "hdf5", "path": null, "usable": true, "why_not": null},
-         "nczarr": {"codec_id": "zlib", "filter_source": "built-in", "filter_path": null,
-                    "codec_source": "built-in", "codec_path": null, "usable": true, "why_not": null}},
-        {"id": 4, "name": "szip", "standard": true,
-         "hdf5": {"source": "hdf5", "path": null, "usable": true, "why_not": null},
-         "nczarr": {"codec_id": null, "filter_source": "built-in", "filter_path": null,
-                    "codec_source": "none", "codec_path": null, "usable": false,
-                    "why_not": "no codec for id 4: put a codec-defaults library on HDF5_PLUGIN_PATH"}},
-        {"id": 5, "name": "nbit", "standard": false,
-         "hdf5": {"source": "hdf5", "path": null, "usable": true, "why_not": null},
-         "nczarr": {"codec_id": null, "filter_source": "none", "filter_path": null,
-                    "codec_source": "none", "codec_path": null, "usable": false, "why_not": "no NCZarr filter"}},
-        {"id": 6, "name": "scaleoffset", "standard": false,
-         "hdf5": {"source": "hdf5", "path": null, "usable": true, "why_not": null},
-         "nczarr": {"codec_id": null, "filter_source": "none", "filter_path": null,
-                    "codec_source": "none", "codec_path": null, "usable": false, "why_not": "no NCZarr filter"}},
-        {"id": 307, "name": "bzip2", "standard": true,
-         "hdf5": {"source": "built-in", "path": null, "usable": true, "why_not": null},
-         "nczarr": {"codec_id": "bz2", "filter_source": "built-in", "filter_path": null,
-                    "codec_source": "built-in", "codec_path": null, "usable": true, "why_not": null}},
-        {"id": 32001, "name": "blosc", "standard": true,
-         "hdf5": {"source": "built-in", "path": null, "usable": false, "why_not": "libblosc.so.1 not found"},
-         "nczarr": {"codec_id": "blosc", "filter_source": "built-in", "filter_path": null,
-                    "codec_source": "built-in", "codec_path": null, "usable": false, "why_not": "libblosc.so.1 not found"}},
-        {"id": 32015, "name": "zstd", "standard": true,
-         "hdf5": {"source": "plugin", "path": "/a/lib__nch5zstd.so", "usable": true, "why_not": null},
-         "nczarr": {"codec_id": "zstd", "filter_source": "built-in", "filter_path": null,
-                    "codec_source": "built-in", "codec_path": null, "usable": true, "why_not": null}},
-        {"id": 40000, "name": null, "standard": false,
-         "hdf5": {"source": "none", "path": null, "usable": false, "why_not": "no implementation"},
-         "nczarr": {"codec_id": null, "filter_source": "none", "filter_path": null,
-                    "codec_source": "none", "codec_path": null, "usable": false, "why_not": "no implementation"}}
-      ]
-    }"#;
+    /// A report of every kind of entry, shared with ncfilters-core's tests of explain.
+    pub(crate) const FIXTURE_REPORT: &str = include_str!("../../../core/testdata/report.json");
 
     pub(crate) fn fixture_report() -> Report {
         serde_json::from_str(FIXTURE_REPORT).unwrap()

@@ -2,7 +2,10 @@
 
 use std::fmt::Write as _;
 
-use crate::report::{CodecDescription, Filter, LibraryEntry, PluginPath, Report, SpecDescription};
+use ncfilters_core::filter_report::{
+    CodecDescription, DirStateReport, FilterReport, LibraryOutcome, LibraryReport, PluginPathReport, Report,
+    SpecDescription,
+};
 
 /// Columns padded to their widest cell, two spaces apart; the last column is not padded.
 pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
@@ -28,20 +31,6 @@ pub(crate) fn table(header: &[&str], rows: &[Vec<String>]) -> String {
         text.push('\n');
     }
     text
-}
-
-/// Where an implementation comes from, in words: a report "source" and its library path.
-pub(crate) fn source_text(id: u32, source: &str, path: Option<&str>) -> String {
-    let path = path.unwrap_or("(path not reported)");
-    match source {
-        "hdf5" if (1..=6).contains(&id) => "HDF5 predefined".to_string(),
-        "hdf5" => "registered with HDF5".to_string(),
-        "plugin" => format!("plugin {path}"),
-        "defaults" => format!("codec defaults {path}"),
-        "built-in" => "built into libnetcdf".to_string(),
-        "none" => "none".to_string(),
-        other => other.to_string(),
-    }
 }
 
 fn yes_no(usable: bool) -> String {
@@ -76,9 +65,9 @@ pub fn list(report: &Report) -> String {
 }
 
 /// The netCDF-4 source, and NCZarr's filter source when it differs.
-fn list_source(filter: &Filter) -> String {
-    let hdf5 = source_text(filter.id, &filter.hdf5.source, filter.hdf5.path.as_deref());
-    let nczarr = source_text(filter.id, &filter.nczarr.filter_source, filter.nczarr.filter_path.as_deref());
+fn list_source(filter: &FilterReport) -> String {
+    let hdf5 = filter.hdf5.source.describe(filter.id, filter.hdf5.path.as_deref());
+    let nczarr = filter.nczarr.filter_source.describe(filter.nczarr.filter_path.as_deref());
     if nczarr == hdf5 {
         hdf5
     } else {
@@ -87,7 +76,7 @@ fn list_source(filter: &Filter) -> String {
 }
 
 /// The first line of `path` and of explain's search section: the variable and its value.
-pub(crate) fn path_variable(path: &PluginPath) -> String {
+pub(crate) fn path_variable(path: &PluginPathReport) -> String {
     match &path.value {
         Some(value) => format!("{}={value}", path.variable),
         None => format!("{} is not set: the default directories are searched", path.variable),
@@ -95,23 +84,25 @@ pub(crate) fn path_variable(path: &PluginPath) -> String {
 }
 
 /// A directory's state, with its error and, for a searched one, what was found in it.
-pub(crate) fn state_text(state: &str, error: Option<&str>, libraries: &[&LibraryEntry]) -> String {
+pub(crate) fn state_text(state: DirStateReport, error: Option<&str>, libraries: &[&LibraryReport]) -> String {
     let mut text = match state {
-        "missing" => "missing (no such directory)".to_string(),
-        other => other.to_string(),
+        DirStateReport::Missing => "missing (no such directory)".to_string(),
+        other => other.word(),
     };
     if let Some(error) = error {
         let _ = write!(text, ": {error}");
     }
-    if state == "searched" {
-        let count = |outcome: &str| libraries.iter().filter(|library| library.outcome == outcome).count();
-        let _ = write!(text, " ({} used, {} skipped, {} ignored)", count("used"), count("skipped"), count("ignored"));
+    if state == DirStateReport::Searched {
+        let count = |outcome: LibraryOutcome| libraries.iter().filter(|library| library.outcome == outcome).count();
+        let (used, skipped, ignored) =
+            (count(LibraryOutcome::Used), count(LibraryOutcome::Skipped), count(LibraryOutcome::Ignored));
+        let _ = write!(text, " ({used} used, {skipped} skipped, {ignored} ignored)");
     }
     text
 }
 
 /// The libraries seen in `dir`.
-pub(crate) fn libraries_in<'a>(report: &'a Report, dir: &str) -> Vec<&'a LibraryEntry> {
+pub(crate) fn libraries_in<'a>(report: &'a Report, dir: &str) -> Vec<&'a LibraryReport> {
     let dir = dir.trim_end_matches('/');
     report.libraries.iter().filter(|library| library.dir().trim_end_matches('/') == dir).collect()
 }
@@ -130,7 +121,7 @@ pub fn path(report: &Report) -> String {
         .iter()
         .map(|entry| {
             let libraries = libraries_in(report, &entry.dir);
-            vec![entry.dir.clone(), entry.origin.clone(), state_text(&entry.state, entry.error.as_deref(), &libraries)]
+            vec![entry.dir.clone(), entry.origin.word(), state_text(entry.state, entry.error.as_deref(), &libraries)]
         })
         .collect();
     text.push_str(&table(&["DIRECTORY", "ORIGIN", "STATE"], &rows));
