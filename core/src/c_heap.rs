@@ -650,8 +650,6 @@ mod tests {
         assert_eq!(CVec::from_slice(b"xyz").unwrap().as_slice(), b"xyz");
     }
 
-    /// The hole `whole_uninit` had: it handed out the used bytes too, and safe code could
-    /// de-initialise bytes that `set_len` then let `as_slice` read.
     #[test]
     fn c_strings_are_freed_unless_handed_to_c() {
         // Dropped: Miri reports a leak if any of the three strings stays allocated.
@@ -673,6 +671,8 @@ mod tests {
         assert!(unsafe { CStrings::take_list(&mut empty) }.is_empty());
     }
 
+    /// The hole `whole_uninit` had: it handed out the used bytes too, and safe code could
+    /// de-initialise bytes that `set_len` then let `as_slice` read.
     #[test]
     fn bytes_handed_out_uninitialised_cannot_be_read_without_unsafe() {
         let mut out = CVec::with_capacity(8).unwrap();
