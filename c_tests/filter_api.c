@@ -2,7 +2,7 @@
  * and libdispatch/dfilter.c; the ncaux_h5filterspec_* parser of netcdf_aux.h and libdispatch/daux.c).
  *
  * Prints one line per call: "<what>: <status> [values]". c_tests/run.sh runs it against the
- * stock libnetcdf and the ncfilters libnetcdf (of netcdf-c 4.9.0, 4.9.3 or 4.10.1, from
+ * stock libnetcdf and the ncfilters libnetcdf (of any release ncfilters knows, from
  * netcdf_meta.h) and requires identical output. With the argument
  * "ncfilters-only" it also checks inputs on which 4.9.0 misbehaves (crash, over-read, invalid
  * free), which must give NC_EINVAL from ncfilters.

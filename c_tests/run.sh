@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # C tests, called by `cargo xtask c` as: run.sh <harness work dir> <repo> [<cargo target dir>]
-# (the work dir and ncfilters' cargo target dir of one netcdf-c release: 4.9.0, 4.9.3 or 4.10.1)
+# (the work dir and ncfilters' cargo target dir of one netcdf-c release: 4.9.0, 4.9.2, 4.9.3, 4.10.0 or 4.10.1)
 #  1. netcdf-c's own nc_test4/tst_filterparser.c, unchanged, against include/ and libncfilters.so;
 #  2. filter_api.c against the stock and the ncfilters libnetcdf: identical output required;
 #  3. filter_api.c ncfilters-only cases (inputs 4.9.0 mishandles), plain and under valgrind;
@@ -17,7 +17,7 @@ set -euo pipefail
 WORK=$1 REPO=$2 TARGET=${3:-$2/target}
 OUT=$WORK/c_tests
 SRC=$WORK/src-stock
-# Where a build puts libnetcdf.so: liblib/ in 4.9.0, the build directory from 4.9.3 on.
+# Where a build puts libnetcdf.so: liblib/ in 4.9.0 and 4.9.2, the build directory from 4.9.3 on.
 libdir() { if [ -d "$WORK/build-$1/liblib" ] && ls "$WORK/build-$1/liblib"/libnetcdf.so* >/dev/null 2>&1; then echo "$WORK/build-$1/liblib"; else echo "$WORK/build-$1"; fi; }
 rm -rf "$OUT" && mkdir -p "$OUT"
 CFLAGS=(-O1 -g -Wall -Werror=implicit-function-declaration)

@@ -66,10 +66,10 @@ if(DEFINED PLUGIN_INSTALL_DIR AND NOT PLUGIN_INSTALL_DIR MATCHES "^([Nn][Oo]|[Yy
 endif()
 
 # The netcdf-c release being built, from its own version: 4.9.3 and later name it in project(),
-# 4.9.0 in SET(NC_VERSION_MAJOR|MINOR|PATCH …) after it. ncfilters mirrors each release's internal
+# 4.9.0 and 4.9.2 in SET(NC_VERSION_MAJOR|MINOR|PATCH …) after it. ncfilters mirrors each release's internal
 # structs and behaviour, so a release it does not know is an error, never a guess. The same list
 # as core/build.rs's and xtask/src/release.rs's (checked by xtask's tests).
-set(NCFILTERS_KNOWN_RELEASES 4.9.0 4.9.3 4.10.1)
+set(NCFILTERS_KNOWN_RELEASES 4.9.0 4.9.2 4.9.3 4.10.0 4.10.1)
 function(ncfilters_detect_release)
   set(version "${PROJECT_VERSION}")
   if(version STREQUAL "")
@@ -95,12 +95,26 @@ function(ncfilters_detect_release)
 endfunction()
 ncfilters_detect_release()
 message(STATUS "ncfilters: netcdf-c ${NCFILTERS_NETCDF_VERSION}")
-# Releases with their own plugin-path code (dplugins.c, hdf5plugins.c, zplugins.c), which ncfilters replaces.
-if(NCFILTERS_NETCDF_VERSION VERSION_GREATER_EQUAL 4.9.3)
-  set(NCFILTERS_PLUGIN_PATH_RELEASE ON)
-else()
-  set(NCFILTERS_PLUGIN_PATH_RELEASE OFF)
-endif()
+# What differs between the releases' build systems and sources, each fact with the first release
+# that has it (as core/build.rs's RELEASE_CFGS); each sets NCFILTERS_<fact> ON or OFF:
+#   PLUGIN_PATH_RELEASE  its own plugin-path code (dplugins.c, hdf5plugins.c, zplugins.c and
+#                        daux.c's ncaux_plugin_path_*), which ncfilters replaces;
+#   NETCDF_OPTIONS       options and config.h macros named NETCDF_ENABLE_* (ENABLE_* before), the
+#                        NCZarr sources reindented, zfilter.c a source only with NCZarr filters on;
+#   PARALLEL_LAYOUT      NC_FILE_INFO_T's MPI fields guarded by USE_PARALLEL (USE_PARALLEL4 before).
+set(NCFILTERS_RELEASE_FACTS PLUGIN_PATH_RELEASE 4.9.3 NETCDF_OPTIONS 4.9.3 PARALLEL_LAYOUT 4.9.2)
+function(ncfilters_release_facts)
+  set(facts ${NCFILTERS_RELEASE_FACTS})
+  while(facts)
+    list(POP_FRONT facts fact since)
+    if(NCFILTERS_NETCDF_VERSION VERSION_GREATER_EQUAL since)
+      set(NCFILTERS_${fact} ON PARENT_SCOPE)
+    else()
+      set(NCFILTERS_${fact} OFF PARENT_SCOPE)
+    endif()
+  endwhile()
+endfunction()
+ncfilters_release_facts()
 
 include_directories(BEFORE "${NCFILTERS_ROOT}/include")
 # netcdf-c's own headers quote-include their neighbouring netcdf_filter.h; see the prelude.
@@ -220,8 +234,8 @@ set(NCFILTERS_ZXCACHE_DECLS "#include \"zfilter.h\"
 /* ncfilters: NC_EFILTER, with a diagnostic, unless an unfiltered chunk has the chunk's byte size. */
 extern int ncfilters_zarr_raw_chunk(NC_VAR_INFO_T*, size64_t);")
 function(ncfilters_nczarr_fixes)
-  # The two NCZ_filter_build calls are indented differently in 4.9.0 and in 4.9.3/4.10.1.
-  if(NCFILTERS_PLUGIN_PATH_RELEASE)
+  # The two NCZ_filter_build calls are indented differently in 4.9.0/4.9.2 and from 4.9.3 on.
+  if(NCFILTERS_NETCDF_OPTIONS)
     set(filters_indent "\t\t")
     set(compressor_indent "\t    ")
   else()
@@ -354,7 +368,7 @@ function(ncfilters_parallel_features)
   set(features)
   set(handle_size "")
   # 4.9.0 lays out NC_FILE_INFO_T by USE_PARALLEL4, later releases by USE_PARALLEL (also PnetCDF).
-  if(NCFILTERS_PLUGIN_PATH_RELEASE)
+  if(NCFILTERS_PARALLEL_LAYOUT)
     set(parallel_layout ${USE_PARALLEL})
   else()
     set(parallel_layout ${USE_PARALLEL4})
@@ -391,7 +405,7 @@ endfunction()
 # ncfilters_version_script). Sets NCFILTERS_NCZARR_FILTERS_ADDED in the caller.
 function(ncfilters_nczarr_filters)
   # The variable and the config.h macro have the same name.
-  if(NCFILTERS_PLUGIN_PATH_RELEASE)
+  if(NCFILTERS_NETCDF_OPTIONS)
     set(macro NETCDF_ENABLE_NCZARR_FILTERS)
   else()
     set(macro ENABLE_NCZARR_FILTERS)
@@ -407,8 +421,8 @@ function(ncfilters_nczarr_filters)
 endfunction()
 
 # What ncfilters exports in place of zfilter.c and zplugins.c from 4.9.3 on besides zdispatch.c's
-# four stub names: stock exports none of it when its NCZarr filters are off. (4.9.0 compiles
-# zfilter.c either way and exports all of it but those four.)
+# four stub names: stock exports none of it when its NCZarr filters are off. (4.9.0 and 4.9.2
+# compile zfilter.c either way and export all of it but those four.)
 set(NCFILTERS_NCZARR_FILTER_INTERNALS
   NCZ_addfilter NCZ_applyfilterchain NCZ_codec_attr NCZ_codec_freelist NCZ_filter_build NCZ_filter_finalize
   NCZ_filter_freelists NCZ_filter_initialize NCZ_filter_jsonize NCZ_filter_remove NCZ_filter_setup
@@ -422,7 +436,7 @@ function(ncfilters_version_script out)
   set(base "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver")
   set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${base}")
   file(READ "${base}" text)
-  if(NCFILTERS_NCZARR_FILTERS_ADDED AND NCFILTERS_PLUGIN_PATH_RELEASE)
+  if(NCFILTERS_NCZARR_FILTERS_ADDED AND NCFILTERS_NETCDF_OPTIONS)
     set(hidden)
     foreach(name IN LISTS NCFILTERS_NCZARR_FILTER_INTERNALS)
       string(APPEND hidden " ${name};")

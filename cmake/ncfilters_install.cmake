@@ -46,7 +46,7 @@ function(ncfilters_truthful_copy in out)
 endfunction()
 
 set(generated "${CMAKE_BINARY_DIR}/ncfilters-generated")
-if(NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.3)
+if(NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.2)
   ncfilters_truthful_copy("${netCDF_BINARY_DIR}/include/netcdf_meta.h" "${generated}/netcdf_meta.h"
     "(#define NC_HAS_ZSTD[ \t]+)[01]" "\\11")
   # 4.9.0's CMake nc-config has no --has-zstd (its autotools one does): add it.
@@ -55,8 +55,9 @@ if(NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.3)
     "(\n[ \t]*echo \"  --has-nczarr [^\n]*\n)" "\\1        echo \"  --has-zstd      -> yes\"\n"
     "(\n[ \t]*--has-nczarr\\)\n)" "\n    --has-zstd)\n        echo yes\n        ;;\n\\1")
 else()
-  # 4.9.3 on: netcdf_meta.h also says whether blosc and bzip2 are there; nc-config has --has-zstd,
-  # whose value its configure wrote ("ON" or "") and which its shell turns into yes or no.
+  # 4.9.2 on: netcdf_meta.h also says whether blosc and bzip2 are there; nc-config has --has-zstd,
+  # whose value its configure wrote ("ON" or ""; 4.9.2's template lacks the closing @, so it is
+  # "@HAS_ZSTD" there) and which its shell turns into yes or no.
   ncfilters_truthful_copy("${netCDF_BINARY_DIR}/include/netcdf_meta.h" "${generated}/netcdf_meta.h"
     "(#define NC_HAS_ZSTD[ \t]+)[01]" "\\11"
     "(#define NC_HAS_BLOSC[ \t]+)[01]" "\\11"
@@ -94,12 +95,12 @@ ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers "${gener
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_LIBDIR}" libraries "${generated}/libnetcdf.settings")
 ncfilters_install_replacing(PROGRAMS "${CMAKE_INSTALL_BINDIR}" utilities "${generated}/nc-config")
 
-# Where netcdf-c installs its plugins, when it does: 4.9.0 with -DPLUGIN_INSTALL_DIR=YES|<directory>;
+# Where netcdf-c installs its plugins, when it does: 4.9.0 and 4.9.2 with -DPLUGIN_INSTALL_DIR=YES|<directory>;
 # 4.9.3 on with -DNETCDF_PLUGIN_INSTALL=ON, into NETCDF_PLUGIN_INSTALL_DIR (-DNETCDF_WITH_PLUGIN_DIR,
 # else <prefix>/hdf5/lib/plugin), which nc-config --plugindir names. 4.9.3's plugins/CMakeLists.txt
 # tests the old ENABLE_PLUGIN_INSTALL instead and so installs none of its plugins; ncfilters
 # installs its own all the same.
-if(NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.3)
+if(NOT NCFILTERS_NETCDF_OPTIONS)
   set(ncfilters_install_plugins_into "")
   if(ENABLE_PLUGIN_INSTALL AND PLUGIN_INSTALL_DIR)
     set(ncfilters_install_plugins_into "${PLUGIN_INSTALL_DIR}")

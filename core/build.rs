@@ -4,29 +4,32 @@
 
 /// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's
 /// release table list the same (checked by xtask's tests).
-const RELEASES: [&str; 3] = ["4.9.0", "4.9.3", "4.10.1"];
+const RELEASES: [&str; 5] = ["4.9.0", "4.9.2", "4.9.3", "4.10.0", "4.10.1"];
 
 /// What differs between releases, as cfgs (`ncf_*`), each with the first release that has it.
-const RELEASE_CFGS: [(&str, &str); 9] = [
+const RELEASE_CFGS: [(&str, &str); 10] = [
     // NC_OBJ.id is an int (size_t before).
     ("ncf_obj_id_int", "4.9.3"),
     // NC_TYPE_INFO_T has `int varsized` after format_type_info.
     ("ncf_type_varsized", "4.9.3"),
-    // NCZ_VAR_INFO_T has maxstrlen, zarray and zattrs after incompletefilters.
-    ("ncf_zvar_ext", "4.9.3"),
+    // NCZ_VAR_INFO_T has maxstrlen after incompletefilters, and NCZarr stores an NC_STRING chunk as
+    // char[maxstrlen] per element.
+    ("ncf_zvar_maxstrlen", "4.9.2"),
+    // NCZ_VAR_INFO_T has zarray and zattrs after maxstrlen.
+    ("ncf_zvar_zarr_objects", "4.9.3"),
     // Filters on variable-length types: no NC_EFILTER; NCZarr suppresses them (FLAG_SUPPRESS).
     ("ncf_vlen_filters", "4.9.3"),
     // netcdf-c's own plugin-path API (dplugins.c, hdf5plugins.c, zplugins.c): HDF5_PLUGIN_PATH split
     // on ':' only, else the build's NETCDF_PLUGIN_SEARCH_PATH; HDF5's search table replaced at start.
     ("ncf_plugin_path_release", "4.9.3"),
     // blosc's set_local stores 0, 0 in cd_values[0..2] (2, 2 before).
-    ("ncf_blosc_zero_slots", "4.9.3"),
+    ("ncf_blosc_zero_slots", "4.9.2"),
     // NClist is {content, alloc, length, extendible}.
-    ("ncf_nclist_v2", "4.10.1"),
+    ("ncf_nclist_v2", "4.10.0"),
     // NCZ_applyfilterchain reports "Variable '…' has unsupported codec: (…). Not found in …".
-    ("ncf_log_unsupported_codec", "4.10.1"),
+    ("ncf_log_unsupported_codec", "4.10.0"),
     // The release's own NCZarr codec JSON is numeric (#3201).
-    ("ncf_numeric_codecs", "4.10.1"),
+    ("ncf_numeric_codecs", "4.10.0"),
 ];
 
 fn release_index(version: &str) -> Option<usize> {

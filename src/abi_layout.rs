@@ -53,7 +53,7 @@ macro_rules! layout_of {
     };
 }
 
-/// `NCZ_VAR_INFO_T`: 4.9.0's fields, and from 4.9.3 on the three after them.
+/// `NCZ_VAR_INFO_T`: 4.9.0's fields, from 4.9.2 on `maxstrlen`, from 4.9.3 on the two after it.
 fn ncz_var_info_layout() -> StructLayout {
     #[allow(unused_mut)]
     let mut layout = layout_of!(
@@ -70,8 +70,10 @@ fn ncz_var_info_layout() -> StructLayout {
             incompletefilters
         }
     );
-    #[cfg(ncf_zvar_ext)]
-    layout.fields.extend(layout_of!("NCZ_VAR_INFO_T", NCZ_VAR_INFO { maxstrlen, zarray, zattrs }).fields);
+    #[cfg(ncf_zvar_maxstrlen)]
+    layout.fields.extend(layout_of!("NCZ_VAR_INFO_T", NCZ_VAR_INFO { maxstrlen }).fields);
+    #[cfg(ncf_zvar_zarr_objects)]
+    layout.fields.extend(layout_of!("NCZ_VAR_INFO_T", NCZ_VAR_INFO { zarray, zattrs }).fields);
     layout
 }
 

@@ -1,5 +1,5 @@
 //! ncfilters: netcdf-c's filter code exported with the exact C ABI of the netcdf-c release it is
-//! built for ([`NETCDF_RELEASE`]: 4.9.0, 4.9.3 or 4.10.1, chosen by ncfilters-core's `build.rs`).
+//! built for ([`NETCDF_RELEASE`]: 4.9.0, 4.9.2, 4.9.3, 4.10.0 or 4.10.1, chosen by ncfilters-core's `build.rs`).
 //!
 //! The filter logic is the `ncfilters-core` crate, and the standard filters' HDF5 entry points the
 //! `ncfilters-plugin` crate (which the plugin libraries share); this crate is what netcdf-c links.
@@ -25,7 +25,7 @@ pub(crate) use ncfilters_core::{
 };
 pub use ncfilters_core::{
     c_types, codec_json, error, ffi_boundary, ffi_export, filters, filterspec, function_name, reject_null,
-    standard_filter_table, NETCDF_RELEASE,
+    standard_filter_table, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
 };
 
 pub(crate) use ncfilters_plugin::hdf5_sys;

@@ -36,6 +36,10 @@
 /// The netcdf-c release whose ABI and behaviour this build has (`NCFILTERS_NETCDF_VERSION`).
 pub const NETCDF_RELEASE: &str = env!("NCFILTERS_NETCDF_VERSION");
 
+/// Whether that release has its own plugin-path code (dplugins.c and the rest, 4.9.3 on), whose
+/// internal functions ncfilters then exports too.
+pub const PLUGIN_PATH_RELEASE: bool = cfg!(ncf_plugin_path_release);
+
 pub mod c_types;
 pub mod error;
 // malloc'd buffers and strings that C frees.

@@ -47,7 +47,7 @@ impl PluginDir {
 }
 
 /// Whether this build follows netcdf-c 4.9.3's plugin-path rules (else 4.9.0's).
-pub const RELEASE_RULES: bool = cfg!(ncf_plugin_path_release);
+pub const RELEASE_RULES: bool = crate::PLUGIN_PATH_RELEASE;
 
 /// The initial plugin path for `HDF5_PLUGIN_PATH` = `plugin_path` (`None`: unset).
 pub fn initial_dirs(plugin_path: Option<&str>) -> Vec<PluginDir> {

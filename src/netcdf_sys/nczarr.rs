@@ -15,7 +15,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
 
 /// `struct ZARROBJ` of `NCZ_VAR_INFO_T` from 4.9.3 on (not used by ncfilters).
-#[cfg(ncf_zvar_ext)]
+#[cfg(ncf_zvar_zarr_objects)]
 #[repr(C)]
 #[derive(Debug)]
 pub struct ZarrObj {
@@ -28,8 +28,8 @@ pub struct ZarrObj {
 /// `NC_STRING`.
 const NC_STRING: c_int = 12;
 
-/// `NCZ_VAR_INFO_T` (no configure-time ifdefs); from 4.9.3 on it ends with `maxstrlen`,
-/// `zarray` and `zattrs`.
+/// `NCZ_VAR_INFO_T` (no configure-time ifdefs); from 4.9.2 on it ends with `maxstrlen`, from
+/// 4.9.3 on also with `zarray` and `zattrs`.
 #[repr(C)]
 #[derive(Debug)]
 pub struct NCZ_VAR_INFO {
@@ -44,11 +44,11 @@ pub struct NCZ_VAR_INFO {
     pub dimension_separator: c_char,
     /// Filters defined through the API whose plugin is incomplete (never applied).
     pub incompletefilters: *mut NClist,
-    #[cfg(ncf_zvar_ext)]
+    #[cfg(ncf_zvar_maxstrlen)]
     pub maxstrlen: c_int,
-    #[cfg(ncf_zvar_ext)]
+    #[cfg(ncf_zvar_zarr_objects)]
     pub zarray: ZarrObj,
-    #[cfg(ncf_zvar_ext)]
+    #[cfg(ncf_zvar_zarr_objects)]
     pub zattrs: ZarrObj,
 }
 
@@ -354,8 +354,8 @@ impl ZarrVar {
     pub fn chunk_bytes(&self) -> Option<usize> {
         // SAFETY: zarr_info is NULL or the variable's live NCZ_VAR_INFO_T.
         let zvar = unsafe { self.zarr_info().as_ref() }?;
-        // From 4.9.3 on NCZarr stores a string variable's chunk as char[maxstrlen] per element.
-        if cfg!(ncf_zvar_ext) && self.type_id() == Some(NC_STRING) {
+        // From 4.9.2 on NCZarr stores a string variable's chunk as char[maxstrlen] per element.
+        if cfg!(ncf_zvar_maxstrlen) && self.type_id() == Some(NC_STRING) {
             // SAFETY: the variable is live; netcdf-c reads (and may fill in) its maxstrlen.
             let maxstrlen = unsafe { ncfilters_NCZ_get_maxstrlen(self.as_ptr().cast()) };
             let maxstrlen = usize::try_from(maxstrlen).ok().filter(|&len| len > 0)?;

@@ -1,9 +1,9 @@
 """The installed ncfilters build of one netcdf-c release (`cargo xtask install`): files, truthful
 metadata, a program built against the installed headers, the installed plugins, the `ncfilters`
 command, and the distribution's programs running on the installed libnetcdf with no
-HDF5_PLUGIN_PATH: for 4.9.0 Debian 12's own netcdf-bin (SONAME libnetcdf.so.19); for 4.9.3 and
-4.10.1 (SONAME libnetcdf.so.22, Debian 13's, not installable here) the stock build's programs,
-which the build linked against stock libnetcdf.so.22.
+HDF5_PLUGIN_PATH: for 4.9.0 Debian 12's own netcdf-bin (SONAME libnetcdf.so.19); for the releases
+Debian 12 cannot install (4.9.2, 4.9.3, 4.10) the stock build's programs, which the build linked
+against its stock libnetcdf.
 
 The install tree was configured with libzstd (and c-blosc) hidden from netcdf-c's configure, so
 it wrote NC_HAS_ZSTD 0 (and NC_HAS_BLOSC 0): the installed metadata must say 1 all the same.
@@ -24,9 +24,12 @@ BUILD = Path(os.environ["NCFILTERS_INSTALL_BUILD"])
 REPO = Path(os.environ["NCFILTERS_REPO"])
 UNPRIVILEGED_USER = os.environ.get("NCFILTERS_UNPRIVILEGED_USER")
 VERSION = os.environ["NCFILTERS_NETCDF_VERSION"]
-# 4.9.0 names its metadata options the old way and has no --plugindir; 4.9.3 on have NC_HAS_BLOSC.
-FIRST_RELEASE = VERSION == "4.9.0"
-SONAME = "libnetcdf.so.19" if FIRST_RELEASE else "libnetcdf.so.22"
+# What differs between releases, from the harness's release table (xtask/src/release.rs).
+SONAME = os.environ["NCFILTERS_SONAME"]
+FILTER_META_MACROS = os.environ["NCFILTERS_FILTER_META_MACROS"].split()
+NC_CONFIG_PLUGINDIR = os.environ["NCFILTERS_NC_CONFIG_PLUGINDIR"] == "1"
+# 4.9.3 on have their own plugin-path API and search the build's NETCDF_PLUGIN_SEARCH_PATH.
+OWN_PLUGIN_PATH_API = os.environ["NCFILTERS_OWN_PLUGIN_PATH_API"] == "1"
 LIB = PREFIX / "lib"
 LIBNETCDF = LIB / SONAME
 NCFILTERS = PREFIX / "bin" / "ncfilters"
@@ -135,7 +138,7 @@ def meta_value(text, name):
 
 
 # The filter macros of the release's netcdf_meta.h, and what netcdf-c's configure wrote here.
-META_FOUND_HERE = {"NC_HAS_ZSTD": "0"} if FIRST_RELEASE else {"NC_HAS_ZSTD": "0", "NC_HAS_BLOSC": "0", "NC_HAS_BZ2": "1"}
+META_FOUND_HERE = {name: {"NC_HAS_BZ2": "1"}.get(name, "0") for name in FILTER_META_MACROS}
 
 
 def test_netcdf_c_configure_found_no_zstd_here():
@@ -159,7 +162,7 @@ def test_nc_config_says_zstd():
 
 def test_nc_config_names_the_installed_plugin_directory():
     plugindir = run([PREFIX / "bin/nc-config", "--plugindir"], check=False)
-    if FIRST_RELEASE:
+    if not NC_CONFIG_PLUGINDIR:
         assert plugindir.returncode != 0 or "plugindir" not in plugindir.stdout, "4.9.0's nc-config has no --plugindir"
     else:
         assert plugindir.stdout.strip() == str(PLUGIN_DIR)
@@ -257,7 +260,7 @@ def test_the_installed_command_as_the_unprivileged_user():
 
 def test_list_shows_the_built_in_filters_with_no_plugin_directory(tmp_path):
     # 4.9.3 on search the installed plugin directory when HDF5_PLUGIN_PATH is unset (below): an empty one instead.
-    env = None if FIRST_RELEASE else clean_env(HDF5_PLUGIN_PATH=str(tmp_path))
+    env = clean_env(HDF5_PLUGIN_PATH=str(tmp_path)) if OWN_PLUGIN_PATH_API else None
     listing = json.loads(ncfilters("--json", "list", env=env).stdout)
     for filter_id in (307, 32015):
         row = filter_row(listing, filter_id)
@@ -267,12 +270,12 @@ def test_list_shows_the_built_in_filters_with_no_plugin_directory(tmp_path):
 
 
 def test_the_default_plugin_path_is_the_releases():
-    """With HDF5_PLUGIN_PATH unset, 4.9.0 searches HDF5's default; 4.9.3 on the build's NETCDF_PLUGIN_SEARCH_PATH,
-    the installed plugin directory first, whose plugins then provide the filters."""
+    """With HDF5_PLUGIN_PATH unset, 4.9.0 and 4.9.2 search HDF5's default; 4.9.3 on the build's
+    NETCDF_PLUGIN_SEARCH_PATH, the installed plugin directory first, whose plugins then provide the filters."""
     report = json.loads(ncfilters("--json", "path").stdout)["plugin_path"]
     assert report["value"] is None and {entry["origin"] for entry in report["entries"]} == {"default"}
     dirs = [entry["dir"] for entry in report["entries"]]
-    if FIRST_RELEASE:
+    if not OWN_PLUGIN_PATH_API:
         assert str(PLUGIN_DIR) not in dirs, dirs
     else:
         assert dirs == [str(PLUGIN_DIR), "/usr/local/hdf5/lib/plugin"], dirs

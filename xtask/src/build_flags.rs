@@ -4,6 +4,7 @@
 //! that run them, so no step module and `netcdf` use each other.
 
 use crate::harness::Harness;
+use crate::release::BuildSystem;
 
 /// Where the install goes: a prefix under /tmp, as the issue asks, owned by the installing user.
 pub const PREFIX: &str = "/tmp/ncfilters-install/prefix";
@@ -26,8 +27,8 @@ pub fn install_tree_flags(h: &Harness) -> Vec<String> {
         .collect();
     flags
         .extend(["ENABLE_TESTS", "ENABLE_UNIT_TESTS", "ENABLE_EXAMPLES"].map(|option| h.release.option(option, "OFF")));
-    if h.release.is_first() {
-        // 4.9.0: -DPLUGIN_INSTALL_DIR=YES|<directory> (the filters document's appendix).
+    if h.release.build_system == BuildSystem::Enable {
+        // 4.9.0 and 4.9.2: -DPLUGIN_INSTALL_DIR=YES|<directory> (the filters document's appendix).
         flags.push(format!("-DPLUGIN_INSTALL_DIR={PLUGIN_DIR}"));
     } else {
         // 4.9.3 on: --plugindir's option pair.
@@ -61,7 +62,7 @@ pub fn parallel_flags(h: &Harness) -> Vec<String> {
     let mut flags: Vec<String> =
         h.release.flags.iter().map(|flag| flag.replace("PARALLEL4=OFF", "PARALLEL4=ON")).collect();
     flags.push(h.release.option("ENABLE_PARALLEL_TESTS", "ON"));
-    if h.release.is_first() {
+    if h.release.build_system == BuildSystem::Enable {
         flags.push(format!("-DHDF5_C_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5.so"));
         flags.push(format!("-DHDF5_HL_LIBRARY={MPI_HDF5_LIB_DIR}/libhdf5_hl.so"));
         flags.push(format!("-DHDF5_INCLUDE_DIR={MPI_HDF5_INCLUDE_DIR}"));

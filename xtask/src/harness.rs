@@ -5,7 +5,7 @@ use std::env;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::release::{self, Release};
+use crate::release::{self, BuildSystem, Release};
 
 /// Why the run stops; printed as `harness: <message>` with a non-zero exit.
 #[derive(Debug)]
@@ -116,14 +116,13 @@ impl Harness {
         self.lib_dir("stock").join("libnetcdf.so")
     }
 
-    /// Where a build puts libnetcdf.so: `liblib/` in 4.9.0, the build directory itself from
-    /// 4.9.3 on (the library target moved to the top-level CMakeLists.txt).
+    /// Where a build puts libnetcdf.so: `liblib/` in 4.9.0 and 4.9.2, the build directory itself
+    /// from 4.9.3 on (the library target moved to the top-level CMakeLists.txt).
     pub fn lib_dir(&self, flavour: &str) -> PathBuf {
         let build = self.build_dir(flavour);
-        if self.release.is_first() {
-            build.join("liblib")
-        } else {
-            build
+        match self.release.build_system {
+            BuildSystem::Enable => build.join("liblib"),
+            BuildSystem::NetcdfPrefixed => build,
         }
     }
 

@@ -9,6 +9,7 @@ use crate::build_flags::{PLUGIN_DIR, PREFIX};
 use crate::harness::{create_dir_all, fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
 use crate::netcdf::build_netcdf;
 use crate::process::{cmd, output, run, succeeds_into_log};
+use crate::release::DistributionPrograms;
 use crate::text::{last_lines, print_tail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -58,6 +59,10 @@ pub fn test_install(h: &Harness) -> Result {
         .env("NCFILTERS_INSTALL_BUILD", &build)
         .env("NCFILTERS_REPO", &h.repo)
         .env("NCFILTERS_NETCDF_VERSION", h.version())
+        .env("NCFILTERS_SONAME", h.release.soname)
+        .env("NCFILTERS_FILTER_META_MACROS", h.release.filter_meta_macros.join(" "))
+        .env("NCFILTERS_NC_CONFIG_PLUGINDIR", if h.release.nc_config_plugindir { "1" } else { "0" })
+        .env("NCFILTERS_OWN_PLUGIN_PATH_API", if h.release.own_plugin_path_api { "1" } else { "0" })
         .env("NCFILTERS_DISTRIBUTION_BIN", &distribution_bin)
         .env("NCFILTERS_DISTRIBUTION_LIBNETCDF", &distribution_libnetcdf);
     if let Some(user) = unprivileged_user_needed()? {
@@ -74,11 +79,12 @@ pub fn test_install(h: &Harness) -> Result {
 }
 
 /// The programs a distribution ships for the release and the libnetcdf they were linked against:
-/// Debian 12's netcdf-bin and libnetcdf19 for 4.9.0; for later releases (SONAME 22, Debian 13's,
-/// which Debian 12 cannot install) the stock build's ncdump, nccopy and ncgen, linked against its
-/// stock libnetcdf.so.22 with a RUNPATH, which LD_LIBRARY_PATH overrides as it does a system path.
+/// Debian 12's netcdf-bin and libnetcdf19 for 4.9.0; for the releases Debian 12 cannot install
+/// (Ubuntu 24.04's 4.9.2, Debian 13's 4.9.3, Fedora's 4.10) the stock build's ncdump, nccopy and
+/// ncgen, linked against its stock libnetcdf with a RUNPATH, which LD_LIBRARY_PATH overrides as
+/// it does a system path.
 fn distribution_programs(h: &Harness) -> Result<(PathBuf, PathBuf)> {
-    if h.release.is_first() {
+    if h.release.distribution_programs == DistributionPrograms::Debian12 {
         return Ok((PathBuf::from("/usr/bin"), PathBuf::from(DEBIAN_LIBNETCDF)));
     }
     build_netcdf(h, "stock")?;
@@ -92,7 +98,7 @@ fn distribution_programs(h: &Harness) -> Result<(PathBuf, PathBuf)> {
         std::os::unix::fs::symlink(&target, bin.join(name))
             .map_err(|e| crate::harness::Failure(format!("symlink {}: {e}", target.display())))?;
     }
-    Ok((bin, h.lib_dir("stock").join("libnetcdf.so.22")))
+    Ok((bin, h.lib_dir("stock").join(h.release.soname)))
 }
 
 fn install_into_log(h: &Harness, install: &mut Command, log_name: &str) -> Result {

@@ -12,6 +12,7 @@ use crate::harness::{fail, Harness, Result};
 use crate::hdf5::Hdf5Release;
 use crate::netcdf::{build_netcdf, run_suite_pair};
 use crate::process::{cmd, output};
+use crate::release::BuildSystem;
 
 /// ncfilters' own functions (include/ncfilters.h) and the hooks its compiled copies of zsync.c
 /// and zxcache.c call: exported in every configuration.
@@ -122,10 +123,7 @@ fn check_installed_metadata(h: &Harness, flavour: &str) -> Result {
     let hdf5_has_szip = crate::harness::read_to_string(&build.join("CMakeCache.txt"))?
         .lines()
         .any(|line| line.starts_with("_has_H5_HAVE_FILTER_SZIP:INTERNAL=1"));
-    let mut wanted = vec!["NC_HAS_ZSTD"];
-    if !h.release.is_first() {
-        wanted.extend(["NC_HAS_BLOSC", "NC_HAS_BZ2"]);
-    }
+    let mut wanted = h.release.filter_meta_macros.to_vec();
     if hdf5_has_szip {
         wanted.extend(["NC_HAS_SZIP", "NC_HAS_SZIP_WRITE"]);
     }
@@ -180,17 +178,18 @@ pub fn compare_exports(h: &Harness, is_static: bool, stock: &str, ncfilters: &st
     let library = if is_static { "libnetcdf.a" } else { "libnetcdf.so" };
     let stock_symbols = exported_symbols(&h.lib_dir(stock).join(library))?;
     let ncfilters_symbols = exported_symbols(&h.lib_dir(ncfilters).join(library))?;
-    let replaced_internals: &[&str] = if h.release.is_first() { &LOADER_INTERNALS_OF_4_9_0 } else { &[] };
+    let replaced_internals: &[&str] = if h.release.own_plugin_path_api { &[] } else { &LOADER_INTERNALS_OF_4_9_0 };
     let missing: Vec<&String> = stock_symbols
         .difference(&ncfilters_symbols)
         .filter(|name| !replaced_internals.contains(&name.as_str()))
         .collect();
     let mut allowed: BTreeSet<&str> = OWN_EXPORTS.into_iter().chain(DECLARED_BUT_UNDEFINED).collect();
-    if is_static && !h.release.is_first() {
+    // 4.9.3 on compile zfilter.c only with NCZarr filters on (4.9.0 and 4.9.2 always).
+    if is_static && h.release.build_system == BuildSystem::NetcdfPrefixed {
         allowed.extend(nczarr_filter_internals());
     }
     let plugin_path_api_added =
-        |name: &str| h.release.is_first() && PLUGIN_PATH_API_PREFIXES.iter().any(|p| name.starts_with(p));
+        |name: &str| !h.release.own_plugin_path_api && PLUGIN_PATH_API_PREFIXES.iter().any(|p| name.starts_with(p));
     let undocumented: Vec<&String> = ncfilters_symbols
         .difference(&stock_symbols)
         .filter(|name| !allowed.contains(name.as_str()) && !plugin_path_api_added(name))

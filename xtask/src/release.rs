@@ -5,23 +5,60 @@
 /// Where a release's source comes from.
 pub enum Source {
     /// `apt-get source netcdf` on the machine's own suite (Debian 12: 4.9.0).
-    AptSource,
+    Apt,
     /// Upstream's release tarball as Debian distributes it: `../shared/netcdf-c/<file>` when
     /// present, else `apt-get source netcdf=<debian_version>` from `suite`'s deb-src entry.
     Tarball { file: &'static str, sha256: &'static str, debian_version: &'static str, suite: &'static str },
+    /// `git archive` of an upstream tag no Debian suite carries: `../shared/netcdf-c/<file>` only.
+    GitArchive { file: &'static str, sha256: &'static str, tag: &'static str },
+}
+
+/// The build system a release's CMakeLists.txt has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildSystem {
+    /// 4.9.0's (4.9.2 too): options `ENABLE_*`, libnetcdf built in `liblib/`, HDF5 found by its
+    /// library paths, plugins installed with `-DPLUGIN_INSTALL_DIR`.
+    Enable,
+    /// 4.9.3's (4.10 too): options `NETCDF_ENABLE_*`, libnetcdf at the top of the build, HDF5
+    /// found through its compiler wrapper, plugins installed with `-DNETCDF_PLUGIN_INSTALL`.
+    NetcdfPrefixed,
+}
+
+/// The netcdf-c programs the install step runs on ncfilters' installed libnetcdf.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DistributionPrograms {
+    /// Debian 12's netcdf-bin, linked against its libnetcdf19 (4.9.0).
+    Debian12,
+    /// The stock build's ncdump, nccopy and ncgen, linked against its own libnetcdf.
+    StockBuild,
 }
 
 pub struct Release {
     pub version: &'static str,
     pub source: Source,
+    pub build_system: BuildSystem,
+    /// libnetcdf's file name with its SONAME.
+    pub soname: &'static str,
+    /// The release has its own plugin-path API (`nc_plugin_path_*`, dplugins.c; 4.9.3 on). Before
+    /// it, ncfilters adds the public part (docs/compatibility.md).
+    pub own_plugin_path_api: bool,
+    /// The filter macros its netcdf_meta.h has.
+    pub filter_meta_macros: &'static [&'static str],
+    /// Its nc-config has `--plugindir` (4.9.2 on).
+    pub nc_config_plugindir: bool,
+    pub distribution_programs: DistributionPrograms,
     /// The configure flags of both builds (netcdf-c's option names changed in 4.9.3).
     pub flags: &'static [&'static str],
-    /// How many ctest tests the serial builds pass.
+    /// How many ctest tests the serial builds register; stock passes them all, ncfilters all but its
+    /// `ncfilters_fixes`.
     pub ctest_expected: usize,
     /// How many the MPI-parallel ncfilters build passes (the serial tests and the parallel ones).
     pub parallel_ctest_expected: usize,
     /// ctest tests that fail on the stock parallel build, each with whether it fails with ncfilters too.
     pub parallel_stock_failures: &'static [KnownFailure],
+    /// ctest tests the ncfilters builds fail by design: each asserts a failure of the C that ncfilters
+    /// fixes (docs/compatibility.md), and passes on stock.
+    pub ncfilters_fixes: &'static [Fix],
     /// `NCFILTERS_CODEC_DIALECT` for the release's suite: its test baselines hold 4.9.x's
     /// string parameters (legacy) or 4.10's numbers (numeric).
     pub suite_dialect: &'static str,
@@ -33,6 +70,10 @@ pub struct Release {
     pub valgrind_tests: &'static [&'static str],
 }
 
+/// netcdf_meta.h's filter macros: 4.9.0 has NC_HAS_ZSTD, 4.9.2 on also say blosc and bzip2.
+const META_4_9_0: &[&str] = &["NC_HAS_ZSTD"];
+const META_4_9_2: &[&str] = &["NC_HAS_ZSTD", "NC_HAS_BLOSC", "NC_HAS_BZ2"];
+
 /// The filter tests 4.9.3 added (the `*_unknown` ones it no longer registers).
 const VALGRIND_TESTS_4_9_3: &[&str] = &[
     "nc_test4_tst_filter_vlen",
@@ -42,6 +83,23 @@ const VALGRIND_TESTS_4_9_3: &[&str] = &[
     "unit_test_run_pluginpaths",
     "unit_test_run_dfaltpluginpath",
 ];
+
+/// A ctest test that asserts a bug of the release's C, which ncfilters fixes.
+pub struct Fix {
+    pub test: &'static str,
+    pub why: &'static str,
+}
+
+/// 4.9.2's tst_bloscfail requires `nccopy -F 32001,…` with shuffle off to fail on its small chunks:
+/// its C blosc cannot compress them into their own size, fails the chunk, and 4.9.2 adds filters as
+/// mandatory, so the write fails (netcdf-c #3075). ncfilters stores such a chunk as c-blosc's
+/// uncompressed frame, readable by every blosc reader, so the copy succeeds. (Stock passes it by
+/// skipping: its `avail blosc` check runs before the script sets HDF5_PLUGIN_PATH. 4.9.3 on keep
+/// the test but no longer fail it.)
+const BLOSC_INCOMPRESSIBLE_CHUNK_STORED: Fix = Fix {
+    test: "nc_test4_tst_bloscfail",
+    why: "asserts that nccopy fails on chunks blosc cannot shrink (netcdf-c #3075); ncfilters stores them",
+};
 
 /// A ctest test that fails on a stock build, and why.
 pub struct KnownFailure {
@@ -59,14 +117,14 @@ const PARALLEL_SZIP_FAILURE: KnownFailure = KnownFailure {
     why: "tst_h_par_compress: HDF5 1.10.8's szip filter fails to decompress in parallel",
 };
 
-/// 4.9.3's C zstd plugin fails a chunk on rank 0 ("zstd: Src size is incorrect", its decoder
-/// reads the output size from the wrong place, fixed in 4.10 by #3370), so tst_parallel5's zstd
-/// test leaves the other ranks in a collective write forever: the test times out. ncfilters'
-/// zstd passes it.
+/// 4.9.3's and 4.10.0's C zstd plugin fails a chunk on rank 0 ("zstd: Src size is incorrect", its
+/// decoder reads the output size from the wrong place, fixed in 4.10.1 by #3370), so tst_parallel5's
+/// zstd test leaves the other ranks in a collective write forever: the test times out. ncfilters'
+/// zstd passes it. (4.9.0's and 4.9.2's tst_parallel5 have no zstd test.)
 const PARALLEL_ZSTD_PLUGIN_HANG: KnownFailure = KnownFailure {
     test: "nc_test4_run_par_test",
     on_ncfilters: false,
-    why: "tst_parallel5 deadlocks: 4.9.3's C zstd plugin fails a chunk on rank 0 (\"Src size is incorrect\")",
+    why: "tst_parallel5 deadlocks: the C zstd plugin of 4.9.3 and 4.10.0 fails a chunk on rank 0 (\"Src size is incorrect\")",
 };
 
 /// The flags every release's builds share, in its own option names.
@@ -96,7 +154,7 @@ const FLAGS_4_9_0: &[&str] = &[
     "-DCMAKE_DISABLE_FIND_PACKAGE_Zip=TRUE",
 ];
 
-/// 4.9.3 and 4.10.1 name their options NETCDF_*.
+/// 4.9.3 on name their options NETCDF_*.
 const FLAGS_4_9_3: &[&str] = &[
     "-DCMAKE_BUILD_TYPE=Release",
     "-DBUILD_SHARED_LIBS=ON",
@@ -132,23 +190,50 @@ const VALGRIND_TESTS_4_10_1: &[&str] = &[
     "nczarr_test_run_filter_errors",
 ];
 
-pub static RELEASES: [Release; 3] = [
+pub static RELEASES: [Release; 5] = [
     Release {
         version: "4.9.0",
-        source: Source::AptSource,
+        source: Source::Apt,
+        build_system: BuildSystem::Enable,
+        soname: "libnetcdf.so.19",
+        own_plugin_path_api: false,
+        filter_meta_macros: META_4_9_0,
+        nc_config_plugindir: false,
+        distribution_programs: DistributionPrograms::Debian12,
         flags: FLAGS_4_9_0,
         ctest_expected: 221,
         parallel_ctest_expected: 223,
         parallel_stock_failures: &[],
+        ncfilters_fixes: &[],
         suite_dialect: "legacy",
-        unrun_filter_programs: &[
-            "nc_test4/tst_filterparser",
-            "nc_test4/tst_filter_avail",
-            "nczarr_test/test_filter_avail",
-            "nc_test4/test_filter_vlen",
-        ],
+        unrun_filter_programs: UNRUN_FILTER_PROGRAMS_4_9_0,
         unregistered_scripts: &[],
         valgrind_tests: &["tst_create_files", "tst_special_atts", "nc_test4_tst_unknown", "nczarr_test_run_unknown"],
+    },
+    Release {
+        version: "4.9.2",
+        source: Source::GitArchive {
+            file: "netcdf-c-4.9.2.git-archive.tar.gz",
+            sha256: "982641026c796f24cc7e5917410a99f225cf50407fc77ce1291ac231984fa56c",
+            tag: "v4.9.2",
+        },
+        build_system: BuildSystem::Enable,
+        soname: "libnetcdf.so.19",
+        own_plugin_path_api: false,
+        filter_meta_macros: META_4_9_2,
+        nc_config_plugindir: true,
+        distribution_programs: DistributionPrograms::StockBuild,
+        flags: FLAGS_4_9_0,
+        ctest_expected: CTEST_4_9_2,
+        parallel_ctest_expected: CTEST_4_9_2 + 2,
+        parallel_stock_failures: &[],
+        ncfilters_fixes: &[BLOSC_INCOMPRESSIBLE_CHUNK_STORED],
+        suite_dialect: "legacy",
+        unrun_filter_programs: UNRUN_FILTER_PROGRAMS_4_9_0,
+        unregistered_scripts: &["nc_test4/tst_unknown.sh"],
+        // 4.9.0's, less tst_unknown (no longer registered), and not tst_bloscfail, which fails on the
+        // ncfilters build by design (ncfilters_fixes).
+        valgrind_tests: &["tst_create_files", "tst_special_atts", "nczarr_test_run_unknown"],
     },
     Release {
         version: "4.9.3",
@@ -158,14 +243,44 @@ pub static RELEASES: [Release; 3] = [
             debian_version: "1:4.9.3-1",
             suite: "trixie",
         },
+        build_system: BuildSystem::NetcdfPrefixed,
+        soname: "libnetcdf.so.22",
+        own_plugin_path_api: true,
+        filter_meta_macros: META_4_9_2,
+        nc_config_plugindir: true,
+        distribution_programs: DistributionPrograms::StockBuild,
         flags: FLAGS_4_9_3,
         ctest_expected: 222,
         parallel_ctest_expected: 224,
         parallel_stock_failures: &[PARALLEL_SZIP_FAILURE, PARALLEL_ZSTD_PLUGIN_HANG],
+        ncfilters_fixes: &[],
         suite_dialect: "legacy",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
         valgrind_tests: VALGRIND_TESTS_4_9_3,
+    },
+    Release {
+        version: "4.10.0",
+        source: Source::GitArchive {
+            file: "netcdf-c-4.10.0.git-archive.tar.gz",
+            sha256: "efcd23e658215676bd71089c43d921c5edc1b3ede937bfca9aaff91c5ef663d0",
+            tag: "v4.10.0",
+        },
+        build_system: BuildSystem::NetcdfPrefixed,
+        soname: "libnetcdf.so.22",
+        own_plugin_path_api: true,
+        filter_meta_macros: META_4_9_2,
+        nc_config_plugindir: true,
+        distribution_programs: DistributionPrograms::StockBuild,
+        flags: FLAGS_4_9_3,
+        ctest_expected: CTEST_4_10_0,
+        parallel_ctest_expected: CTEST_4_10_0 + 2,
+        parallel_stock_failures: &[PARALLEL_SZIP_FAILURE, PARALLEL_ZSTD_PLUGIN_HANG],
+        ncfilters_fixes: &[],
+        suite_dialect: "numeric",
+        unrun_filter_programs: &["nc_test4/tst_filterparser"],
+        unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
+        valgrind_tests: VALGRIND_TESTS_4_10_1,
     },
     Release {
         version: "4.10.1",
@@ -175,15 +290,34 @@ pub static RELEASES: [Release; 3] = [
             debian_version: "1:4.10.1-1",
             suite: "sid",
         },
+        build_system: BuildSystem::NetcdfPrefixed,
+        soname: "libnetcdf.so.22",
+        own_plugin_path_api: true,
+        filter_meta_macros: META_4_9_2,
+        nc_config_plugindir: true,
+        distribution_programs: DistributionPrograms::StockBuild,
         flags: FLAGS_4_9_3,
         ctest_expected: 235,
         parallel_ctest_expected: 237,
         parallel_stock_failures: &[PARALLEL_SZIP_FAILURE],
+        ncfilters_fixes: &[],
         suite_dialect: "numeric",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
         valgrind_tests: VALGRIND_TESTS_4_10_1,
     },
+];
+
+/// How many ctest tests 4.9.2's and 4.10.0's test-flag builds register (stock passes them all).
+const CTEST_4_9_2: usize = 226;
+const CTEST_4_10_0: usize = 228;
+
+/// Filter programs 4.9.0's and 4.9.2's CMake builds but no registered test runs.
+const UNRUN_FILTER_PROGRAMS_4_9_0: &[&str] = &[
+    "nc_test4/tst_filterparser",
+    "nc_test4/tst_filter_avail",
+    "nczarr_test/test_filter_avail",
+    "nc_test4/test_filter_vlen",
 ];
 
 /// The release `version` names, or an error listing the known ones.
@@ -201,9 +335,12 @@ impl Release {
     }
 
     /// `-D<option>=<value>` with the release's name for a netcdf-c option (`ENABLE_TESTS` in
-    /// 4.9.0, `NETCDF_ENABLE_TESTS` from 4.9.3 on).
+    /// 4.9.0 and 4.9.2, `NETCDF_ENABLE_TESTS` from 4.9.3 on).
     pub fn option(&self, option: &str, value: &str) -> String {
-        let prefix = if self.is_first() { "" } else { "NETCDF_" };
+        let prefix = match self.build_system {
+            BuildSystem::Enable => "",
+            BuildSystem::NetcdfPrefixed => "NETCDF_",
+        };
         format!("-D{prefix}{option}={value}")
     }
 }
@@ -215,16 +352,41 @@ pub fn newest() -> &'static Release {
 
 /// Every item, or with `NCFILTERS_TIER=ci` the one of the UTC day (`offset` days on).
 pub fn rotate<T>(items: &'static [T], offset: u64) -> Vec<&'static T> {
-    if std::env::var("NCFILTERS_TIER").as_deref() != Ok("ci") {
+    if !is_ci_tier() {
         return items.iter().collect();
     }
-    let days =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400);
-    vec![rotated(items, days + offset)]
+    vec![rotated(items, today() + offset)]
+}
+
+fn is_ci_tier() -> bool {
+    std::env::var("NCFILTERS_TIER").as_deref() == Ok("ci")
+}
+
+/// Days since 1970 (UTC).
+fn today() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400)
 }
 
 fn rotated<T>(items: &'static [T], days: u64) -> &'static T {
     &items[(days % items.len() as u64) as usize]
+}
+
+/// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine,
+/// and three with the rest of `test` take about 70 of CI's 90 (README, "What runs where").
+pub const RELEASES_PER_CI_RUN: usize = 3;
+
+/// The releases `test` builds and tests: all of them, or with `NCFILTERS_TIER=ci` the
+/// [`RELEASES_PER_CI_RUN`] from the one of the UTC day on (wrapping). Any three consecutive
+/// releases of the table include 4.9.2 or 4.10.0, so every CI run tests a release added last.
+pub fn releases_for_this_run() -> Vec<&'static Release> {
+    if !is_ci_tier() {
+        return RELEASES.iter().collect();
+    }
+    releases_from(today())
+}
+
+fn releases_from(days: u64) -> Vec<&'static Release> {
+    (0..RELEASES_PER_CI_RUN as u64).map(|i| rotated(&RELEASES, days + i)).collect()
 }
 
 #[cfg(test)]
@@ -251,12 +413,40 @@ mod tests {
     fn the_first_release_is_4_9_0_and_found_by_name() {
         assert!(find("4.9.0").unwrap().is_first());
         assert!(!find("4.10.1").unwrap().is_first() && std::ptr::eq(find("4.10.1").unwrap(), newest()));
-        assert!(find("4.9.1").err().is_some_and(|e| e.contains("4.9.0, 4.9.3, 4.10.1")));
+        assert!(find("4.9.1").err().is_some_and(|e| e.contains("4.9.0, 4.9.2, 4.9.3, 4.10.0, 4.10.1")));
     }
 
     #[test]
     fn ci_rotation_takes_each_item_in_turn() {
-        let seen: Vec<&str> = (0..4).map(|days| rotated(&RELEASES, days).version).collect();
-        assert_eq!(seen, ["4.9.0", "4.9.3", "4.10.1", "4.9.0"]);
+        let seen: Vec<&str> = (0..6).map(|days| rotated(&RELEASES, days).version).collect();
+        assert_eq!(seen, ["4.9.0", "4.9.2", "4.9.3", "4.10.0", "4.10.1", "4.9.0"]);
+    }
+
+    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last), and over five days every
+    /// release three times.
+    #[test]
+    fn every_ci_run_tests_a_new_release_and_each_release_in_turn() {
+        let mut runs = [0; 5];
+        for days in 0..5 {
+            let versions: Vec<&str> = releases_from(days).iter().map(|r| r.version).collect();
+            assert_eq!(versions.len(), RELEASES_PER_CI_RUN);
+            assert!(versions.iter().any(|v| ["4.9.2", "4.10.0"].contains(v)), "day {days}: {versions:?}");
+            for release in releases_from(days) {
+                runs[RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap()] += 1;
+            }
+        }
+        assert_eq!(runs, [3; 5]);
+    }
+
+    /// The facts the table states agree with the releases' build systems.
+    #[test]
+    fn build_system_facts_go_together() {
+        for release in &RELEASES {
+            let enable = release.build_system == BuildSystem::Enable;
+            assert_eq!(release.flags.iter().any(|f| f.starts_with("-DNETCDF_")), !enable, "{}", release.version);
+            assert_eq!(release.soname.ends_with(".19"), enable, "{}", release.version);
+            assert_eq!(release.option("ENABLE_TESTS", "ON").contains("NETCDF_"), !enable, "{}", release.version);
+            assert!(!release.own_plugin_path_api || !enable, "{}", release.version);
+        }
     }
 }

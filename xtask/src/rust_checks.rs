@@ -34,7 +34,63 @@ pub fn test_rust(h: &Harness) -> Result {
             "--test",
             "plugin_path_abi",
         ],
-    )
+    )?;
+    test_release_detection(h)
+}
+
+/// cmake/ncfilters.cmake reads the release from netcdf-c's CMakeLists.txt (project(VERSION) from
+/// 4.9.3 on, SET(NC_VERSION_*) before) and refuses one it does not know, naming those it does:
+/// checked on stand-in projects for a release it knows and for 4.9.1 and 4.11.0, which it does not.
+fn test_release_detection(h: &Harness) -> Result {
+    log("the CMake module's release detection (stand-in netcdf-c projects)");
+    let known = crate::release::RELEASES.iter().map(|r| r.version).collect::<Vec<_>>().join(", ");
+    let cases = [
+        (
+            "4.9.2",
+            "project(netCDF LANGUAGES C)\nSET(NC_VERSION_MAJOR 4)\nSET(NC_VERSION_MINOR 9)\nSET(NC_VERSION_PATCH 2)\n",
+            true,
+        ),
+        ("4.10.0", "project(netCDF VERSION 4.10.0 LANGUAGES C)\n", true),
+        (
+            "4.9.1",
+            "project(netCDF LANGUAGES C)\nSET(NC_VERSION_MAJOR 4)\nSET(NC_VERSION_MINOR 9)\nSET(NC_VERSION_PATCH 1)\n",
+            false,
+        ),
+        ("4.11.0", "project(netCDF VERSION 4.11.0 LANGUAGES C)\n", false),
+    ];
+    for (version, body, is_known) in cases {
+        let dir = h.work_file(&format!("release-detection/{version}"));
+        crate::harness::remove_dir_all_if_exists(&dir)?;
+        create_dir_all(&dir)?;
+        let lists = format!("cmake_minimum_required(VERSION 3.20)\n{body}");
+        std::fs::write(dir.join("CMakeLists.txt"), lists)
+            .map_err(|e| crate::harness::Failure(format!("cannot write {}: {e}", dir.display())))?;
+        let log_file = dir.join("configure.log");
+        let mut configure = cmd("cmake", ["-S"]);
+        configure
+            .arg(&dir)
+            .arg("-B")
+            .arg(dir.join("build"))
+            .arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()));
+        // Neither configures: a known release gets past the check and stops at the missing
+        // netcdf-c targets, an unknown one at the check.
+        succeeds_into_log(&mut configure, &log_file, false)?;
+        let log_text = crate::harness::read_to_string(&log_file)?;
+        let detected = log_text.lines().any(|line| line == format!("-- ncfilters: netcdf-c {version}"));
+        // CMake wraps an error's text at word boundaries.
+        let text = log_text.split_whitespace().collect::<Vec<_>>().join(" ");
+        let refused = text.contains(&format!("this is netcdf-c '{version}'"))
+            && text.contains(&format!("supports netcdf-c {known} only"));
+        if refused == is_known || detected != is_known {
+            print_tail(&log_file, 20);
+            fail!("netcdf-c {version}: the module should {} it", if is_known { "accept" } else { "refuse" });
+        }
+        println!(
+            "PASS netcdf-c {version}: {}",
+            if is_known { "detected" } else { "refused, naming the known releases" }
+        );
+    }
+    Ok(())
 }
 
 pub fn test_headers(h: &Harness) -> Result {
@@ -111,10 +167,10 @@ pub fn test_clippy(h: &Harness) -> Result {
     )
 }
 
-/// `cargo <args>` of the crate built for each release after the first (its own cfgs and target
-/// directory), `what` naming it in the progress line.
+/// `cargo <args>` of the crate built for each release of this run after the first (its own cfgs
+/// and target directory), `what` naming it in the progress line.
 fn for_later_releases<const N: usize>(h: &Harness, what: &str, args: [&str; N]) -> Result {
-    for release in crate::release::RELEASES.iter().filter(|r| !r.is_first()) {
+    for release in crate::release::releases_for_this_run().into_iter().filter(|r| !r.is_first()) {
         let h = h.for_release(release);
         log(format!("cargo {what} of ncfilters for netcdf-c {}", release.version));
         let mut command = cargo(&h, args);
@@ -283,7 +339,7 @@ pub fn test_differential(h: &Harness) -> Result {
     parser.env("NCFILTERS_STOCK_LIBNETCDF", h.stock_lib());
     run(&mut parser)?;
 
-    if !h.release.is_first() {
+    if h.release.own_plugin_path_api {
         log("differential plugin-path helper test against the stock libnetcdf.so");
         let mut helpers = differential_test(h, "plugin_path_abi");
         helpers.env("NCFILTERS_STOCK_LIBNETCDF", h.stock_lib());

@@ -47,8 +47,12 @@ const DEB_SRC_TARGET: &str = "/etc/apt/sources.list.d/ncfilters-deb-src.sources"
 /// suites never change which source the 4.9.0 builds get.
 const DEBIAN_4_9_0: &str = "1:4.9.0-3";
 
-pub fn orig_tarball(h: &Harness) -> String {
-    format!("netcdf_{}.orig.tar.gz", h.version())
+/// The source archive's file name in the cache.
+fn source_archive(h: &Harness) -> String {
+    match &h.release.source {
+        Source::GitArchive { file, .. } => file.to_string(),
+        Source::Apt | Source::Tarball { .. } => format!("netcdf_{}.orig.tar.gz", h.version()),
+    }
 }
 
 pub fn setup(h: &Harness) -> Result {
@@ -201,13 +205,13 @@ fn first_one_line_entry(text: &str) -> Option<(String, String)> {
     })
 }
 
-/// The release's source tarball in the cache (from the shared copy, or `apt-get source` of the
+/// The release's source archive in the cache (from the shared copy, or `apt-get source` of the
 /// pinned Debian version), its sha256 checked, unpacked into the work directory.
 pub fn fetch_netcdf_source(h: &Harness) -> Result {
     harness::create_dir_all(&h.cache)?;
-    let tarball = h.cache.join(orig_tarball(h));
+    let tarball = h.cache.join(source_archive(h));
     match &h.release.source {
-        Source::AptSource => {
+        Source::Apt => {
             if !tarball.is_file() {
                 ensure_deb_src()?;
                 apt_get_source(h, &format!("netcdf={DEBIAN_4_9_0}"))?;
@@ -223,18 +227,26 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
                 ensure_deb_src_for(suite)?;
                 apt_get_source(h, &format!("netcdf={debian_version}"))?;
             }
-            let sum = output(cmd("sha256sum", ["--"]).arg(&tarball))?;
-            if sum.split_whitespace().next() != Some(sha256) {
-                fail!(
-                    "{} has sha256 {}, not {sha256}",
-                    tarball.display(),
-                    sum.split_whitespace().next().unwrap_or("?")
-                );
+            check_sha256(&tarball, sha256)?;
+        }
+        Source::GitArchive { file, sha256, tag } => {
+            let shared = h.repo.join("../shared/netcdf-c").join(file);
+            if !tarball.is_file() {
+                if !shared.is_file() {
+                    fail!(
+                        "netcdf-c {} ({tag}) comes only from {}, which is missing: no Debian suite carries it",
+                        h.version(),
+                        shared.display()
+                    );
+                }
+                log(format!("netcdf-c {} ({tag}) from {}", h.version(), shared.display()));
+                run(cmd("cp", ["--"]).arg(&shared).arg(&tarball))?;
             }
+            check_sha256(&tarball, sha256)?;
         }
     }
     if !tarball.is_file() {
-        fail!("apt-get source did not produce {}", orig_tarball(h));
+        fail!("apt-get source did not produce {}", source_archive(h));
     }
     if !h.work.join(format!("netcdf-c-{}", h.version())).is_dir() {
         h.ensure_work_dir()?;
@@ -243,6 +255,14 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
         run(&mut untar)?;
     }
     Ok(())
+}
+
+fn check_sha256(file: &Path, sha256: &str) -> Result {
+    let sum = output(cmd("sha256sum", ["--"]).arg(file))?;
+    match sum.split_whitespace().next() {
+        Some(found) if found == sha256 => Ok(()),
+        found => fail!("{} has sha256 {}, not {sha256}", file.display(), found.unwrap_or("?")),
+    }
 }
 
 /// `apt-get source --download-only <package>` into the cache.

@@ -203,8 +203,8 @@ const PLUGIN_PATH_RELEASE_ONLY: [&str; 6] = [
     "NCZ_plugin_loaded",
 ];
 
-/// The plugin-path API that netcdf-c 4.9.0 lacks and ncfilters adds, declared as 4.9.3 does.
-const PLUGIN_PATH_API_FOR_4_9_0: &str =
+/// The plugin-path API that netcdf-c 4.9.0 and 4.9.2 lack and ncfilters adds, declared as 4.9.3 does.
+const PLUGIN_PATH_API_ADDED: &str =
     "/* The plugin-path API of netcdf-c 4.9.3, which ncfilters adds to 4.9.0 (netcdf_filter.h, netcdf_aux.h). */\n\
     typedef struct NCPluginList { size_t ndirs; char** dirs; } NCPluginList;\n\
     int nc_plugin_path_ndirs(size_t* ndirsp);\n\
@@ -355,7 +355,7 @@ fn abi_check_source(exports: &[Prototype]) -> String {
     );
     c.push_str(UNDECLARED_DEFINITIONS);
     c.push_str(&hdf5_abi_source());
-    c.push_str(if is_plugin_path_release() { PLUGIN_PATH_RELEASE_DECLARATIONS } else { PLUGIN_PATH_API_FOR_4_9_0 });
+    c.push_str(if ncfilters::PLUGIN_PATH_RELEASE { PLUGIN_PATH_RELEASE_DECLARATIONS } else { PLUGIN_PATH_API_ADDED });
     c.push_str("/* Every exported function has netcdf-c's signature. */\n");
     for p in exports {
         let _ = writeln!(c, "typedef {} ncfilters_sig_{}({});", p.ret, p.name, p.args);
@@ -395,14 +395,9 @@ fn abi_check_source(exports: &[Prototype]) -> String {
     c
 }
 
-/// Whether ncfilters is built for a release with its own plugin-path code (4.9.3 on).
-fn is_plugin_path_release() -> bool {
-    ncfilters::NETCDF_RELEASE != "4.9.0"
-}
-
-/// Whether this build exports `name` (4.9.0 builds leave out the release-only functions).
+/// Whether this build exports `name` (4.9.0 and 4.9.2 builds leave out the release-only functions).
 fn exported_in_this_release(name: &str) -> bool {
-    is_plugin_path_release() || !PLUGIN_PATH_RELEASE_ONLY.iter().any(|prefix| name.starts_with(prefix))
+    ncfilters::PLUGIN_PATH_RELEASE || !PLUGIN_PATH_RELEASE_ONLY.iter().any(|prefix| name.starts_with(prefix))
 }
 
 fn defined_symbols(lib: &Path) -> BTreeSet<String> {
