@@ -95,11 +95,8 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
 /// `ctest-<flavour>.log`; the release's expected number of tests must pass, and none fail but, on
 /// an ncfilters build, the release's `ncfilters_fixes`.
 pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
-    let fixes: Vec<&str> = if flavour.starts_with("stock") {
-        Vec::new()
-    } else {
-        h.release.ncfilters_fixes.iter().map(|f| f.test).collect()
-    };
+    let fixes: Vec<&str> =
+        if flavour.starts_with("stock") { Vec::new() } else { h.release.ncfilters_fix_tests().collect() };
     run_netcdf_ctest_expecting(h, flavour, h.release.ctest_expected - fixes.len(), &fixes).map(|_| ())
 }
 
@@ -183,9 +180,7 @@ pub fn run_suite_pair(h: &Harness, stock: &str, ncfilters: &str, expected: usize
         let on = if failure.on_ncfilters { "both builds" } else { "the stock build only" };
         println!("  expected to fail on {on}: {} ({})", failure.test, failure.why);
     }
-    for fix in h.release.ncfilters_fixes {
-        println!("  expected to fail on the ncfilters build only: {} ({})", fix.test, fix.why);
-    }
+    h.release.announce_ncfilters_fixes();
     for (flavour, is_stock) in [(stock, true), (ncfilters, false)] {
         log(format!("netcdf-c's ctest suite on the {flavour} build"));
         let mut failing: Vec<&str> =
@@ -193,7 +188,7 @@ pub fn run_suite_pair(h: &Harness, stock: &str, ncfilters: &str, expected: usize
         let expected = if is_stock {
             expected - fixed_by_ncfilters
         } else {
-            failing.extend(h.release.ncfilters_fixes.iter().map(|fix| fix.test));
+            failing.extend(h.release.ncfilters_fix_tests());
             expected - h.release.ncfilters_fixes.len()
         };
         run_netcdf_ctest_expecting(h, flavour, expected, &failing)?;
@@ -254,9 +249,7 @@ fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {
-    for fix in h.release.ncfilters_fixes {
-        println!("  expected to fail on the ncfilters build only: {} ({})", fix.test, fix.why);
-    }
+    h.release.announce_ncfilters_fixes();
     for flavour in ["stock", "ncfilters"] {
         log(format!("netcdf-c {}'s ctest suite on the {flavour} build", h.version()));
         run_netcdf_ctest(h, flavour)?;

@@ -329,6 +329,18 @@ pub fn find(version: &str) -> Result<&'static Release, String> {
 }
 
 impl Release {
+    /// The names of the tests its `ncfilters_fixes` expect to fail on an ncfilters build.
+    pub fn ncfilters_fix_tests(&self) -> impl Iterator<Item = &'static str> {
+        self.ncfilters_fixes.iter().map(|fix| fix.test)
+    }
+
+    /// Prints each of its `ncfilters_fixes` before a suite runs.
+    pub fn announce_ncfilters_fixes(&self) {
+        for fix in self.ncfilters_fixes {
+            println!("  expected to fail on the ncfilters build only: {} ({})", fix.test, fix.why);
+        }
+    }
+
     /// The first release, whose trees keep the harness's original paths.
     pub fn is_first(&self) -> bool {
         self.version == RELEASES[0].version

@@ -63,8 +63,7 @@ fn test_release_detection(h: &Harness) -> Result {
         crate::harness::remove_dir_all_if_exists(&dir)?;
         create_dir_all(&dir)?;
         let lists = format!("cmake_minimum_required(VERSION 3.20)\n{body}");
-        std::fs::write(dir.join("CMakeLists.txt"), lists)
-            .map_err(|e| crate::harness::Failure(format!("cannot write {}: {e}", dir.display())))?;
+        crate::harness::write_file(&dir.join("CMakeLists.txt"), &lists)?;
         let log_file = dir.join("configure.log");
         let mut configure = cmd("cmake", ["-S"]);
         configure

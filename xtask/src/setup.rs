@@ -218,10 +218,9 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
             }
         }
         Source::Tarball { file, sha256, debian_version, suite } => {
-            let shared = h.repo.join("../shared/netcdf-c").join(file);
+            let shared = shared_source(h, file);
             if !tarball.is_file() && shared.is_file() {
-                log(format!("netcdf-c {} from {}", h.version(), shared.display()));
-                run(cmd("cp", ["--"]).arg(&shared).arg(&tarball))?;
+                copy_shared_source(h, &shared, &tarball)?;
             }
             if !tarball.is_file() {
                 ensure_deb_src_for(suite)?;
@@ -230,7 +229,7 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
             check_sha256(&tarball, sha256)?;
         }
         Source::GitArchive { file, sha256, tag } => {
-            let shared = h.repo.join("../shared/netcdf-c").join(file);
+            let shared = shared_source(h, file);
             if !tarball.is_file() {
                 if !shared.is_file() {
                     fail!(
@@ -239,8 +238,7 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
                         shared.display()
                     );
                 }
-                log(format!("netcdf-c {} ({tag}) from {}", h.version(), shared.display()));
-                run(cmd("cp", ["--"]).arg(&shared).arg(&tarball))?;
+                copy_shared_source(h, &shared, &tarball)?;
             }
             check_sha256(&tarball, sha256)?;
         }
@@ -255,6 +253,16 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
         run(&mut untar)?;
     }
     Ok(())
+}
+
+/// `file` in the shared copy of netcdf-c's sources next to the repository.
+fn shared_source(h: &Harness, file: &str) -> std::path::PathBuf {
+    h.repo.join("../shared/netcdf-c").join(file)
+}
+
+fn copy_shared_source(h: &Harness, shared: &Path, tarball: &Path) -> Result {
+    log(format!("netcdf-c {} from {}", h.version(), shared.display()));
+    run(cmd("cp", ["--"]).arg(shared).arg(tarball))
 }
 
 fn check_sha256(file: &Path, sha256: &str) -> Result {
