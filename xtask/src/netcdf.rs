@@ -92,12 +92,9 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
 }
 
 /// netcdf-c's whole suite in the `flavour` build, the plugin-moving tests serially, output in
-/// `ctest-<flavour>.log`; the release's expected number of tests must pass, and none fail but, on
-/// an ncfilters build, the release's `ncfilters_fixes`.
+/// `ctest-<flavour>.log`; the release's expected number of tests must pass, and none fail.
 pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
-    let fixes: Vec<&str> =
-        if flavour.starts_with("stock") { Vec::new() } else { h.release.ncfilters_fix_tests().collect() };
-    run_netcdf_ctest_expecting(h, flavour, h.release.ctest_expected - fixes.len(), &fixes).map(|_| ())
+    run_netcdf_ctest_expecting(h, flavour, h.release.ctest_expected, &[]).map(|_| ())
 }
 
 /// [`run_netcdf_ctest`] expecting `expected` tests to pass and exactly the tests `failing` (known
@@ -173,24 +170,18 @@ pub fn check_ctest_log(
 
 /// netcdf-c's suite on a stock and an ncfilters build of one configuration: stock passes
 /// `expected` less the known failures ncfilters fixes and fails all `failures`; ncfilters passes
-/// `expected` less the release's `ncfilters_fixes`, and fails those and the failures outside its code.
+/// `expected` and fails only the failures outside its code.
 pub fn run_suite_pair(h: &Harness, stock: &str, ncfilters: &str, expected: usize, failures: &[KnownFailure]) -> Result {
     let fixed_by_ncfilters = failures.iter().filter(|failure| !failure.on_ncfilters).count();
     for failure in failures {
         let on = if failure.on_ncfilters { "both builds" } else { "the stock build only" };
         println!("  expected to fail on {on}: {} ({})", failure.test, failure.why);
     }
-    h.release.announce_ncfilters_fixes();
     for (flavour, is_stock) in [(stock, true), (ncfilters, false)] {
         log(format!("netcdf-c's ctest suite on the {flavour} build"));
-        let mut failing: Vec<&str> =
+        let failing: Vec<&str> =
             failures.iter().filter(|failure| is_stock || failure.on_ncfilters).map(|failure| failure.test).collect();
-        let expected = if is_stock {
-            expected - fixed_by_ncfilters
-        } else {
-            failing.extend(h.release.ncfilters_fix_tests());
-            expected - h.release.ncfilters_fixes.len()
-        };
+        let expected = if is_stock { expected - fixed_by_ncfilters } else { expected };
         run_netcdf_ctest_expecting(h, flavour, expected, &failing)?;
     }
     Ok(())
@@ -249,7 +240,6 @@ fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {
-    h.release.announce_ncfilters_fixes();
     for flavour in ["stock", "ncfilters"] {
         log(format!("netcdf-c {}'s ctest suite on the {flavour} build", h.version()));
         run_netcdf_ctest(h, flavour)?;

@@ -49,16 +49,12 @@ pub struct Release {
     pub distribution_programs: DistributionPrograms,
     /// The configure flags of both builds (netcdf-c's option names changed in 4.9.3).
     pub flags: &'static [&'static str],
-    /// How many ctest tests the serial builds register; stock passes them all, ncfilters all but its
-    /// `ncfilters_fixes`.
+    /// How many ctest tests the serial builds register; stock and ncfilters pass them all.
     pub ctest_expected: usize,
     /// How many the MPI-parallel ncfilters build passes (the serial tests and the parallel ones).
     pub parallel_ctest_expected: usize,
     /// ctest tests that fail on the stock parallel build, each with whether it fails with ncfilters too.
     pub parallel_stock_failures: &'static [KnownFailure],
-    /// ctest tests the ncfilters builds fail by design: each asserts a failure of the C that ncfilters
-    /// fixes (docs/compatibility.md), and passes on stock.
-    pub ncfilters_fixes: &'static [Fix],
     /// `NCFILTERS_CODEC_DIALECT` for the release's suite: its test baselines hold 4.9.x's
     /// string parameters (legacy) or 4.10's numbers (numeric).
     pub suite_dialect: &'static str,
@@ -83,23 +79,6 @@ const VALGRIND_TESTS_4_9_3: &[&str] = &[
     "unit_test_run_pluginpaths",
     "unit_test_run_dfaltpluginpath",
 ];
-
-/// A ctest test that asserts a bug of the release's C, which ncfilters fixes.
-pub struct Fix {
-    pub test: &'static str,
-    pub why: &'static str,
-}
-
-/// 4.9.2's tst_bloscfail requires `nccopy -F 32001,…` with shuffle off to fail on its small chunks:
-/// its C blosc cannot compress them into their own size, fails the chunk, and 4.9.2 adds filters as
-/// mandatory, so the write fails (netcdf-c #3075). ncfilters stores such a chunk as c-blosc's
-/// uncompressed frame, readable by every blosc reader, so the copy succeeds. (Stock passes it by
-/// skipping: its `avail blosc` check runs before the script sets HDF5_PLUGIN_PATH. 4.9.3 on keep
-/// the test but no longer fail it.)
-const BLOSC_INCOMPRESSIBLE_CHUNK_STORED: Fix = Fix {
-    test: "nc_test4_tst_bloscfail",
-    why: "asserts that nccopy fails on chunks blosc cannot shrink (netcdf-c #3075); ncfilters stores them",
-};
 
 /// A ctest test that fails on a stock build, and why.
 pub struct KnownFailure {
@@ -204,7 +183,6 @@ pub static RELEASES: [Release; 5] = [
         ctest_expected: 221,
         parallel_ctest_expected: 223,
         parallel_stock_failures: &[],
-        ncfilters_fixes: &[],
         suite_dialect: "legacy",
         unrun_filter_programs: UNRUN_FILTER_PROGRAMS_4_9_0,
         unregistered_scripts: &[],
@@ -227,13 +205,11 @@ pub static RELEASES: [Release; 5] = [
         ctest_expected: CTEST_4_9_2,
         parallel_ctest_expected: CTEST_4_9_2 + 2,
         parallel_stock_failures: &[],
-        ncfilters_fixes: &[BLOSC_INCOMPRESSIBLE_CHUNK_STORED],
         suite_dialect: "legacy",
         unrun_filter_programs: UNRUN_FILTER_PROGRAMS_4_9_0,
         unregistered_scripts: &["nc_test4/tst_unknown.sh"],
-        // 4.9.0's, less tst_unknown (no longer registered), and not tst_bloscfail, which fails on the
-        // ncfilters build by design (ncfilters_fixes).
-        valgrind_tests: &["tst_create_files", "tst_special_atts", "nczarr_test_run_unknown"],
+        // 4.9.0's, less tst_unknown (no longer registered), and the blosc test it added.
+        valgrind_tests: &["tst_create_files", "tst_special_atts", "nczarr_test_run_unknown", "nc_test4_tst_bloscfail"],
     },
     Release {
         version: "4.9.3",
@@ -253,7 +229,6 @@ pub static RELEASES: [Release; 5] = [
         ctest_expected: 222,
         parallel_ctest_expected: 224,
         parallel_stock_failures: &[PARALLEL_SZIP_FAILURE, PARALLEL_ZSTD_PLUGIN_HANG],
-        ncfilters_fixes: &[],
         suite_dialect: "legacy",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
@@ -276,7 +251,6 @@ pub static RELEASES: [Release; 5] = [
         ctest_expected: CTEST_4_10_0,
         parallel_ctest_expected: CTEST_4_10_0 + 2,
         parallel_stock_failures: &[PARALLEL_SZIP_FAILURE, PARALLEL_ZSTD_PLUGIN_HANG],
-        ncfilters_fixes: &[],
         suite_dialect: "numeric",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
@@ -300,7 +274,6 @@ pub static RELEASES: [Release; 5] = [
         ctest_expected: 235,
         parallel_ctest_expected: 237,
         parallel_stock_failures: &[PARALLEL_SZIP_FAILURE],
-        ncfilters_fixes: &[],
         suite_dialect: "numeric",
         unrun_filter_programs: &["nc_test4/tst_filterparser"],
         unregistered_scripts: &["nc_test4/tst_unknown.sh", "nczarr_test/run_unknown.sh"],
@@ -329,18 +302,6 @@ pub fn find(version: &str) -> Result<&'static Release, String> {
 }
 
 impl Release {
-    /// The names of the tests its `ncfilters_fixes` expect to fail on an ncfilters build.
-    pub fn ncfilters_fix_tests(&self) -> impl Iterator<Item = &'static str> {
-        self.ncfilters_fixes.iter().map(|fix| fix.test)
-    }
-
-    /// Prints each of its `ncfilters_fixes` before a suite runs.
-    pub fn announce_ncfilters_fixes(&self) {
-        for fix in self.ncfilters_fixes {
-            println!("  expected to fail on the ncfilters build only: {} ({})", fix.test, fix.why);
-        }
-    }
-
     /// The first release, whose trees keep the harness's original paths.
     pub fn is_first(&self) -> bool {
         self.version == RELEASES[0].version

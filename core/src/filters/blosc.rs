@@ -7,7 +7,9 @@
 //! H5Zblosc.c ignores the level and shuffle on read, this decodes whatever parameters the file's
 //! writer left).
 //! Unlike 4.9.0 (netcdf-c #3075), a chunk blosc cannot shrink is stored (blosc's memcpy frame)
-//! instead of failing; the context API keeps no global state between threads.
+//! instead of failing, except in 4.9.2, whose own suite requires the failure
+//! (`ncf_blosc_fails_incompressible`; docs/compatibility.md). The context API keeps no global state
+//! between threads.
 //!
 //! Chunks from 512 KiB (`PIECES_FROM`) on run on the worker pool, not on c-blosc's own threads
 //! (which its context API starts and joins on every call): pieces of whole blocks are compressed
@@ -65,13 +67,18 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
         return fail(format!("blosc cannot take a chunk of {} bytes", input.len()));
     }
     let blosc = super::native::blosc().map_err(super::FilterError)?;
+    let room = input.len() + if FAILS_INCOMPRESSIBLE { 0 } else { MAX_OVERHEAD };
     if input.len() >= PIECES_FROM && worker_pool::threads() > 1 {
-        if let Some(frame) = encode_in_pieces(blosc, settings, input, worker_pool::run)? {
+        if let Some(frame) = encode_in_pieces(blosc, settings, input, room, worker_pool::run)? {
             return Ok(frame);
         }
     }
-    compress(blosc, settings, input, 0, input.len() + MAX_OVERHEAD)
+    compress(blosc, settings, input, 0, room)
 }
+
+/// The release's H5Zblosc.c gives c-blosc only the chunk's size as room, so a chunk it cannot
+/// shrink fails (at level 0 every chunk).
+const FAILS_INCOMPRESSIBLE: bool = cfg!(ncf_blosc_fails_incompressible);
 
 /// Chunks from this size on are compressed and decompressed in pieces on the worker pool.
 pub const PIECES_FROM: usize = 512 << 10;
@@ -114,6 +121,14 @@ fn compress_into(
     };
     match usize::try_from(written) {
         Ok(n) if n > 0 && n <= dest.len() => Ok(n),
+        // c-blosc's answer when the frame does not fit (never with a header's room to spare).
+        Ok(0) if dest.len() <= input.len() => fail(format!(
+            "blosc cannot shrink this chunk of {} bytes into {} bytes; netcdf-c {} fails such a chunk, as \
+             its own blosc filter does (4.9.3 on store it)",
+            input.len(),
+            dest.len(),
+            env!("NCFILTERS_NETCDF_VERSION")
+        )),
         _ => fail(format!("blosc compression failed ({written})")),
     }
 }
@@ -121,7 +136,7 @@ fn compress_into(
 /// The frame c-blosc writes for `input` on one thread, made of pieces of whole blocks compressed
 /// side by side by `runner` and joined (see `blosc_frame`); `None` where that cannot give the
 /// same bytes: blosc's block size is not known or not below half the chunk, or the chunk is too
-/// incompressible for c-blosc to leave every block in its frame.
+/// incompressible for c-blosc to leave every block in its frame given `room` bytes.
 ///
 /// Each piece writes its frame into the output block itself, where its streams start if the
 /// pieces before it stored theirs as is, in room up to the next piece's frame; the streams are
@@ -131,6 +146,7 @@ fn encode_in_pieces(
     blosc: &Blosc,
     settings: Settings,
     input: &[u8],
+    room: usize,
     runner: worker_pool::Runner,
 ) -> FilterResult<Option<CVec>> {
     if settings.level == 0 {
@@ -153,7 +169,6 @@ fn encode_in_pieces(
     let frame_at = |piece: usize| {
         streams_at + piece * (piece_size + spare) - blosc_frame::streams_at(range(piece).len().div_ceil(block))
     };
-    let room = input.len() + MAX_OVERHEAD;
     let capacity = room + streams_at + pieces * spare;
     let place_len = |piece: usize| if piece + 1 == pieces { capacity } else { frame_at(piece + 1) } - frame_at(piece);
     let mut out = output_uninit(capacity)?;
@@ -372,8 +387,16 @@ mod tests {
             for shuffle in 0..3 {
                 let s = Settings { type_size: 4, level: 5, shuffle, compressor };
                 for data in [&smooth, &noise] {
-                    let packed = encode(s, data).expect("an incompressible chunk is stored, not failed");
-                    assert_eq!(decode(packed.as_slice(), usize::MAX).unwrap().as_slice(), &data[..]);
+                    match encode(s, data) {
+                        Ok(packed) => {
+                            assert!(!(FAILS_INCOMPRESSIBLE && data == &noise), "4.9.2 fails noise");
+                            assert_eq!(decode(packed.as_slice(), usize::MAX).unwrap().as_slice(), &data[..]);
+                        }
+                        Err(e) => {
+                            assert!(FAILS_INCOMPRESSIBLE && data == &noise, "{e}: only 4.9.2 fails, only noise");
+                            assert!(e.0.contains("cannot shrink"), "{e}");
+                        }
+                    }
                 }
             }
         }
@@ -384,6 +407,42 @@ mod tests {
         assert_eq!(settings(&[0, 0, 4]).unwrap(), Settings { type_size: 4, level: 5, shuffle: 1, compressor: 0 });
         assert!(settings(&[2, 2, 4, 0, 5, 1, 9]).is_err(), "unknown compressor");
         assert!(settings(&[2, 2]).is_err());
+    }
+
+    /// The release's H5Zblosc.c is one c-blosc call with room for the chunk (4.9.2) or for the
+    /// chunk and a header (the others): `encode` gives that call's answer, frame or failure,
+    /// whichever way it compresses, also where the frame nearly fills the chunk.
+    #[test]
+    fn encode_answers_as_the_releases_c_blosc_call() {
+        let blosc = crate::filters::native::blosc().unwrap();
+        let size = (5 << 19) + 12_345;
+        let mut state = 3u64;
+        let smooth: Vec<u8> = (0..size).map(|i| ((i / 4) as f32 * 0.01).sin().to_le_bytes()[i % 4]).collect();
+        let mut noisy = |from: usize| -> Vec<u8> {
+            let mut data = smooth.clone();
+            for byte in &mut data[from..] {
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                *byte = (state >> 33) as u8;
+            }
+            data
+        };
+        let (half_noise, mostly_noise) = (noisy(size / 2), noisy(size / 8));
+        let room = if FAILS_INCOMPRESSIBLE { size } else { size + MAX_OVERHEAD };
+        for (name, data) in [("smooth", &smooth), ("half noise", &half_noise), ("mostly noise", &mostly_noise)] {
+            for compressor in 0..BLOSC_COMPRESSORS.len() {
+                for (level, shuffle) in [(0, 1), (5, 0), (5, 1)] {
+                    let s = Settings { type_size: 4, level, shuffle, compressor };
+                    let case = format!("{name}, compressor {compressor}, level {level}, shuffle {shuffle}");
+                    match (compress(blosc, s, data, 0, room), encode(s, data)) {
+                        (Ok(c), Ok(ours)) => assert!(c.as_slice() == ours.as_slice(), "{case}: other bytes"),
+                        (Err(_), Err(_)) => {}
+                        (c, ours) => {
+                            panic!("{case}: c-blosc {:?}, encode {:?}", c.map(|f| f.len()), ours.map(|f| f.len()))
+                        }
+                    }
+                }
+            }
+        }
     }
 
     /// Large chunks are compressed in pieces of whole blocks side by side and joined:
@@ -416,7 +475,7 @@ mod tests {
                         for (name, data) in datasets {
                             let serial = compress(blosc, s, data, 0, data.len() + MAX_OVERHEAD).unwrap();
                             for runner in [worker_pool::run as worker_pool::Runner, worker_pool::run_serially] {
-                                match encode_in_pieces(blosc, s, data, runner).unwrap() {
+                                match encode_in_pieces(blosc, s, data, data.len() + MAX_OVERHEAD, runner).unwrap() {
                                     Some(frame) => {
                                         assert!(
                                             frame.as_slice() == serial.as_slice(),

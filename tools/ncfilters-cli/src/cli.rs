@@ -43,7 +43,7 @@ pub struct Cli {
 pub enum Command {
     /// One row per filter: id, name, NCZarr codec id, netCDF-4 and NCZarr use, where it comes from.
     ///
-    /// The source is "HDF5 predefined", "built into libnetcdf", or "plugin <library>" (for
+    /// The source is "HDF5 predefined", "built into libnetcdf", or "plugin LIBRARY" (for
     /// netCDF-4; NCZarr's is added when it differs). Always exits 0 when the report can be read.
     #[command(after_help = "Example:\n  ncfilters list\n  ncfilters --json list")]
     List,
