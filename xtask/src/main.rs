@@ -19,6 +19,7 @@ mod parallel;
 mod process;
 mod provenance;
 mod release;
+mod rotation;
 mod rust_checks;
 mod setup;
 mod slow_checks;
@@ -120,7 +121,7 @@ const RELEASE_STEPS: [Step; 6] =
 
 // After those, `test` runs `install` for every release, the slow checks (`slow_checks.rs`:
 // `valgrind` and `parallel` for every release, the `matrix` configurations and `debian13`; one of
-// them with `NCFILTERS_TIER=ci`) and `fuzz`.
+// them with `NCFILTERS_TIER=ci`, `rotation.rs`) and `fuzz`.
 
 impl Step {
     fn name(&self) -> &'static str {
@@ -212,7 +213,7 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         for step in &FIRST_STEPS {
             stages.run(step.name(), || run_step(h, step))?;
         }
-        let releases = release::releases_for_this_run();
+        let releases = rotation::releases_for_this_run()?;
         for release in &releases {
             let h = h.for_release(release);
             stages.run(&format!("build {}", release.version), || netcdf::build(&h))?;
@@ -224,7 +225,7 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             let h = h.for_release(release);
             stages.run(&format!("install {}", release.version), || install::test_install(&h))?;
         }
-        for check in slow_checks::for_this_run() {
+        for check in rotation::slow_checks_for_this_run()? {
             stages.run(&check.name(), || check.run(h))?;
         }
         stages.run("fuzz", || rust_checks::test_fuzz(h))?;
@@ -248,10 +249,10 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::BenchNczarr => bench::bench_nczarr(h),
         Step::BenchFilters => bench::bench_filters(h),
         Step::BenchNccopy => bench::bench_nccopy(h),
-        Step::Rust => rust_checks::test_rust(h),
+        Step::Rust => rust_checks::test_rust(h, &rotation::releases_for_this_run()?),
         Step::Headers => rust_checks::test_headers(h),
         Step::Fmt => rust_checks::test_fmt(h),
-        Step::Clippy => rust_checks::test_clippy(h),
+        Step::Clippy => rust_checks::test_clippy(h, &rotation::releases_for_this_run()?),
         Step::Miri => rust_checks::test_miri(h),
         Step::Abi => rust_checks::test_abi(h),
         Step::Differential => rust_checks::test_differential(h),

@@ -1,7 +1,8 @@
 //! The two netcdf-c builds (`build`) and netcdf-c's own test suite on them (`netcdf-suite`).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 use std::time::Instant;
 
 use crate::harness::{fail, log, Harness, Result};
@@ -25,6 +26,15 @@ const CTEST_TIMEOUT_SECONDS: u32 = 300;
 /// with the legacy codec dialect (the build's default, numeric, is what zarr-python and 4.10 write):
 /// the environment variable the release's `suite_dialect` goes into.
 pub const SUITE_DIALECT_VARIABLE: &str = "NCFILTERS_CODEC_DIALECT";
+
+/// The build trees whose whole suite passed in this process: a later step that needs the files
+/// its tests leave behind (`valgrind`) need not run it again.
+static SUITE_PASSED_IN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Whether this process ran the suite on `build` and it passed.
+pub fn suite_passed_in_this_run(build: &Path) -> bool {
+    SUITE_PASSED_IN.lock().is_ok_and(|builds| builds.iter().any(|b| b == build))
+}
 
 pub fn build(h: &Harness) -> Result {
     setup::setup(h)?;
@@ -112,13 +122,17 @@ pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, f
     // Both halves run whatever the first gave: the failures are compared by name below.
     let passed_first = succeeds_into_log(&mut parallel, log_file, false)?;
     let passed_second = succeeds_into_log(&mut serial, log_file, true)?;
-    check_ctest_log(
+    let passed = check_ctest_log(
         log_file,
         &crate::configurations::describe(h, flavour),
         passed_first && passed_second,
         expected,
         failing,
-    )
+    )?;
+    if let Ok(mut builds) = SUITE_PASSED_IN.lock() {
+        builds.push(build.clone());
+    }
+    Ok(passed)
 }
 
 /// ctest's arguments for the two halves of a suite: the tests that may run side by side, then

@@ -323,45 +323,6 @@ pub fn newest() -> &'static Release {
     &RELEASES[RELEASES.len() - 1]
 }
 
-/// Every item, or with `NCFILTERS_TIER=ci` the one of the UTC day (`offset` days on).
-pub fn rotate<T>(items: &'static [T], offset: u64) -> Vec<&'static T> {
-    if !is_ci_tier() {
-        return items.iter().collect();
-    }
-    vec![rotated(items, today() + offset)]
-}
-
-fn is_ci_tier() -> bool {
-    std::env::var("NCFILTERS_TIER").as_deref() == Ok("ci")
-}
-
-/// Days since 1970 (UTC).
-fn today() -> u64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400)
-}
-
-fn rotated<T>(items: &'static [T], days: u64) -> &'static T {
-    &items[(days % items.len() as u64) as usize]
-}
-
-/// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine,
-/// and three with the rest of `test` take about 70 of CI's 90 (README, "What runs where").
-pub const RELEASES_PER_CI_RUN: usize = 3;
-
-/// The releases `test` builds and tests: all of them, or with `NCFILTERS_TIER=ci` the
-/// [`RELEASES_PER_CI_RUN`] from the one of the UTC day on (wrapping). Any three consecutive
-/// releases of the table include 4.9.2 or 4.10.0, so every CI run tests a release added last.
-pub fn releases_for_this_run() -> Vec<&'static Release> {
-    if !is_ci_tier() {
-        return RELEASES.iter().collect();
-    }
-    releases_from(today())
-}
-
-fn releases_from(days: u64) -> Vec<&'static Release> {
-    (0..RELEASES_PER_CI_RUN as u64).map(|i| rotated(&RELEASES, days + i)).collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -387,28 +348,6 @@ mod tests {
         assert!(find("4.9.0").unwrap().is_first());
         assert!(!find("4.10.1").unwrap().is_first() && std::ptr::eq(find("4.10.1").unwrap(), newest()));
         assert!(find("4.9.1").err().is_some_and(|e| e.contains("4.9.0, 4.9.2, 4.9.3, 4.10.0, 4.10.1")));
-    }
-
-    #[test]
-    fn ci_rotation_takes_each_item_in_turn() {
-        let seen: Vec<&str> = (0..6).map(|days| rotated(&RELEASES, days).version).collect();
-        assert_eq!(seen, ["4.9.0", "4.9.2", "4.9.3", "4.10.0", "4.10.1", "4.9.0"]);
-    }
-
-    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last), and over five days every
-    /// release three times.
-    #[test]
-    fn every_ci_run_tests_a_new_release_and_each_release_in_turn() {
-        let mut runs = [0; 5];
-        for days in 0..5 {
-            let versions: Vec<&str> = releases_from(days).iter().map(|r| r.version).collect();
-            assert_eq!(versions.len(), RELEASES_PER_CI_RUN);
-            assert!(versions.iter().any(|v| ["4.9.2", "4.10.0"].contains(v)), "day {days}: {versions:?}");
-            for release in releases_from(days) {
-                runs[RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap()] += 1;
-            }
-        }
-        assert_eq!(runs, [3; 5]);
     }
 
     /// The facts the table states agree with the releases' build systems.

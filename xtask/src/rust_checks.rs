@@ -5,6 +5,7 @@ use std::process::Command;
 
 use crate::harness::{create_dir_all, fail, log, Harness, Result};
 use crate::process::{cmd, on_path, output, run, succeeds_into_log};
+use crate::release::Release;
 use crate::setup::hdf5_cflags;
 use crate::text::print_tail;
 
@@ -15,11 +16,13 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
     cargo
 }
 
-pub fn test_rust(h: &Harness) -> Result {
+/// `releases`: those of this run (`rotation`); the crate is tested for each after the first.
+pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
     for_later_releases(
         h,
+        releases,
         "unit and plugin-path tests",
         [
             "test",
@@ -127,7 +130,8 @@ pub fn test_fmt(h: &Harness) -> Result {
     in_every_workspace(h, ["fmt", "--all", "--check"])
 }
 
-pub fn test_clippy(h: &Harness) -> Result {
+/// `releases`: as for [`test_rust`].
+pub fn test_clippy(h: &Harness, releases: &[&'static Release]) -> Result {
     in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
     log("cargo clippy of the ncfilters command's binary (feature `binary`; checking links nothing)");
     run(&mut cargo(
@@ -149,6 +153,7 @@ pub fn test_clippy(h: &Harness) -> Result {
     // The crate compiled for the other releases has other cfgs (struct mirrors, behaviour).
     for_later_releases(
         h,
+        releases,
         "clippy",
         [
             "clippy",
@@ -166,10 +171,15 @@ pub fn test_clippy(h: &Harness) -> Result {
     )
 }
 
-/// `cargo <args>` of the crate built for each release of this run after the first (its own cfgs
-/// and target directory), `what` naming it in the progress line.
-fn for_later_releases<const N: usize>(h: &Harness, what: &str, args: [&str; N]) -> Result {
-    for release in crate::release::releases_for_this_run().into_iter().filter(|r| !r.is_first()) {
+/// `cargo <args>` of the crate built for each of `releases` but the first (its own cfgs and target
+/// directory), `what` naming it in the progress line.
+fn for_later_releases<const N: usize>(
+    h: &Harness,
+    releases: &[&'static Release],
+    what: &str,
+    args: [&str; N],
+) -> Result {
+    for release in releases.iter().filter(|r| !r.is_first()) {
         let h = h.for_release(release);
         log(format!("cargo {what} of ncfilters for netcdf-c {}", release.version));
         let mut command = cargo(&h, args);

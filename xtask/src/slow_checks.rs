@@ -1,12 +1,12 @@
 //! The slow checks of `test`: valgrind and the MPI-parallel pair for each release, and the
 //! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, and the
 //! Debian 13 root). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run,
-//! rotating by the UTC day: on a 2-core CI machine the rest of `test` (three releases) takes about
-//! 60 minutes and a slow check 9 to 17 more, so two slow checks come too close to CI's 90.
+//! rotating by the UTC day (`rotation.rs`): on a 2-core CI machine the rest of `test` (three
+//! releases) takes about 57 minutes and a slow check 6 to 25 more, so two would not fit in CI's 90.
 
 use crate::configurations::{Configuration, CONFIGURATIONS};
 use crate::harness::{Harness, Result};
-use crate::release::{self, Release, RELEASES};
+use crate::release::{Release, RELEASES};
 
 pub enum SlowCheck {
     Valgrind(&'static Release),
@@ -49,6 +49,15 @@ impl SlowCheck {
         }
     }
 
+    /// The release whose two serial builds (`build`) the check tests, if it needs them: a CI run
+    /// builds that release among its three (`rotation`).
+    pub fn tests_serial_builds_of(&self) -> Option<&'static Release> {
+        match self {
+            SlowCheck::Valgrind(release) => Some(release),
+            SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => None,
+        }
+    }
+
     pub fn run(&self, h: &Harness) -> Result {
         match self {
             SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
@@ -57,11 +66,6 @@ impl SlowCheck {
             SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
         }
     }
-}
-
-/// Every slow check, or with `NCFILTERS_TIER=ci` the one of the UTC day.
-pub fn for_this_run() -> Vec<&'static SlowCheck> {
-    release::rotate(&SLOW_CHECKS, 0)
 }
 
 #[cfg(test)]

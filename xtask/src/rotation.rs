@@ -1,0 +1,116 @@
+//! What a run of `test` covers. `cargo xtask test` covers every release and every slow check;
+//! with `NCFILTERS_TIER=ci` a run covers three consecutive releases and one slow check, chosen by
+//! the UTC day (`NCFILTERS_CI_DAY`, days since 1970, replays another day's run).
+
+use crate::harness::{fail, Result};
+use crate::release::{Release, RELEASES};
+use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
+
+/// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine,
+/// and three with the rest of `test` take about 57 of CI's 90 (docs/testing.md).
+pub const RELEASES_PER_CI_RUN: usize = 3;
+
+/// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.
+pub fn releases_for_this_run() -> Result<Vec<&'static Release>> {
+    Ok(match ci_day()? {
+        None => RELEASES.iter().collect(),
+        Some(day) => releases_on(day),
+    })
+}
+
+/// The slow checks `test` runs: all of them, or in CI the one of [`slow_check_on`] today.
+pub fn slow_checks_for_this_run() -> Result<Vec<&'static SlowCheck>> {
+    Ok(match ci_day()? {
+        None => SLOW_CHECKS.iter().collect(),
+        Some(day) => vec![slow_check_on(day)],
+    })
+}
+
+/// The slow checks in turn, one a day.
+pub fn slow_check_on(day: u64) -> &'static SlowCheck {
+    &SLOW_CHECKS[(day % SLOW_CHECKS.len() as u64) as usize]
+}
+
+/// [`RELEASES_PER_CI_RUN`] consecutive releases of the table (wrapping), from the one of the day
+/// on; any three include 4.9.2 or 4.10.0, the releases added last. When the day's slow check tests
+/// the serial builds of a release outside them (valgrind), the three start at that release
+/// instead, so that the check finds the builds and the suite the run made (a build and a suite of
+/// its own would add about 7 minutes to CI's longest days).
+pub fn releases_on(day: u64) -> Vec<&'static Release> {
+    let count = RELEASES.len() as u64;
+    let mut first = day % count;
+    if let Some(needed) = slow_check_on(day).tests_serial_builds_of() {
+        let needed = RELEASES.iter().position(|release| std::ptr::eq(release, needed)).unwrap_or(0) as u64;
+        if (needed + count - first) % count >= RELEASES_PER_CI_RUN as u64 {
+            first = needed;
+        }
+    }
+    (0..RELEASES_PER_CI_RUN as u64).map(|i| &RELEASES[((first + i) % count) as usize]).collect()
+}
+
+/// With `NCFILTERS_TIER=ci`, the day of the run: `NCFILTERS_CI_DAY` or today (UTC); else `None`.
+fn ci_day() -> Result<Option<u64>> {
+    if std::env::var("NCFILTERS_TIER").as_deref() != Ok("ci") {
+        return Ok(None);
+    }
+    match std::env::var("NCFILTERS_CI_DAY") {
+        Ok(day) => match day.trim().parse::<u64>() {
+            Ok(day) => Ok(Some(day)),
+            Err(_) => fail!("NCFILTERS_CI_DAY={day:?} is not a day number (days since 1970, e.g. 20787)"),
+        },
+        Err(_) => Ok(Some(today())),
+    }
+}
+
+/// Days since 1970 (UTC).
+fn today() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |since| since.as_secs() / 86_400)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The least common multiple of 5 releases and 18 slow checks: every (releases, check) pair.
+    const CYCLE: u64 = 90;
+
+    fn versions(day: u64) -> Vec<&'static str> {
+        releases_on(day).iter().map(|release| release.version).collect()
+    }
+
+    #[test]
+    fn releases_rotate_one_a_day_on_days_without_valgrind() {
+        // Days 1 and 2: slow checks `parallel 4.9.3` and a matrix configuration.
+        assert_eq!(versions(1), ["4.9.2", "4.9.3", "4.10.0"]);
+        assert_eq!(versions(2), ["4.9.3", "4.10.0", "4.10.1"]);
+    }
+
+    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); every valgrind check finds its
+    /// release among the run's; over the cycle each release runs on at least half the days.
+    #[test]
+    fn every_ci_run_tests_a_new_release_and_the_valgrind_check_s_release() {
+        let mut runs = [0; 5];
+        for day in 0..CYCLE {
+            let releases = releases_on(day);
+            let names = versions(day);
+            assert_eq!(releases.len(), RELEASES_PER_CI_RUN);
+            assert!(names.iter().any(|v| ["4.9.2", "4.10.0"].contains(v)), "day {day}: {names:?}");
+            if let Some(needed) = slow_check_on(day).tests_serial_builds_of() {
+                assert!(releases.iter().any(|r| std::ptr::eq(*r, needed)), "day {day}: {names:?}");
+            }
+            for release in releases {
+                runs[RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap()] += 1;
+            }
+        }
+        assert!(runs.iter().all(|&n| n >= CYCLE / 2), "{runs:?}");
+        assert_eq!(runs.iter().sum::<u64>(), CYCLE * RELEASES_PER_CI_RUN as u64);
+    }
+
+    #[test]
+    fn every_slow_check_runs_once_in_eighteen_days() {
+        let mut names: Vec<String> = (0..18).map(|day| slow_check_on(day).name()).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), SLOW_CHECKS.len());
+    }
+}
