@@ -7,8 +7,12 @@ use crate::release::{Release, RELEASES};
 use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
 
 /// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine,
-/// and three with the rest of `test` take about 57 of CI's 90 (docs/testing.md).
+/// and three with the rest of `test` take about 57 minutes of CI's 90 (docs/testing.md).
 pub const RELEASES_PER_CI_RUN: usize = 3;
+
+/// How many on a day whose slow check is `valgrind` (about 16 minutes on top of the run's steps,
+/// where the other slow checks take 6 to 15): three would bring the run within 5 minutes of the 90.
+pub const RELEASES_PER_VALGRIND_DAY: usize = 2;
 
 /// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.
 pub fn releases_for_this_run() -> Result<Vec<&'static Release>> {
@@ -32,20 +36,23 @@ pub fn slow_check_on(day: u64) -> &'static SlowCheck {
 }
 
 /// [`RELEASES_PER_CI_RUN`] consecutive releases of the table (wrapping), from the one of the day
-/// on; any three include 4.9.2 or 4.10.0, the releases added last. When the day's slow check tests
-/// the serial builds of a release outside them (valgrind), the three start at that release
-/// instead, so that the check finds the builds and the suite the run made (a build and a suite of
-/// its own would add about 7 minutes to CI's longest days).
+/// on; any three include 4.9.2 or 4.10.0, the releases added last. A day whose slow check tests
+/// the serial builds of a release (valgrind, which reuses the builds and the suite the run made)
+/// tests [`RELEASES_PER_VALGRIND_DAY`] instead: that release and the next (the one before, for the
+/// last), which include 4.9.2 or 4.10.0 too.
 pub fn releases_on(day: u64) -> Vec<&'static Release> {
-    let count = RELEASES.len() as u64;
-    let mut first = day % count;
-    if let Some(needed) = slow_check_on(day).tests_serial_builds_of() {
-        let needed = RELEASES.iter().position(|release| std::ptr::eq(release, needed)).unwrap_or(0) as u64;
-        if (needed + count - first) % count >= RELEASES_PER_CI_RUN as u64 {
-            first = needed;
+    let count = RELEASES.len();
+    match slow_check_on(day).tests_serial_builds_of() {
+        Some(needed) => {
+            let at = RELEASES.iter().position(|release| std::ptr::eq(release, needed)).unwrap_or(0);
+            let first = at.min(count - RELEASES_PER_VALGRIND_DAY);
+            RELEASES[first..first + RELEASES_PER_VALGRIND_DAY].iter().collect()
+        }
+        None => {
+            let first = (day % count as u64) as usize;
+            (0..RELEASES_PER_CI_RUN).map(|i| &RELEASES[(first + i) % count]).collect()
         }
     }
-    (0..RELEASES_PER_CI_RUN as u64).map(|i| &RELEASES[((first + i) % count) as usize]).collect()
 }
 
 /// With `NCFILTERS_TIER=ci`, the day of the run: `NCFILTERS_CI_DAY` or today (UTC); else `None`.
@@ -85,25 +92,36 @@ mod tests {
         assert_eq!(versions(2), ["4.9.3", "4.10.0", "4.10.1"]);
     }
 
-    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); every valgrind check finds its
-    /// release among the run's; over the cycle each release runs on at least half the days.
+    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); a valgrind day tests two
+    /// releases, its check's among them, the other days three; over the cycle each release runs on
+    /// at least 40 of the 90 days.
     #[test]
     fn every_ci_run_tests_a_new_release_and_the_valgrind_check_s_release() {
         let mut runs = [0; 5];
         for day in 0..CYCLE {
             let releases = releases_on(day);
             let names = versions(day);
-            assert_eq!(releases.len(), RELEASES_PER_CI_RUN);
             assert!(names.iter().any(|v| ["4.9.2", "4.10.0"].contains(v)), "day {day}: {names:?}");
-            if let Some(needed) = slow_check_on(day).tests_serial_builds_of() {
-                assert!(releases.iter().any(|r| std::ptr::eq(*r, needed)), "day {day}: {names:?}");
+            match slow_check_on(day).tests_serial_builds_of() {
+                Some(needed) => {
+                    assert_eq!(releases.len(), RELEASES_PER_VALGRIND_DAY, "day {day}");
+                    assert!(releases.iter().any(|r| std::ptr::eq(*r, needed)), "day {day}: {names:?}");
+                }
+                None => assert_eq!(releases.len(), RELEASES_PER_CI_RUN, "day {day}"),
             }
             for release in releases {
                 runs[RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap()] += 1;
             }
         }
-        assert!(runs.iter().all(|&n| n >= CYCLE / 2), "{runs:?}");
-        assert_eq!(runs.iter().sum::<u64>(), CYCLE * RELEASES_PER_CI_RUN as u64);
+        assert!(runs.iter().all(|&n| n >= 40), "{runs:?}");
+    }
+
+    #[test]
+    fn a_valgrind_day_tests_its_release_and_the_next() {
+        // Day 0: valgrind 4.9.0; day 9: valgrind 4.10.1, the last release.
+        assert_eq!(versions(0), ["4.9.0", "4.9.2"]);
+        assert_eq!(versions(9), ["4.10.0", "4.10.1"]);
+        assert_eq!(versions(20_787), ["4.10.0", "4.10.1"], "2026-11-30: valgrind 4.10.0");
     }
 
     #[test]
