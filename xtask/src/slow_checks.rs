@@ -2,7 +2,7 @@
 //! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, and the
 //! Debian 13 root). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run,
 //! rotating by the UTC day (`rotation.rs`): on a 2-core CI machine the rest of `test` (three
-//! releases) takes about 57 minutes and a slow check 6 to 25 more, so two would not fit in CI's 90.
+//! releases) takes about 57 minutes and a slow check 6 to 17 more, so two would not fit in CI's 90.
 
 use crate::configurations::{Configuration, CONFIGURATIONS};
 use crate::harness::{Harness, Result};
