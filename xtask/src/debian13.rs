@@ -71,7 +71,7 @@ pub fn test_debian13(h: &Harness) -> Result {
     let flags = configuration.flags(h.release);
     let version_of_hdf5 = ["sh", "-c", "dpkg-query -W -f '${Version}' libhdf5-dev | cut -d+ -f1"];
     let hdf5 = crate::process::output(&mut inside(&h, &root, &version_of_hdf5))?.trim().to_string();
-    for flavour in ["stock", "ncfilters"] {
+    for flavour in crate::netcdf::FLAVOURS {
         let source_copy = work.join(format!("src-{flavour}"));
         if !source_copy.is_dir() {
             let mut copy = cmd("cp", ["-a"]);
@@ -91,7 +91,7 @@ pub fn test_debian13(h: &Harness) -> Result {
         let build = ["cmake", "--build", &format!("{WORK_INSIDE}/build-{flavour}"), &format!("-j{}", h.jobs)];
         step(&h, &root, &format!("build netcdf-c ({flavour}) in the Debian 13 root"), &build)?;
     }
-    for flavour in ["stock", "ncfilters"] {
+    for flavour in crate::netcdf::FLAVOURS {
         log(format!("netcdf-c's ctest suite on the {flavour} build in the Debian 13 root"));
         let log_file = h.work_file(&format!("debian13-ctest-{flavour}.log"));
         let mut succeeded = true;

@@ -27,6 +27,9 @@ const CTEST_TIMEOUT_SECONDS: u32 = 300;
 /// the environment variable the release's `suite_dialect` goes into.
 pub const SUITE_DIALECT_VARIABLE: &str = "NCFILTERS_CODEC_DIALECT";
 
+/// A release's two serial builds: its C as shipped, and with ncfilters.
+pub const FLAVOURS: [&str; 2] = ["stock", "ncfilters"];
+
 /// The build trees whose whole suite passed in this process: a later step that needs the files
 /// its tests leave behind (`valgrind`) need not run it again.
 static SUITE_PASSED_IN: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -254,7 +257,7 @@ fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {
-    for flavour in ["stock", "ncfilters"] {
+    for flavour in FLAVOURS {
         log(format!("netcdf-c {}'s ctest suite on the {flavour} build", h.version()));
         run_netcdf_ctest(h, flavour)?;
     }

@@ -50,7 +50,7 @@ impl SlowCheck {
     }
 
     /// The release whose two serial builds (`build`) the check tests, if it needs them: a CI run
-    /// builds that release among its three (`rotation`).
+    /// builds that release among its own (`rotation`).
     pub fn tests_serial_builds_of(&self) -> Option<&'static Release> {
         match self {
             SlowCheck::Valgrind(release) => Some(release),

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::harness::{fail, log, read_to_string, remove_dir_all_if_exists, Failure, Harness, Result};
 use crate::leaks::{leaks_allocated_by_ncfilters, DEFINITE_LEAK};
-use crate::netcdf::{ctest, run_netcdf_ctest, suite_passed_in_this_run};
+use crate::netcdf::{ctest, run_netcdf_ctest, suite_passed_in_this_run, FLAVOURS};
 use crate::process::{output, succeeds_into_log};
 use crate::text::{concatenate, count_matching_lines, glob, print_tail};
 
@@ -88,8 +88,8 @@ pub fn test_valgrind(h: &Harness) -> Result {
         }
     }
     memcheck_both_builds(h, &tests)?;
-    let ncf_logs = glob(&h.work.join("valgrind-ncfilters"), "vg.", ".log");
-    let stock_logs = glob(&h.work.join("valgrind-stock"), "vg.", ".log");
+    let ncf_logs = glob(&logs_dir(h, "ncfilters"), "vg.", ".log");
+    let stock_logs = glob(&logs_dir(h, "stock"), "vg.", ".log");
     let ncf = concatenate(&ncf_logs)?;
     let stock = concatenate(&stock_logs)?;
 
@@ -112,7 +112,7 @@ pub fn test_valgrind(h: &Harness) -> Result {
     if n_ncf > n_stock {
         fail!("valgrind: more definite leaks with ncfilters ({n_ncf}) than stock ({n_stock})");
     }
-    let traced = std::fs::read_dir(h.work.join("valgrind-ncfilters")).map_or(0, |d| d.count());
+    let traced = std::fs::read_dir(logs_dir(h, "ncfilters")).map_or(0, |d| d.count());
     println!(
         "PASS valgrind: {traced} netcdf-c processes traced; 0 invalid accesses; definite leak records: \
          ncfilters {n_ncf}, stock {n_stock} ({} invalid accesses in stock), none from ncfilters code; {} s",
@@ -129,7 +129,10 @@ fn files_with_invalid_access(logs: &[PathBuf]) -> Vec<PathBuf> {
         .collect()
 }
 
-const FLAVOURS: [&str; 2] = ["stock", "ncfilters"];
+/// Where a build's valgrind logs go, one per process.
+fn logs_dir(h: &Harness, flavour: &str) -> PathBuf {
+    h.work.join(format!("valgrind-{flavour}"))
+}
 
 /// The tests under memcheck in both builds. The builds are separate trees, so with two cores or
 /// more they run side by side, each on half of them: a build's serial group runs on one core for
@@ -150,10 +153,10 @@ fn memcheck_both_builds(h: &Harness, tests: &[&str]) -> Result {
 }
 
 /// The tests under memcheck in one build, the racing ones one at a time and the others on `jobs`
-/// cores, one log per process in <work>/valgrind-<flavour>/.
+/// cores, one log per process in [`logs_dir`].
 fn valgrind_suite(h: &Harness, flavour: &str, tests: &[&str], jobs: usize) -> Result {
     let build = h.build_dir(flavour);
-    let logs = h.work.join(format!("valgrind-{flavour}"));
+    let logs = logs_dir(h, flavour);
     let (serial, parallel): (Vec<&str>, Vec<&str>) = tests.iter().partition(|t| must_run_serially(t));
     remove_dir_all_if_exists(&logs)?;
     crate::harness::create_dir_all(&logs)?;
