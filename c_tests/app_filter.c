@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * An application's own HDF5 filter class for zstd (32015), registered before netCDF initialises,
  * as hdf5plugin or h5py programs do (tests/interop/test_builtin_filters.py). netCDF must keep it:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Plugin libraries that are wrong in one way each, for the NCZarr loader tests
  * (tests/interop/test_bad_plugins.py). Compiled once per variant with -DVARIANT=<n>:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A deliberately broken filter plugin for filter_contract.c: zstd whose decoder takes the input's
  * size from *buf_size instead of nbytes, as netcdf-c 4.9.x's C zstd plugin did (fixed in 4.10.1,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Every public filter function and its error codes, with netcdf-c 4.9.0's semantics (netcdf_filter.h
  * and libdispatch/dfilter.c; the ncaux_h5filterspec_* parser of netcdf_aux.h and libdispatch/daux.c).
  *

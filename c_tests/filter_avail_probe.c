@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * LD_PRELOAD probe: appends the id of every H5Zfilter_avail call the process makes to the file
  * FILTER_AVAIL_LOG names, then answers with HDF5's own function. tests/interop/test_lazy_loading.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The filter contract as HDF5 2.2 checks it, applied to plugin libraries through H5Z_func_t:
  *   filter_contract <plugin.so>...

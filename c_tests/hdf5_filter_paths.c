@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The filters through the real HDF5 a netcdf-c build links (cargo xtask matrix, the HDF5 cells):
  *

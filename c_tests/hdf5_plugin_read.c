@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Reads one dataset with HDF5 alone, so that its filter comes from a plugin on HDF5_PLUGIN_PATH
  * (cargo xtask matrix: ncfilters' plugin libraries under an HDF5 built to require signed plugins).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ncfilters' MPI filter test (issue 13), built and run by `cargo xtask parallel`:
  *
  *   mpiexec -n 4 mpi_filters write FILE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Reads the file c_tests/mpi_filters.c wrote on 4 ranks with h5py (hdf5plugin provides zstd and
 bzip2) and checks every filter and value; prints "h5py: all values identical" when they are."""
 import sys

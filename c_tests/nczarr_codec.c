@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Complete NCZarr plugins (HDF5 filter + codec) that misbehave, for
  * tests/interop/test_nczarr_codecs.py. Compiled once per variant with -DVARIANT=<n>:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The plugin structs as netcdf-c 4.9.0's headers define them, for the test plugin fixtures
  * (bad_plugin.c, nczarr_codec.c), which fill them in wrong or hostile ways on purpose.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * plugin_unload: ncfilters' plugin libraries compress large chunks on worker threads, and
  * unloading a plugin leaves no thread running in unmapped code (issue 15).

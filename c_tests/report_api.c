@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ncfilters' own API (include/ncfilters.h) through the ncfilters build's libnetcdf: the report,
  * spec and codec descriptions, their error JSON and NULL arguments. Every returned text is freed

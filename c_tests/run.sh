@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # C tests, called by `cargo xtask c` as: run.sh <harness work dir> <repo> [<cargo target dir>]
 # (the work dir and ncfilters' cargo target dir of one netcdf-c release: 4.9.0, 4.9.2, 4.9.3, 4.10.0 or 4.10.1)
 #  1. netcdf-c's own nc_test4/tst_filterparser.c, unchanged, against include/ and libncfilters.so;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The weak-reference shim's lookup (plugins/common/src/shim.c) against concurrent dlopen/dlclose.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * A program linked against a static libnetcdf.a built with ncfilters, with only the libraries its
  * netcdf.pc names (`cargo xtask matrix`, the static configuration): it writes a zstd-compressed
@@ -5,8 +6,11 @@
  *   static_program <NCZarr URL>
  */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <netcdf.h>
 #include <netcdf_filter.h>
+#include <ncfilters.h>
 
 #define CHECK(e) do { int s_ = (e); if (s_) { printf("%s: %s\n", #e, nc_strerror(s_)); return 1; } } while (0)
 #define N 1000
@@ -32,5 +36,14 @@ int main(int argc, char **argv) {
         if (in[i] != out[i]) { printf("value %d differs\n", i); return 1; }
     if (nfilters != 1 || id != H5Z_FILTER_ZSTD) { printf("filters: %zu (id %u), not zstd\n", nfilters, id); return 1; }
     printf("PASS a program linked with libnetcdf.a and netcdf.pc's Libs.private wrote and read zstd in NCZarr\n");
+    /* A static library says what it contains, as the shared one does. */
+    char *report = NULL;
+    CHECK(ncfilters_report(&report));
+    const char *key = "\"ncfilters_build\":\"";
+    const char *build = strstr(report, key);
+    if (!build) { printf("libnetcdf.a's report names no ncfilters build: %s\n", report); free(report); return 1; }
+    build += strlen(key);
+    printf("PASS libnetcdf.a's report names its ncfilters build: %.*s\n", (int)strcspn(build, "\""), build);
+    free(report);
     return 0;
 }

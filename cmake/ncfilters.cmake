@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ncfilters.cmake -- build netcdf-c (a release in NCFILTERS_KNOWN_RELEASES below) with its filter
 # internals provided by ncfilters.
 #
@@ -29,6 +30,17 @@
 #                               environment variable of the same name overrides it at run time.
 #   NCFILTERS_CLI               ON (default): build and install the `ncfilters` command
 #                               (tools/ncfilters-cli), linked against this build's libnetcdf.
+#   NCFILTERS_CARGO_HOME        where cargo keeps its state (CARGO_HOME). Default: with vendor/
+#                               (the release tarball), <build>/ncfilters-cargo-home, so that the
+#                               build never reads HOME (debhelper replaces it); from a clone,
+#                               cargo's own default.
+#   NCFILTERS_CARGO_ARGS        more arguments for every cargo build (a list).
+#   NCFILTERS_SYSTEM_ZSTD       OFF (default): zstd from the libzstd source bundled in the zstd-sys
+#                               crate; ON: link the system's libzstd (found with pkg-config:
+#                               libzstd-dev, libzstd-devel).
+#
+# The release tarball (`cargo xtask dist`) carries the crates it needs in vendor/: cargo then runs
+# with --offline --frozen and never reaches for the network. From a clone it runs with --locked.
 #
 # `cmake --install` installs what netcdf-c installs, with ncfilters' headers, truthful metadata
 # (netcdf_meta.h, nc-config, libnetcdf.settings), the Rust plugins and the `ncfilters` command:
@@ -41,6 +53,106 @@ endif()
 get_filename_component(NCFILTERS_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
 find_program(NCFILTERS_CARGO cargo HINTS "$ENV{CARGO_HOME}/bin" "$ENV{HOME}/.cargo/bin" REQUIRED)
+set(NCFILTERS_CARGO_HOME "" CACHE PATH "CARGO_HOME for ncfilters' cargo builds (default: see ncfilters.cmake)")
+set(NCFILTERS_CARGO_ARGS "" CACHE STRING "More arguments for ncfilters' cargo builds (a list)")
+option(NCFILTERS_SYSTEM_ZSTD "Link the system's libzstd instead of compiling the one bundled in zstd-sys" OFF)
+
+# ncfilters' version (the workspace's, in Cargo.toml) and the source it is built from: "release"
+# for the tarball of `cargo xtask dist` (it carries .ncfilters-release), "git <commit>" in a clone.
+# NCFILTERS_BUILD, e.g. "0.2.0 (git 1a2b3c4d5e6f)", goes into libnetcdf.settings, nc-config --all and
+# the report (core/build.rs reads NCFILTERS_BUILD_SOURCE).
+function(ncfilters_provenance)
+  file(STRINGS "${NCFILTERS_ROOT}/Cargo.toml" lines REGEX "^version = \"[^\"]+\"")
+  list(LENGTH lines count)
+  if(NOT count EQUAL 1 OR NOT lines MATCHES "^version = \"([^\"]+)\"")
+    message(FATAL_ERROR "ncfilters: cannot read the workspace version from ${NCFILTERS_ROOT}/Cargo.toml")
+  endif()
+  set(version "${CMAKE_MATCH_1}")
+  set(source "source without git metadata")
+  find_program(NCFILTERS_GIT git)
+  if(EXISTS "${NCFILTERS_ROOT}/.ncfilters-release")
+    set(source "release")
+  elseif(NCFILTERS_GIT)
+    # Only ncfilters' own repository: a tarball unpacked inside a packaging repository is not it.
+    execute_process(COMMAND "${NCFILTERS_GIT}" -C "${NCFILTERS_ROOT}" rev-parse --show-toplevel
+                    OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed ERROR_QUIET)
+    if(NOT failed)
+      file(REAL_PATH "${top}" top)
+      file(REAL_PATH "${NCFILTERS_ROOT}" root)
+    endif()
+    if(NOT failed AND top STREQUAL root)
+      execute_process(COMMAND "${NCFILTERS_GIT}" -C "${NCFILTERS_ROOT}" rev-parse --short=12 HEAD
+                      OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE)
+      execute_process(COMMAND "${NCFILTERS_GIT}" -C "${NCFILTERS_ROOT}" status --porcelain --untracked-files=no
+                      OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE)
+      set(source "git ${commit}")
+      if(NOT changes STREQUAL "")
+        string(APPEND source ", modified")
+      endif()
+    endif()
+  endif()
+  set(NCFILTERS_VERSION "${version}" PARENT_SCOPE)
+  set(NCFILTERS_BUILD_SOURCE "${source}" PARENT_SCOPE)
+  set(NCFILTERS_BUILD "${version} (${source})" PARENT_SCOPE)
+endfunction()
+ncfilters_provenance()
+message(STATUS "ncfilters: ${NCFILTERS_BUILD}")
+
+# How every cargo build runs: NCFILTERS_CARGO_COMMON_ENV (environment) and NCFILTERS_CARGO_FLAGS.
+function(ncfilters_cargo_settings)
+  set(env "NCFILTERS_BUILD_SOURCE=${NCFILTERS_BUILD_SOURCE}")
+  set(flags)
+  set(cargo_home "${NCFILTERS_CARGO_HOME}")
+  if(IS_DIRECTORY "${NCFILTERS_ROOT}/vendor")
+    # The release tarball: its crates, never the network. Its .cargo/config.toml points cargo at
+    # vendor/ (every cargo command here runs in NCFILTERS_ROOT, where cargo reads it).
+    if(NOT EXISTS "${NCFILTERS_ROOT}/.cargo/config.toml")
+      message(FATAL_ERROR "ncfilters: ${NCFILTERS_ROOT}/vendor without .cargo/config.toml: an incomplete release tarball")
+    endif()
+    list(APPEND flags --offline --frozen)
+    set(resolve) # metadata resolves every crate: one missing from vendor/ fails configure
+    if(cargo_home STREQUAL "")
+      set(cargo_home "${CMAKE_BINARY_DIR}/ncfilters-cargo-home")
+    endif()
+    set(mode "offline, from ${NCFILTERS_ROOT}/vendor")
+  else()
+    list(APPEND flags --locked)
+    set(resolve --no-deps)
+    set(mode "crates from the registry (no vendor/: a clone, not the release tarball)")
+  endif()
+  if(NOT cargo_home STREQUAL "")
+    file(MAKE_DIRECTORY "${cargo_home}")
+    list(APPEND env "CARGO_HOME=${cargo_home}")
+    string(APPEND mode "; CARGO_HOME ${cargo_home}")
+  endif()
+  # rustup's cargo finds its toolchain through RUSTUP_HOME, by default under HOME: keep the one of
+  # configure time, for a build step whose HOME differs.
+  get_filename_component(cargo_dir "${NCFILTERS_CARGO}" DIRECTORY)
+  if(EXISTS "${cargo_dir}/rustup")
+    if(DEFINED ENV{RUSTUP_HOME})
+      list(APPEND env "RUSTUP_HOME=$ENV{RUSTUP_HOME}")
+    elseif(IS_DIRECTORY "$ENV{HOME}/.rustup")
+      list(APPEND env "RUSTUP_HOME=$ENV{HOME}/.rustup")
+    endif()
+  endif()
+  if(NCFILTERS_SYSTEM_ZSTD)
+    # zstd-sys' build script then links the libzstd pkg-config finds, and compiles none.
+    list(APPEND env "ZSTD_SYS_USE_PKG_CONFIG=1")
+    string(APPEND mode "; the system's libzstd")
+  endif()
+  list(APPEND flags ${NCFILTERS_CARGO_ARGS})
+  # A cargo that cannot run, or a vendor/ that lacks a crate, fails here, at configure time.
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} "${NCFILTERS_CARGO}" metadata --format-version 1 ${resolve} ${flags}
+                          --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
+                  WORKING_DIRECTORY "${NCFILTERS_ROOT}" RESULT_VARIABLE failed OUTPUT_QUIET ERROR_VARIABLE error)
+  if(failed)
+    message(FATAL_ERROR "ncfilters: ${NCFILTERS_CARGO} cannot read ncfilters' workspace (${mode}):\n${error}")
+  endif()
+  message(STATUS "ncfilters: cargo ${NCFILTERS_CARGO}: ${mode}")
+  set(NCFILTERS_CARGO_COMMON_ENV ${env} PARENT_SCOPE)
+  set(NCFILTERS_CARGO_FLAGS ${flags} PARENT_SCOPE)
+endfunction()
+ncfilters_cargo_settings()
 set(NCFILTERS_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/ncfilters-cargo" CACHE PATH "cargo target directory for ncfilters")
 set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/release/libncfilters.a")
 option(NCFILTERS_PLUGINS "Replace netcdf-c's standard filter plugins and codec-defaults libraries with ncfilters' Rust ones" ON)
@@ -327,8 +439,8 @@ function(ncfilters_replace_plugins)
     set_target_properties(${target} PROPERTIES BUILD_WITH_INSTALL_RPATH ON)
   endforeach()
   add_custom_target(ncfilters_plugins ALL
-    COMMAND ${CMAKE_COMMAND} -E env "CARGO_TARGET_DIR=${target_dir}" "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
-            "${NCFILTERS_CARGO}" build --profile plugin --locked ${packages} --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
+    COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_COMMON_ENV} "CARGO_TARGET_DIR=${target_dir}" "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
+            "${NCFILTERS_CARGO}" build --profile plugin ${NCFILTERS_CARGO_FLAGS} ${packages} --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     ${copies}
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: Rust plugins in place of netcdf-c's ${replaced}"
@@ -351,7 +463,7 @@ function(ncfilters_cli)
   add_custom_target(ncfilters_cli ALL
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "NCFILTERS_LIBNETCDF_DIR=$<TARGET_FILE_DIR:netcdf>" "NCFILTERS_CLI_RPATH=${rpath}"
-            "${NCFILTERS_CARGO}" build --release --locked -p ncfilters-cli --features binary
+            "${NCFILTERS_CARGO}" build --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters-cli --features ncfilters-cli/binary
             --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: the ncfilters command"
@@ -519,14 +631,14 @@ function(ncfilters_edit_netcdf_targets)
   ncfilters_parallel_features()
   # What the core crate's build reads: the command builds with the same, so that it reuses the
   # library's build of the core instead of compiling it again.
-  set(NCFILTERS_CARGO_ENV "CARGO_TARGET_DIR=${NCFILTERS_CARGO_TARGET_DIR}"
+  set(NCFILTERS_CARGO_ENV ${NCFILTERS_CARGO_COMMON_ENV} "CARGO_TARGET_DIR=${NCFILTERS_CARGO_TARGET_DIR}"
       "NCFILTERS_DEFAULT_CODEC_DIALECT=${NCFILTERS_CODEC_DIALECT}"
       "NCFILTERS_MPI_HANDLE_SIZE=${NCFILTERS_MPI_HANDLE_SIZE}"
       "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
       "NCFILTERS_PLUGIN_SEARCH_PATH=${NETCDF_PLUGIN_SEARCH_PATH}")
   add_custom_target(ncfilters_cargo
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
-            "${NCFILTERS_CARGO}" build --release --locked -p ncfilters ${NCFILTERS_CARGO_FEATURES}
+            "${NCFILTERS_CARGO}" build --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters ${NCFILTERS_CARGO_FEATURES}
             --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     BYPRODUCTS "${NCFILTERS_STATICLIB}"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"

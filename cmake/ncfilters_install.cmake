@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # ncfilters' install rules. ncfilters.cmake includes this file after netcdf-c's CMakeLists.txt has
 # run, and install rules run in declaration order (CMP0082), so these run after netcdf-c's own and
 # overwrite the files they replace:
@@ -91,6 +92,14 @@ if(HAVE_H5Z_SZIP)
   ncfilters_truthful_copy("${generated}/libnetcdf.settings" "${generated}/libnetcdf.settings"
     "(SZIP Write Support:[ \t]+)[a-z]+" "\\1yes")
 endif()
+# What the library contains: ncfilters' version and source (NCFILTERS_BUILD, ncfilters.cmake), as
+# the ncfilters_report JSON says; the same in a static build.
+ncfilters_truthful_copy("${generated}/nc-config" "${generated}/nc-config"
+  "(\n[ \t]*echo \"  --version[ \t]+-> \\$version\"\n)" "\\1        echo \"  --ncfilters         -> ${NCFILTERS_BUILD}\"\n")
+file(READ "${generated}/libnetcdf.settings" settings)
+string(REGEX REPLACE "\n*$" "" settings "${settings}")
+file(WRITE "${generated}/libnetcdf.settings.tmp" "${settings}\n\n# ncfilters\n-----------\nncfilters:              ${NCFILTERS_BUILD}\n")
+file(COPY_FILE "${generated}/libnetcdf.settings.tmp" "${generated}/libnetcdf.settings" ONLY_IF_DIFFERENT)
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers "${generated}/netcdf_meta.h")
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_LIBDIR}" libraries "${generated}/libnetcdf.settings")
 ncfilters_install_replacing(PROGRAMS "${CMAKE_INSTALL_BINDIR}" utilities "${generated}/nc-config")

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 # cmake -DAR=<ar> -DLD=<ld> -DOBJCOPY=<objcopy> -DARCHIVE=<libnetcdf.a> -DSTATICLIB=<libncfilters.a>
 #       -P ncfilters_merge_archive.cmake
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Force-included (gcc -include) into every C translation unit of netcdf-c by ncfilters.cmake.
  *
  * netcdf-c's own include/nc4internal.h, hdf5internal.h and nc_tests.h say #include "netcdf_filter.h",

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The netcdf-c release ncfilters is built for, and what differs between releases: the one
 //! release table. The crates above read its cfgs through this crate's `links` metadata
 //! (`DEP_NCFILTERS_RELEASE_*`), so none keeps a copy; the release itself is `NETCDF_RELEASE`.
@@ -82,4 +83,12 @@ fn main() {
     let search_path = std::env::var("NCFILTERS_PLUGIN_SEARCH_PATH")
         .unwrap_or_else(|_| "/usr/local/hdf5/lib/plugin:/usr/local/hdf5/lib/plugin".into());
     println!("cargo:rustc-env=NCFILTERS_PLUGIN_SEARCH_PATH={search_path}");
+
+    // What this build is, for the report: cmake/ncfilters.cmake names the source ("git <commit>",
+    // or "release" for the tarball of `cargo xtask dist`), as it does in libnetcdf.settings.
+    println!("cargo:rerun-if-env-changed=NCFILTERS_BUILD_SOURCE");
+    let source = std::env::var("NCFILTERS_BUILD_SOURCE").ok().filter(|s| !s.is_empty());
+    let source = source.as_deref().unwrap_or("built by cargo, not by the CMake module");
+    let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
+    println!("cargo:rustc-env=NCFILTERS_BUILD={version} ({source})");
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* ncfilters' own API, exported by a libnetcdf built with ncfilters (not part of netcdf-c):
    which filters this process can use and why not, and how filter specs and NCZarr codec JSON
    correspond (implemented in Rust by ncfilters, src/abi/filter_report.rs).
@@ -22,7 +23,7 @@ extern "C" {
  * Returns `NC_NOERR` or an `NC_E*` code; `NC_EINVAL` when `json_out` is NULL. Otherwise
  * `*json_out` is set to NUL-terminated UTF-8 JSON the caller frees with `free()`, on error
  * `{"error": "..."}`. The report:
- * `{"ncfilters_version", "netcdf_version",
+ * `{"ncfilters_version", "ncfilters_build", "netcdf_version",
  *   "plugin_path": {"variable": "HDF5_PLUGIN_PATH", "value": text|null,
  *                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default"|"nc_plugin_path_set",
  *                                "state": "searched"|"missing"|"unreadable", "error"?}]},

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Copyright 2018, UCAR/Unidata and OPeNDAP, Inc.
-   See the COPYRIGHT file for more information. */
+   See netcdf-c's COPYRIGHT file, in ncfilters' source as LICENSES/netcdf-c-COPYRIGHT. */
 /* ncfilters drop-in for netcdf-c 4.9.0's netcdf_filter_build.h: the NumCodecs-style
    C API (NCZ_codec_t) that NCZarr filter plugins implement, buildable without HDF5. */
 

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /* Copyright 2018, UCAR/Unidata and OPeNDAP, Inc.
-   See the COPYRIGHT file for more information. */
+   See netcdf-c's COPYRIGHT file, in ncfilters' source as LICENSES/netcdf-c-COPYRIGHT. */
 /* ncfilters drop-in for netcdf-c 4.9.0's netcdf_filter_hdf5_build.h: what an HDF5-style
    filter plugin needs, from <hdf5.h> when USE_HDF5 is defined, else as replicas below
    (keep them in step with H5Zpublic.h). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Sizes, alignments and field offsets of every `repr(C)` struct ncfilters defines or reads,
 //! as the Rust compiler lays them out. `tools/gen-headers abi-check` turns this table into C
 //! `_Static_assert`s compiled against netcdf-c 4.9.0's own headers.

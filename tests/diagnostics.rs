@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Diagnostics never panic: with stderr on `/dev/full` (ENOSPC) or on a pipe whose reader is
 //! gone (EPIPE, SIGPIPE ignored as Python does), reporting returns and the process lives on.
 //! Each case runs this test binary again as a child with its stderr redirected.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Differential test: ncfilters' filters against netcdf-c 4.9.0's C plugins (the stock build's
 //! `plugins/` directory, `NCFILTERS_STOCK_PLUGINS`), both through `H5Z_func_t`.
 //!

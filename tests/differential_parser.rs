@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Differential test: ncfilters' filter-spec parser against netcdf-c 4.9.0's C parser in the
 //! stock libnetcdf.so the harness builds (`NCFILTERS_STOCK_LIBNETCDF`), through the same C ABI.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Property tests of the filter-spec parser, and its C ABI under bad and NULL arguments.
 
 use ncfilters::abi::filterspec::*;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Three crates in layers: ncfilters-core (`core/src/`), then ncfilters-plugin
 //! (`plugins/common/src/`), then the library (`src/`), and in each the modules its `lib.rs` lists,
 //! lowest first. A module uses only modules below it (those of the crates below included), so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The plugin-path API through its C ABI (`nc_plugin_path_*`, `ncaux_plugin_path_*`): the list
 //! helpers, the process-wide path, bad arguments, and many threads replacing and reading the path
 //! at once. With `NCFILTERS_STOCK_LIBNETCDF` naming a stock libnetcdf that has the helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """End to end: `nccopy` of real float32 files into compressed netCDF-4 and NCZarr and back,
 stock netcdf-c with its C plugins (as shipped, HDF5_PLUGIN_PATH=<stock build>/plugins) against
 netcdf-c built with ncfilters and no plugin path (its built-in filters), side by side in one run.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """NCZarr filter-engine timings, stock netcdf-c 4.9.0 against netcdf-c built with ncfilters,
 measured side by side in one run (runs alternate between the two builds).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # build_c_plugins_O2.sh <stock build dir> <netcdf-c source dir> <output dir>
 #
 # netcdf-c 4.9.0's plugins/CMakeLists.txt empties CMAKE_BUILD_TYPE, so even a Release build

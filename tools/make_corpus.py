@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
 """Builds the filter benchmark corpus from real netCDF files (tools/bench-filters).
 
     NETCDF_LIB=<libnetcdf.so> make_corpus.py OUTDIR FILE.nc...

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Memory handed to C, or freed by C, lives on the C heap (`malloc`/`calloc`/`free`).
 
 use crate::c_types::NCPluginList;

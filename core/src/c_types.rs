@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `repr(C)` types of netcdf-c 4.9.0's public filter headers, as cbindgen renders them into
 //! `include/`. Layouts are verified against netcdf-c's own headers by `tools/gen-headers abi-check`.
 #![forbid(unsafe_code)]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Codec JSON of NCZarr `.zarray` metadata: what ncfilters writes (two dialects) and what it
 //! accepts on read (both dialects plus what zarr-python/numcodecs write).
 //!

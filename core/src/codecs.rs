@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The Zarr codecs of the standard filters (what netcdf-c 4.9.0's `NCZhdf5filters.c` and
 //! `NCZstdfilters.c` provide): HDF5 parameters to codec JSON and back, and the working parameters
 //! a filter needs for a given variable.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! netcdf-c status codes (`netcdf.h`) used by ncfilters, and the diagnostics channel.
 #![forbid(unsafe_code)]
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The panic boundary and the pointer helpers of the C interfaces.
 
 use crate::error::{report, status_code, NcResult, NC_EINTERNAL, NC_EINVAL};

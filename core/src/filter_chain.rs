@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! An NCZarr variable's filters and their application to chunks (replacing the `NCZ_Filter`
 //! logic of `libnczarr/zfilter.c`).
 //!

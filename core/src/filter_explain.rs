@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Why a filter is usable or not, read from a [`Report`]: which implementation wins for
 //! netCDF-4 and for NCZarr, and what to set or install to change that. The order stated is the one
 //! the report's sources follow (`hdf5_side`): for netCDF-4 a class registered with HDF5, then a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! What `ncfilters_report`, `ncfilters_describe_spec` and `ncfilters_describe_codec` answer, as
 //! JSON: which filters this process can use and why not, and how a filter spec maps to the codec
 //! NCZarr writes and back.
@@ -91,6 +92,8 @@ fn display(path: &Path) -> String {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
     pub ncfilters_version: String,
+    /// [`crate::NCFILTERS_BUILD`]: the version and the source it was built from.
+    pub ncfilters_build: String,
     pub netcdf_version: String,
     pub plugin_path: PluginPathReport,
     #[serde(default)]
@@ -492,6 +495,7 @@ pub fn typed_report(registry: &Registry, mut hdf5: impl FnMut(u32) -> Option<Hdf
         .collect();
     Report {
         ncfilters_version: env!("CARGO_PKG_VERSION").to_string(),
+        ncfilters_build: crate::NCFILTERS_BUILD.to_string(),
         netcdf_version: NETCDF_VERSION.to_string(),
         plugin_path: PluginPathReport {
             variable: PLUGIN_PATH_ENV.to_string(),
@@ -713,6 +717,7 @@ mod tests {
         });
 
         assert_eq!(report["ncfilters_version"], env!("CARGO_PKG_VERSION"));
+        assert!(report["ncfilters_build"].as_str().unwrap().starts_with(concat!(env!("CARGO_PKG_VERSION"), " (")));
         assert_eq!(report["plugin_path"]["value"], "/p:/missing");
         let entries = &report["plugin_path"]["entries"];
         assert_eq!(entries[0], json!({"dir": "/p", "origin": "HDF5_PLUGIN_PATH", "state": "searched"}));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Filter-spec text to HDF5 `unsigned int` parameters (netcdf-c Appendix D,
 //! "Filter Specification Syntax" and Appendix A's 8-byte encoding).
 //!

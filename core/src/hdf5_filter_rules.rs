@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The rules netcdf-c 4.9.0 applies to a variable's filter list: where a new HDF5 filter goes
 //! (libhdf5/hdf5filter.c), and which definitions conflict (the same checks in libnczarr/zfilter.c).
 #![forbid(unsafe_code)]

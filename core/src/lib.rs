@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! ncfilters-core: netcdf-c's filter logic without C exports, for the netcdf-c release chosen by
 //! `build.rs` ([`NETCDF_RELEASE`]). The `ncfilters` crate exports it with netcdf-c's C ABI, the
 //! plugin libraries build on it, and the fuzz targets, benchmarks and `ncfilters` command use it
@@ -35,6 +36,10 @@
 
 /// The netcdf-c release whose ABI and behaviour this build has (`NCFILTERS_NETCDF_VERSION`).
 pub const NETCDF_RELEASE: &str = env!("NCFILTERS_NETCDF_VERSION");
+
+/// What this build of ncfilters is: its version and its source, e.g. `0.2.0 (git 1a2b3c4d5e6f)` or
+/// `0.2.0 (release)`, as libnetcdf.settings and `nc-config --all` of the same build say.
+pub const NCFILTERS_BUILD: &str = env!("NCFILTERS_BUILD");
 
 /// Whether that release has its own plugin-path code (dplugins.c and the rest, 4.9.3 on), whose
 /// internal functions ncfilters then exports too.

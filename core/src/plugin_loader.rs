@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The FFI side of the plugin registry: opening plugin libraries, reading their
 //! `H5Z_class2_t` / `NCZ_codec_t` structs defensively, and calling their functions.
 //! ncfilters' own codecs are a native kind of [`CodecPart`], called as Rust.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The NCZarr filter registry: which plugin libraries provide which HDF5 filter and Zarr codec.
 //!
 //! Discovery searches the plugin path (`crate::plugin_path`: from `HDF5_PLUGIN_PATH` by the rules

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The table of standard filters: one row per filter, the one place their facts are written.
 //!
 //! Everything else is derived from it: the [`Codec`] enum and its ids, the plugin libraries'

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Parameter vectors of the standard-filter helpers (`nc_def_var_bzip2` and friends).
 #![forbid(unsafe_code)]
 

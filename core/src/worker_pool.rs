@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The process's worker threads: how many cores a filter may use, and one pool, created on first
 //! use, that runs the independent pieces of one large chunk side by side.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! A zstd compression context with the one setting zstd-safe does not expose: libzstd 1.5.7's
 //! block pre-splitter turned off (`ZSTD_c_blockSplitterLevel` = 1, experimental parameter 20).
 //!

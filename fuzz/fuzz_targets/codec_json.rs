@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! NCZarr codec JSON: what `.zarray` may hold (`readable_codec`) and what a plugin may return
 //! (`written_codec`, both dialects). Any input gives a value or an error, never a panic, and
 //! whatever is accepted re-reads to the same text.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! What every filter target shares. A target's first input bytes pick the filter's parameters;
 //! the rest is the chunk, which the filter gets through its `H5Z_func_t` entry point on a
 //! malloc'd copy, as HDF5 and the NCZarr chain call it.

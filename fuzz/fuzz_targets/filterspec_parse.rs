@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `ncaux_h5filterspec_parse` and `ncaux_h5filterspec_parse_parameter` through the C ABI.
 #![no_main]
 

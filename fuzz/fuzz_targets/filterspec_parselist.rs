@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `ncaux_h5filterspec_parselist` and `ncaux_h5filterspec_free` through the C ABI.
 #![no_main]
 

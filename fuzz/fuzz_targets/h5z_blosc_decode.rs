@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! blosc's decoder on any chunk (a c-blosc 1.x frame, decoded by libblosc after validation),
 //! with `cd_values = {2, 2, type size, chunk bytes, level, shuffle, compressor}` picked by the
 //! first six bytes, bad values and short lists included: the decoder reads the frame's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! blosc's encode then decode gives the chunk back, for the `cd_values` blosc's `set_local`
 //! stores, `{2, 2, type size, chunk bytes, level, shuffle, compressor}`, with 4 to 7 of them
 //! (the rest default) picked by the first five bytes: type size 1..=255, level 0..9, no, byte

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! bzip2's decoder on any chunk, with the block size picked by the first byte: 1..9, 0 and 10
 //! (bad, but only the encoder reads it), or missing (9).
 #![no_main]

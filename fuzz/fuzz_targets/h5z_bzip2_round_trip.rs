@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! bzip2's encode then decode gives the chunk back, for `cd_values = {block size}` (1..9) or
 //! none (block size 9), picked by the first byte; from 128 on, that byte also makes the chunk
 //! large enough for pieces on the worker pool, joined into one stream.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! deflate's decoder on any chunk, with the level parameter picked by the first byte: 0..9,
 //! over 9 (bad metadata, refused in both directions as H5Zdeflate does), missing, or one too many.
 #![no_main]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! deflate's encode then decode gives the chunk back, for `cd_values = {level}` with the level
 //! (0..9) picked by the first byte; from 128 on, that byte also makes the chunk large enough for
 //! pigz-style blocks on the worker pool.

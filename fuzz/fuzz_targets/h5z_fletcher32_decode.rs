@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! fletcher32's decoder on any chunk: checks the trailing checksum and drops it, or with
 //! `H5Z_FLAG_SKIP_EDC` (first byte odd) drops it unchecked; chunks shorter than 4 bytes are refused.
 #![no_main]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! fletcher32 appends the checksum HDF5 computes, and decoding with the check on gives the chunk
 //! back. The whole input is the chunk (fletcher32 has no parameters); the checksum is compared
 //! with HDF5's own word-by-word loop (H5checksum.c's `H5_checksum_fletcher32`), a second

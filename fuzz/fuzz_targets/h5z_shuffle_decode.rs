@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! shuffle's decoder (unshuffle) on any chunk, with the element size picked by the first byte:
 //! 0 (refused), 1 (nothing to do), the usual sizes, odd ones that leave a tail, sizes larger
 //! than the chunk, or a missing parameter.

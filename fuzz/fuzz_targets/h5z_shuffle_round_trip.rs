@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! shuffle's encode then decode gives the chunk back, for `cd_values = {element size}` picked by
 //! the first byte: 1..=256, so the SIMD kernels' sizes, odd sizes, and sizes larger than the
 //! chunk (left as is) are all reached, with chunks that are not a whole number of elements.

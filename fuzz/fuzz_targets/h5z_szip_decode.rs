@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! szip's decoder on any chunk (a 4-byte length, then libaec's output), with
 //! `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}` picked by the
 //! first five bytes: EC or NN coding, RAW, LSB or MSB, and bad masks; even block sizes and an

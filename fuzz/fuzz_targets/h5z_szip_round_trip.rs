@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! szip's encode then decode gives the chunk back, for the `cd_values` szip's `set_local` stores,
 //! `{mask, pixels per block, bits per pixel, pixels per scanline}`, picked by the first five
 //! bytes: EC or NN coding, LSB or MSB order; 8, 16 or 32 pixels per block (what libaec codes);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! zstd's decoder on any chunk, with the level picked by the first byte: usual, 0, the
 //! highest, negative (as its 32-bit pattern), out of range, or missing (refused).
 #![no_main]

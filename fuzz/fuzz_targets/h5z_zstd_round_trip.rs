@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! zstd's encode then decode gives the chunk back, for `cd_values = {level}` (a signed level as
 //! its 32-bit pattern): -22..=22 from the first byte, the fast negative levels included.
 #![no_main]

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Compiles the forwarders to HDF5 and netcdf-c's public API (src/shim.c).
 
 fn main() {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The standard filters built into libnetcdf for netCDF-4/HDF5 files, so that files with them
 //! are written and read with no `HDF5_PLUGIN_PATH`.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `netcdf_filter.h`: the public filter API (replacing `libdispatch/dfilter.c`).
 //!
 //! Same signatures, check order and return codes as netcdf-c 4.9.0; the intended

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! ncfilters' own C API (`include/ncfilters.h`, not part of netcdf-c): the filter report and
 //! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
 
@@ -65,7 +66,7 @@ fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
 /// Returns `NC_NOERR` or an `NC_E*` code; `NC_EINVAL` when `json_out` is NULL. Otherwise
 /// `*json_out` is set to NUL-terminated UTF-8 JSON the caller frees with `free()`, on error
 /// `{"error": "..."}`. The report:
-/// `{"ncfilters_version", "netcdf_version",
+/// `{"ncfilters_version", "ncfilters_build", "netcdf_version",
 ///   "plugin_path": {"variable": "HDF5_PLUGIN_PATH", "value": text|null,
 ///                   "entries": [{"dir", "origin": "HDF5_PLUGIN_PATH"|"default"|"nc_plugin_path_set",
 ///                                "state": "searched"|"missing"|"unreadable", "error"?}]},
@@ -177,6 +178,7 @@ mod tests {
         // Every optional key present; the string values are the enums', listed below.
         let report = Report {
             ncfilters_version: String::new(),
+            ncfilters_build: String::new(),
             netcdf_version: String::new(),
             plugin_path: PluginPathReport {
                 variable: String::new(),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `netcdf_aux.h` filter-spec functions (replacing the parser in `libdispatch/daux.c`).
 
 use crate::c_heap::CArray;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 

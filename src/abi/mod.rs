@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Every symbol ncfilters exports to C, grouped by the netcdf-c file it replaces.
 //!
 //! Each export only converts arguments and calls safe Rust, its body inside

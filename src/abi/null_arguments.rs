@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The NULL policy of every export, as a table the tests hold the sources to: each pointer
 //! argument of each `#[no_mangle]` function is either refused ([`reject_null!`]: `NC_EINVAL`, or
 //! the return type's [`OnNull`] value) or accepted for a stated reason. Accepting NULL where

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The plugin-path API (replacing netcdf-c 4.9.3's `libdispatch/dplugins.c`, `libhdf5/hdf5plugins.c`,
 //! the path half of `libnczarr/zplugins.c` and the `ncaux_plugin_path_*` helpers of `daux.c`;
 //! added to 4.9.0 builds): read and replace the one plugin path ([`crate::plugin_path`]) that the

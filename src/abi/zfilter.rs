@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The NCZarr filter engine (replacing `libnczarr/zfilter.c`): the NCZarr dispatch table's
 //! filter entries and the functions `zsync.c`, `zxcache.c`, `zattr.c`, `zvar.c` and
 //! `zclose.c` call.

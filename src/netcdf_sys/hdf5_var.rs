@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Access to an HDF5 variable and its filter list (`var->filters`, an `NClist*` of C-heap
 //! `struct NC_HDF5_Filter*`), through netcdf-c's own list functions so C and Rust agree on it.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Mirrors of netcdf-c's netCDF-4 internal structs (`include/nc4internal.h`, `hdf5internal.h`,
 //! `nclist.h`) that the HDF5 filter backend reads and writes. Struct names are the C *tags*
 //! (`struct NC_VAR_INFO`), so cbindgen's prototypes match netcdf-c's declarations; every

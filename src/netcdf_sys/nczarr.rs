@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! NCZarr internals the filter engine uses: `NCZ_VAR_INFO_T` (`libnczarr/zinternal.h`), the
 //! group and type fields behind `ncidfor(var)` and the type size, `ncz_find_grp_file_var`,
 //! and netcdf-c's `NCjson` functions (JSON that C later frees must come from them).

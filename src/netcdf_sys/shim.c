@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * Weak references from ncfilters to netcdf-c internals.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
 # Debian 13's own programs (NCO, CDO) compress and check a real grid with no HDF5_PLUGIN_PATH, run
 # inside the Debian 13 root by `cargo xtask debian13`:
 #   clients.sh <label> <work dir> [<directory of a libnetcdf.so.22 to use instead of Debian's>]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The installed ncfilters build of one netcdf-c release (`cargo xtask install`): files, truthful
 metadata, a program built against the installed headers, the installed plugins, the `ncfilters`
 command, and the distribution's programs running on the installed libnetcdf with no
@@ -172,6 +173,17 @@ def test_nc_config_names_the_installed_plugin_directory():
 def test_libnetcdf_settings_says_zstd():
     settings = (PREFIX / "lib/libnetcdf.settings").read_text()
     assert any(line.split(":")[0] == "ZSTD Support" and line.split()[-1] == "yes" for line in settings.splitlines())
+
+
+def test_the_install_names_the_ncfilters_build_it_contains():
+    """libnetcdf.settings, nc-config --all and the library's report name the same ncfilters build."""
+    version = re.search(r'^version = "([^"]+)"', (REPO / "Cargo.toml").read_text(), re.M).group(1)
+    build = json.loads(run([PREFIX / "bin/ncfilters", "--json", "list"]).stdout)["ncfilters_build"]
+    assert re.fullmatch(re.escape(version) + r" \((git [0-9a-f]{12}(, modified)?|release)\)", build), build
+    everything = run([PREFIX / "bin/nc-config", "--all"]).stdout
+    assert [line.split("->")[1].strip() for line in everything.splitlines() if "--ncfilters" in line] == [build]
+    settings = (PREFIX / "lib/libnetcdf.settings").read_text()
+    assert [line.split(":", 1)[1].strip() for line in settings.splitlines() if line.startswith("ncfilters:")] == [build]
 
 
 def test_pkg_config_and_cmake_find_the_install(tmp_path):
@@ -358,6 +370,8 @@ def golden_text(env, placeholders):
     for path, placeholder in sorted({**placeholders, str(PLUGIN_DIR): "<plugin-dir>", str(PREFIX): "<prefix>"}.items(),
                                     key=lambda item: -len(item[0])):
         text = text.replace(path, placeholder)
+    # The build's version and source ("0.2.0 (git <commit>)") change with every commit.
+    text = re.sub(r'"(ncfilters_version|ncfilters_build)": "[^"]*"', r'"\1": "<\1>"', text)
     # Text tables pad their columns to the longest path, whose length depends on where the clone and
     # pytest's temporary directory are: runs of spaces after a line's indentation compare as two.
     return "".join(re.sub(r"(?<=\S) {2,}", "  ", line) for line in text.splitlines(True))

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The h5py side of test_hdf5_interop.py, run in a process of its own.
 
 h5py bundles its own HDF5 (2.x) and hdf5plugin its own filter libraries; libnetcdf, loaded by ctypes in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """A small ctypes binding to netcdf-c's C API, for tests that drive libnetcdf.so directly.
 
 NETCDF_LIB names the libnetcdf.so to load (the harness points it at the ncfilters build).

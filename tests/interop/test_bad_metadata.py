@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Malformed codec metadata in an NCZarr `.zarray` gives a clear netCDF error, never a crash.
 
 Each case edits a copy of a small dataset (variable "v" deflated, variable "good" unfiltered)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The NCZarr plugin loader skips bad plugin libraries with a diagnostic and loads the rest.
 
 The bad libraries are built from c_tests/bad_plugin.c (one defect each) into a directory put

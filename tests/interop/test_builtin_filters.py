@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """The standard filters work with no HDF5_PLUGIN_PATH: libnetcdf built with ncfilters has them
 built in, for netCDF-4/HDF5 files and for NCZarr. A plugin on HDF5_PLUGIN_PATH for the same id is
 used in preference. Each case runs in a child process, since HDF5 reads its plugin path once."""

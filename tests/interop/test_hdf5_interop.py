@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """netCDF-4 (HDF5) files written by netcdf-c built with ncfilters are read by h5py + hdf5plugin, and HDF5
 files h5py + hdf5plugin write are read by that netcdf-c (nc_get_var and ncdump), with identical values,
 for each standard filter: deflate, shuffle, fletcher32, szip, bzip2, zstd and blosc.

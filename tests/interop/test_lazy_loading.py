@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """Opening and reading an NCZarr dataset without filters loads no plugin library; one with a
 filter loads them (netcdf-c 4.9.0 loads every plugin on the path for any NCZarr dataset). netCDF's
 initialisation asks HDF5 nothing that can load plugins."""

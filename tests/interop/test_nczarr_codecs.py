@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """NCZarr chunk I/O with misbehaving codecs, and the `_Codecs` attribute's length.
 
 The plugins are built from c_tests/nczarr_codec.c (one per variant) into a directory put on

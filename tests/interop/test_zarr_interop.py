@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: BSD-3-Clause
 """NCZarr data written by netcdf-c built with ncfilters is read by zarr-python (and numcodecs),
 and Zarr arrays written by zarr-python are read by that netcdf-c, with identical values.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Links the `ncfilters` binary against an installed libnetcdf built with ncfilters.
 //!
 //! - `NCFILTERS_LIBNETCDF_DIR=<dir>`: the directory of `libnetcdf.so`; adds it to the link search

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `bench-nczarr`, `bench-filters` and `bench-nccopy` (BENCHMARKS.md); not part of `test`.
 
 use std::path::PathBuf;

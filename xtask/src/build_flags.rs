@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The configure flags and environment of the harness's netcdf-c builds besides the test-flag
 //! pair and the matrix's configurations: the packager-style install tree (`install`) and the
 //! MPI-parallel pair (`parallel`). `netcdf` configures every build from here, below the steps

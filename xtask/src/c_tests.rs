@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `c`: the C tests of c_tests/ (c_tests/run.sh), which classify valgrind leaks with this
 //! program's `classify-leaks`, so that one rule decides for every valgrind check.
 

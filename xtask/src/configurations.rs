@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The configurations of netcdf-c that distributions ship, which `matrix` builds and tests (and
 //! `debian13` reuses): each one's options over a release's test flags, its HDF5, its expected
 //! counts and stock's known failures. `netcdf` configures their builds from here.

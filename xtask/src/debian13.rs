@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `debian13`: netcdf-c 4.9.3 as Debian 13 builds it, inside a Debian 13 root (`debootstrap
 //! --variant=minbase trixie` from the machine's own Debian mirror, with Debian's build
 //! dependencies, HDF5 1.14.5, NCO and CDO; cached in `<cache>/debian13-root`). Stock and ncfilters

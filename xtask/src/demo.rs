@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `demo`: netcdf-c built with ncfilters compresses a real dataset (from Debian's r-cran-stars)
 //! with nccopy -F, bzip2 and zstd, to netCDF-4 and NCZarr, with HDF5_PLUGIN_PATH unset: the
 //! standard filters are built into libnetcdf.

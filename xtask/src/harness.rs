@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! What every step shares: the settings from the environment, the failure type, the `==`
 //! progress lines and the stage timer.
 

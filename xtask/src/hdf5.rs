@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The HDF5 releases newer than Debian 12's 1.10 that distributions ship, built from source into
 //! the cache for the matrix's configurations: 1.14.6 (Debian sid's source package; Debian 13 and
 //! Fedora 44 ship 1.14) and 2.2.0 (the copy the hdf5-metno-src crate vendors; Fedora 45 and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `install`: a third netcdf-c build, configured as a packager would (no tests, a prefix under
 //! /tmp, plugins installed, and *without* libzstd found, as on a machine lacking libzstd-dev),
 //! installed with `cmake --install` by a user who is not root and again with `DESTDIR`; then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `interop`: tests/interop/ (pytest) against the ncfilters build, in a virtualenv with pinned
 //! packages.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The one rule that decides whether a valgrind definite leak is ncfilters': the first stack
 //! frame after the allocator (valgrind's malloc family and Rust's alloc/core/std) is an ncfilters
 //! function. A leak made inside a C plugin that the NCZarr chain called (its frames are ??? once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! ncfilters' build-and-test runner (`cargo xtask <step>`): builds each supported netcdf-c release
 //! twice side by side -- "stock" (its C, as shipped) and "ncfilters" (cmake/ncfilters.cmake
 //! injected) -- and tests the result. Every failure ends the run with a non-zero exit and a `harness: ...` line.
@@ -7,14 +8,17 @@ mod build_flags;
 mod c_tests;
 mod configurations;
 mod debian13;
+mod dist;
 mod demo;
 mod harness;
 mod hdf5;
 mod install;
 mod interop;
 mod leaks;
+mod licences;
 mod matrix;
 mod netcdf;
+mod offline;
 mod parallel;
 mod process;
 mod provenance;
@@ -71,6 +75,15 @@ enum Step {
     Fmt,
     /// cargo clippy --all-targets -- -D warnings of every workspace (no netcdf-c build needed)
     Clippy,
+    /// Every source file's SPDX line, THIRD-PARTY-NOTICES current, CHANGELOG.md's version (no netcdf-c build needed)
+    Licences {
+        /// Write THIRD-PARTY-NOTICES anew instead of checking it
+        #[arg(long)]
+        write: bool,
+    },
+    /// The release tarball: target/dist/ncfilters-<version>.tar.xz (sources, vendor/, cargo's
+    /// configuration for it) and its .sha256, the same bytes on every run
+    Dist,
     /// Miri (nightly) on the unit tests that call no C: C heap, filter chain, registry, parsers, pure-Rust filters
     Miri,
     /// ABI check against the release's headers, and a deliberately broken mirror that must fail
@@ -101,6 +114,12 @@ enum Step {
     /// each built stock and with ncfilters: netcdf-c's suite on both, libnetcdf's exported symbols
     /// (NCFILTERS_CONFIGURATION=<name> picks one)
     Matrix,
+    /// A packager's build: netcdf-c 4.10.1 with the module of the release tarball (`dist`), with no
+    /// network, an empty HOME and cargo home, then its suite
+    Offline,
+    /// The network-less half of `offline` (run by it inside `unshare --net`)
+    #[command(name = "offline-build", hide = true)]
+    OfflineBuild,
     /// Fuzz smoke run of every cargo-fuzz target (NCFILTERS_FUZZ_SECONDS each; no netcdf-c build)
     Fuzz,
     /// Print the definite-leak records of valgrind logs allocated by ncfilters; fail if any
@@ -113,7 +132,8 @@ enum Step {
 }
 
 /// The steps of `test` that need no netcdf-c build, run first.
-const FIRST_STEPS: [Step; 5] = [Step::Rust, Step::Headers, Step::Fmt, Step::Clippy, Step::Miri];
+const FIRST_STEPS: [Step; 6] =
+    [Step::Rust, Step::Headers, Step::Licences { write: false }, Step::Fmt, Step::Clippy, Step::Miri];
 
 /// The steps of `test` run for every netcdf-c release, after its two builds.
 const RELEASE_STEPS: [Step; 6] =
@@ -137,6 +157,8 @@ impl Step {
             Step::Headers => "headers",
             Step::Fmt => "fmt",
             Step::Clippy => "clippy",
+            Step::Licences { .. } => "licences",
+            Step::Dist => "dist",
             Step::Miri => "miri",
             Step::Abi => "abi",
             Step::Differential => "differential",
@@ -149,6 +171,8 @@ impl Step {
             Step::Valgrind => "valgrind",
             Step::Matrix => "matrix",
             Step::Debian13 => "debian13",
+            Step::Offline => "offline",
+            Step::OfflineBuild => "offline-build",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
         }
@@ -254,6 +278,9 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Fmt => rust_checks::test_fmt(h),
         Step::Clippy => rust_checks::test_clippy(h, &rotation::releases_for_this_run()?),
         Step::Miri => rust_checks::test_miri(h),
+        Step::Licences { write: false } => licences::test_licences(h),
+        Step::Licences { write: true } => licences::write_notices(h),
+        Step::Dist => dist::make_tarball(h).map(|_| ()),
         Step::Abi => rust_checks::test_abi(h),
         Step::Differential => rust_checks::test_differential(h),
         Step::NetcdfSuite => netcdf::test_netcdf_suite(h),
@@ -265,6 +292,8 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Valgrind => valgrind::test_valgrind(h),
         Step::Matrix => matrix::test_chosen(h),
         Step::Debian13 => debian13::test_debian13(h),
+        Step::Offline => offline::test_offline(h),
+        Step::OfflineBuild => offline::build_offline(),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }

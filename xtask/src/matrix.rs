@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `matrix`: netcdf-c configured as distributions build it, not as the other steps' test flags
 //! do. Each configuration is built twice, stock and with ncfilters; netcdf-c's suite must pass on
 //! ncfilters every test it passes on stock (and the configuration's known stock failures), and

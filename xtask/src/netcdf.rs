@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The two netcdf-c builds (`build`) and netcdf-c's own test suite on them (`netcdf-suite`).
 
 use std::path::{Path, PathBuf};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `parallel`: the MPI-parallel build pair (netcdf-c with ENABLE_PARALLEL4 against Debian's OpenMPI
 //! HDF5, stock and with ncfilters): netcdf-c's whole suite on both (run_par_test.sh
 //! included), the ABI check of the parallel layouts, and ncfilters' own MPI filter test

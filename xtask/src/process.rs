@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Running programs: in the foreground, into a log file, or capturing their output.
 
 use std::ffi::OsStr;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `symbol-provenance`: every function ncfilters exports is exported by the ncfilters build's
 //! libnetcdf.so from libncfilters.a's code (per the link map), none of the replaced C is linked,
 //! netcdf-c compiled against our headers, its standard plugins are ours, and libnetcdf.so needs

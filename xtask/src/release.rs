@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The netcdf-c releases the harness builds and tests, and what differs between them: where the
 //! source comes from, the configure flags, the suite's size and codec dialect, and the filter
 //! tests run by hand. `NCFILTERS_NETCDF_VERSION` picks one for a step; `test` runs them all.

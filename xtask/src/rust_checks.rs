@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The steps that are cargo commands: `rust`, `headers`, `fmt`, `clippy`, `miri`, `abi`, `differential`, `fuzz`.
 
 use std::path::Path;

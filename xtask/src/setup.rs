@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `setup`: the apt packages, netcdf-c's source (Debian's orig tarball, fetched with
 //! `apt-get source`) and the Rust dependencies.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The slow checks of `test`: valgrind and the MPI-parallel pair for each release, and the
 //! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, and the
 //! Debian 13 root). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run,
@@ -15,10 +16,12 @@ pub enum SlowCheck {
     Configuration(&'static Configuration),
     /// 4.9.3 in a Debian 13 root (`cargo xtask debian13`).
     Debian13Root,
+    /// 4.10.1 from the release tarball, with no network (`cargo xtask offline`).
+    OfflineFromTarball,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 18] = [
+pub static SLOW_CHECKS: [SlowCheck; 19] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -37,6 +40,7 @@ pub static SLOW_CHECKS: [SlowCheck; 18] = [
     SlowCheck::Valgrind(&RELEASES[3]),
     SlowCheck::Parallel(&RELEASES[3]),
     SlowCheck::Valgrind(&RELEASES[1]),
+    SlowCheck::OfflineFromTarball,
 ];
 
 impl SlowCheck {
@@ -46,6 +50,7 @@ impl SlowCheck {
             SlowCheck::Parallel(release) => format!("parallel {}", release.version),
             SlowCheck::Configuration(configuration) => format!("matrix {}", configuration.name),
             SlowCheck::Debian13Root => "debian13".into(),
+            SlowCheck::OfflineFromTarball => "offline".into(),
         }
     }
 
@@ -54,7 +59,10 @@ impl SlowCheck {
     pub fn tests_serial_builds_of(&self) -> Option<&'static Release> {
         match self {
             SlowCheck::Valgrind(release) => Some(release),
-            SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => None,
+            SlowCheck::Parallel(_)
+            | SlowCheck::Configuration(_)
+            | SlowCheck::Debian13Root
+            | SlowCheck::OfflineFromTarball => None,
         }
     }
 
@@ -64,6 +72,7 @@ impl SlowCheck {
             SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
             SlowCheck::Configuration(configuration) => crate::matrix::test_configuration(h, configuration),
             SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
+            SlowCheck::OfflineFromTarball => crate::offline::test_offline(h),
         }
     }
 }
@@ -77,6 +86,6 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 1);
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 2);
     }
 }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The bits of text processing the steps need (what tail, grep and sed did in the shell script).
 
 use std::path::{Path, PathBuf};

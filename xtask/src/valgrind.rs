@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `valgrind`: the ctest tests that reach filter code (`VALGRIND_TESTS` below) under memcheck, every
 //! netcdf-c program their scripts start traced, on the stock and the ncfilters builds.
 

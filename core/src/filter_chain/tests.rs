@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The chain's tests, on filters defined here.
 
 use super::*;

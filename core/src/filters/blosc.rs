@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! blosc (filter 32001): c-blosc 1.x frames, through the system's libblosc, loaded on first use
 //! (the reference implementation of the format, so frames are exactly what c-blosc reads and writes).
 //!

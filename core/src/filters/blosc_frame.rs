@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The layout of a c-blosc 1.x frame, for compressing and decompressing one frame in pieces.
 //!
 //! A frame is a 16-byte header (format versions, flags, type size, then little-endian

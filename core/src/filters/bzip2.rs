@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! bzip2 (filter 307): a raw `.bz2` stream ("BZh9…") as `BZ2_bzBuffToBuffCompress` writes it,
 //! block size `params[0]` (1..=9, default 9), through the `bzip2` crate on libbz2-rs-sys.
 //!

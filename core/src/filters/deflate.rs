@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! deflate (HDF5 filter 1): a zlib stream (2-byte header, adler32 trailer) as `compress2()`
 //! writes it, through flate2 with the zlib-rs backend. Decoding stops at the end of the stream
 //! (trailing bytes are ignored, as H5Zdeflate does) and fails on a truncated or corrupt one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! HDF5's Fletcher-32 checksum (H5checksum.c): sums of big-endian 16-bit words starting at 0,
 //! folded every 360 words, an odd last byte counted as `b << 8`; stored after the data as
 //! 4 little-endian bytes. On read the byte-pair-swapped value (HDF5 before 1.6.3) is accepted too.

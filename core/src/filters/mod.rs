@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The standard filters themselves: byte formats identical to netcdf-c 4.9.0's C plugins and
 //! HDF5's built-in filters.
 //!

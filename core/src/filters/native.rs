@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The two filters whose reference codecs stay C libraries, libblosc (c-blosc 1.x) and libsz
 //! (libaec), loaded on first use instead of linked. libnetcdf then needs no more shared libraries
 //! than stock (these filters are built into it too), a program that never reads blosc or szip data

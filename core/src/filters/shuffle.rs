@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! HDF5's shuffle: the byte transpose `out[j*N + i] = in[i*T + j]` of N elements of T bytes,
 //! with the `nbytes % T` leftover bytes kept unchanged at the end (H5Zshuffle.c). Blocks of 16
 //! elements of 2, 4 or 8 bytes go through SIMD kernels ([`super::shuffle_simd`]) when the CPU

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! szip (filter 4): `cd_values = {mask, pixels per block, bits per pixel, pixels per scanline}`;
 //! a chunk is its uncompressed length (4 bytes, little-endian) followed by libaec's
 //! `SZ_BufftoBuffCompress` output, as H5Zszip.c writes it. Compression fails, as there, when

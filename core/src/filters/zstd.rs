@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! zstd (filter 32015): one plain zstd frame with its content size, level `(int)params[0]`
 //! (negative levels travel as their 32-bit pattern), written with libzstd's block pre-splitter
 //! off (see [`crate::zstd_context`]). Chunks over [`MULTITHREAD_ABOVE`] are libzstd

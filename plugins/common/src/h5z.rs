@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The standard filters behind HDF5's filter-function protocol (`H5Z_func_t`), as HDF5 and the
 //! NCZarr chain call them: `*buf` is a `malloc`'d block holding `nbytes` bytes, `*buf_size` its
 //! size; a filter returns the bytes it produced (0 on failure, leaving `*buf` alone) and may

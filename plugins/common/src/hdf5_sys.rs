@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The few HDF5 functions the filters call back: the property and type queries of blosc's and
 //! szip's `can_apply`/`set_local`, and `H5Zfilter_avail`/`H5Zregister` for the built-in filters.
 //!

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! ncfilters-plugin: what the plugin libraries in `plugins/` share with libnetcdf, on top of
 //! ncfilters-core and without netcdf-c's exports. Its modules, lowest first (`tests/layers.rs`
 //! checks the order):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! netcdf-c's public API as the filters call it back: a variable's type, dimensions, chunks and
 //! byte order for the codecs' `NCZ_modify_parameters`, and `nc_initialize`.
 //!

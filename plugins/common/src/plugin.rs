@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! What a plugin library exports: HDF5's plugin entry points (`H5PLget_plugin_type`,
 //! `H5PLget_plugin_info` returning an `H5Z_class2_t`), netcdf-c's codec entry points
 //! (`NCZ_get_codec_info`, `NCZ_codec_info_defaults` returning `NCZ_codec_t`s), and the codec

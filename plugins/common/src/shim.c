@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * The functions of HDF5 and of netcdf-c's public API that the filters call back, for
  * ncfilters-plugin (hdf5_sys.rs, netcdf_api.rs): in libnetcdf, in the plugin libraries

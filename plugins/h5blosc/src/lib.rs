@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! lib__nch5blosc.so: the blosc filter (HDF5 id 32001) and its codec; c-blosc's libblosc is
 //! loaded on first use.
 

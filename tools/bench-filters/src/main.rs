@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! bench-filters: ncfilters' standard filters against netcdf-c 4.9.0's C plugins, through the same
 //! `H5Z_func_t` entry point, in one process, runs alternating round-robin between implementations.
 //!

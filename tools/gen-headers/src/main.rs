@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! gen-headers: writes include/*.h from the ncfilters sources with cbindgen, and the files
 //! derived from the table of standard filters (`cmake/ncfilters_plugins.cmake`, the README's
 //! table); checks that the checked-in copies are current; and checks ncfilters' ABI against the

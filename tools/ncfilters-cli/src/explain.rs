@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `ncfilters explain ID|NAME`, printed: the findings and advice of ncfilters-core's
 //! `filter_explain` for the report, with the directories searched and the libraries that declare
 //! the filter.

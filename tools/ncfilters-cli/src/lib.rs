@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! The `ncfilters` command, without its C calls: the argument model ([`cli`]), the rendering
 //! ([`render`], [`explain`]) of the JSON the library returns, read into ncfilters-core's report
 //! types, and the exit codes ([`Exit`]). What `explain` finds and advises is the core's
@@ -104,6 +105,7 @@ pub fn output(cli: &Cli, netcdf: &mut dyn Netcdf) -> Result<(String, Exit), Fail
             let text = if cli.json {
                 json_text(&json!({
                     "ncfilters_version": value["ncfilters_version"],
+                    "ncfilters_build": value["ncfilters_build"],
                     "netcdf_version": value["netcdf_version"],
                     "filters": value["filters"],
                 }))
@@ -359,6 +361,7 @@ pub(crate) mod tests {
         let list = json_of(&mut fake, &["--json", "list"]);
         assert_eq!(list["filters"], report["filters"]);
         assert_eq!(list["ncfilters_version"], "0.1.0");
+        assert_eq!(list["ncfilters_build"], "0.1.0 (git 0123456789ab)");
         assert_eq!(list["netcdf_version"], "4.9.0");
         let path = json_of(&mut fake, &["path", "--json"]);
         assert_eq!(path, json!({"plugin_path": report["plugin_path"], "libraries": report["libraries"]}));

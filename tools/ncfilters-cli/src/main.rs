@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! `ncfilters`: the C calls into libnetcdf built with ncfilters (its public API and the three
 //! functions of `ncfilters.h`); everything else is in the `ncfilters_cli` library.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: BSD-3-Clause
 //! Text output of `list`, `path`, `spec` and `codec`.
 
 use std::fmt::Write as _;
@@ -269,7 +270,7 @@ mod tests {
     #[test]
     fn the_fixture_is_the_contract_shape() {
         let value: serde_json::Value = serde_json::from_str(FIXTURE_REPORT).unwrap();
-        for key in ["ncfilters_version", "netcdf_version", "plugin_path", "libraries", "filters"] {
+        for key in ["ncfilters_version", "ncfilters_build", "netcdf_version", "plugin_path", "libraries", "filters"] {
             assert!(value.get(key).is_some(), "{key}");
         }
     }

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! `dist`: the release tarball, `target/dist/ncfilters-<version>.tar.xz` and its `.sha256`. It holds
+//! the tracked sources as the work tree has them, `vendor/` with the crates the CMake build
+//! compiles, `.cargo/config.toml` pointing cargo at them, and `.ncfilters-release` (the build then
+//! says "release" where a clone's says "git <commit>"). Its workspace is the shipped members with
+//! their dev-dependencies removed: cargo resolves every member's dependencies, dev-dependencies
+//! included, so those crates (test and benchmark tools) would otherwise have to be vendored too.
+//! Reproducible: sorted entries, owner 0, every time SOURCE_DATE_EPOCH (default: the last commit's).
+
+use std::path::{Path, PathBuf};
+
+use crate::harness::{fail, log, Harness, Result};
+use crate::licences::{metadata, shipped_members, tracked_files, workspace_version, DEV_ONLY_MEMBERS};
+use crate::process::{cmd, output, run};
+
+/// The file that marks a release tarball's tree (cmake/ncfilters.cmake reads it).
+pub const RELEASE_MARKER: &str = ".ncfilters-release";
+
+const VENDORED_SOURCE_CONFIG: &str = "# SPDX-License-Identifier: BSD-3-Clause\n\
+    # Written by `cargo xtask dist`: cargo takes every crate from vendor/, never from the network.\n\
+    [source.crates-io]\n\
+    replace-with = \"ncfilters-vendored\"\n\n\
+    [source.ncfilters-vendored]\n\
+    directory = \"vendor\"\n";
+
+/// Makes the tarball and its checksum; returns the tarball's path.
+pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
+    let version = workspace_version(&h.repo)?;
+    let name = format!("ncfilters-{version}");
+    let dist = h.repo.join("target/dist");
+    let stage = dist.join(&name);
+    crate::harness::remove_dir_all_if_exists(&stage)?;
+    crate::harness::create_dir_all(&stage)?;
+    log(format!("stage the sources of ncfilters {version} in {}", stage.display()));
+    for file in tracked_files(&h.repo)? {
+        let to = stage.join(&file);
+        if let Some(parent) = to.parent() {
+            crate::harness::create_dir_all(parent)?;
+        }
+        std::fs::copy(h.repo.join(&file), &to).map_err(|e| crate::harness::Failure(format!("copy {file}: {e}")))?;
+    }
+    let members = shipped_members(&h.repo, &metadata(&h.repo)?);
+    for (_, dir) in &members {
+        let manifest = stage.join(dir).join("Cargo.toml");
+        let text = crate::harness::read_to_string(&manifest)?;
+        crate::harness::write_file(&manifest, &without_dev_dependencies(&text))?;
+    }
+    let root_manifest = stage.join("Cargo.toml");
+    let text = crate::harness::read_to_string(&root_manifest)?;
+    crate::harness::write_file(&root_manifest, &shipped_workspace(&text, &members)?)?;
+    crate::harness::write_file(&stage.join(RELEASE_MARKER), &format!("ncfilters {version}, release tarball\n"))?;
+
+    log("cargo vendor: the crates of the shipped members");
+    let mut vendor = cmd("cargo", ["vendor", "--versioned-dirs", "--quiet", "--manifest-path"]);
+    vendor.arg(&root_manifest).arg(stage.join("vendor")).current_dir(&stage);
+    output(&mut vendor)?;
+    crate::harness::write_file(&stage.join(".cargo/config.toml"), VENDORED_SOURCE_CONFIG)?;
+    same_versions_as_the_repository(&h.repo, &stage)?;
+
+    let tarball = dist.join(format!("{name}.tar.xz"));
+    let epoch = match std::env::var("SOURCE_DATE_EPOCH") {
+        Ok(epoch) => epoch,
+        Err(_) => output(cmd("git", ["-C"]).arg(&h.repo).args(["log", "-1", "--format=%ct"]))?.trim().to_string(),
+    };
+    let script = format!(
+        "set -o pipefail; tar --sort=name --mtime=@{epoch} --owner=0 --group=0 --numeric-owner \
+         --mode=u+rw,go+r,go-w --format=gnu -C '{}' -cf - '{name}' | xz -6 -T1 -c > '{}'",
+        dist.display(),
+        tarball.display()
+    );
+    run(&mut cmd("bash", ["-c", script.as_str()]))?;
+    let mut sum = cmd("sha256sum", [format!("{name}.tar.xz")]);
+    sum.current_dir(&dist);
+    let checksum = output(&mut sum)?;
+    crate::harness::write_file(&dist.join(format!("{name}.tar.xz.sha256")), &checksum)?;
+    let size = std::fs::metadata(&tarball).map(|m| m.len()).unwrap_or(0);
+    println!("PASS {} ({} MB): {}", tarball.display(), size / 1_000_000, checksum.trim());
+    Ok(tarball)
+}
+
+/// A manifest without its dev-dependency tables (`[dev-dependencies]`, `[dev-dependencies.x]`,
+/// `[target.'…'.dev-dependencies]`).
+fn without_dev_dependencies(manifest: &str) -> String {
+    let mut kept = String::new();
+    let mut skipping = false;
+    for line in manifest.lines() {
+        let header = line.trim_start();
+        if header.starts_with('[') {
+            skipping = header.contains("dev-dependencies");
+        }
+        if !skipping {
+            kept.push_str(line);
+            kept.push('\n');
+        }
+    }
+    kept
+}
+
+/// The root manifest with the shipped members only, the dev-only ones excluded.
+fn shipped_workspace(manifest: &str, members: &[(String, String)]) -> Result<String> {
+    let Some(start) = manifest.find("members = [") else {
+        fail!("Cargo.toml has no `members = [` list");
+    };
+    let Some(length) = manifest[start..].find(']') else {
+        fail!("Cargo.toml's members list does not end");
+    };
+    let listed: Vec<String> = members.iter().map(|(_, dir)| format!("    \"{dir}\",\n")).collect();
+    let Some(exclude) = manifest.find("exclude = [\"fuzz\"]") else {
+        fail!("Cargo.toml has no `exclude = [\"fuzz\"]`");
+    };
+    let excluded: Vec<String> = DEV_ONLY_MEMBERS.iter().map(|dir| format!(", \"{dir}\"")).collect();
+    let mut text = String::new();
+    text.push_str(&manifest[..start]);
+    text.push_str(&format!("members = [\n{}]", listed.concat()));
+    text.push_str(&manifest[start + length + 1..exclude]);
+    text.push_str(&format!("exclude = [\"fuzz\"{}]", excluded.concat()));
+    text.push_str(&manifest[exclude + "exclude = [\"fuzz\"]".len()..]);
+    Ok(text)
+}
+
+/// Every package of the tarball's Cargo.lock is in the repository's, at the same version: cargo
+/// vendor only dropped what the dev-only crates needed.
+fn same_versions_as_the_repository(repo: &Path, stage: &Path) -> Result {
+    let packages = |lock: &str| -> Vec<String> {
+        let mut name = "";
+        let mut found = Vec::new();
+        for line in lock.lines() {
+            if let Some(value) = line.strip_prefix("name = ") {
+                name = value;
+            } else if let Some(version) = line.strip_prefix("version = ") {
+                found.push(format!("{name} {version}"));
+            }
+        }
+        found
+    };
+    let repository = packages(&crate::harness::read_to_string(&repo.join("Cargo.lock"))?);
+    let changed: Vec<String> = packages(&crate::harness::read_to_string(&stage.join("Cargo.lock"))?)
+        .into_iter()
+        .filter(|package| !repository.contains(package))
+        .collect();
+    if !changed.is_empty() {
+        fail!("the tarball's Cargo.lock has packages the repository's lacks: {changed:?}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dev_dependency_tables_are_removed_and_nothing_else() {
+        let manifest = "[package]\nname = \"a\"\n\n[dependencies]\nx = \"1\"\n\n[dev-dependencies]\ny = \"1\"\n\
+                        \n[target.'cfg(unix)'.dev-dependencies]\nz = \"1\"\n\n[features]\nf = []\n";
+        assert_eq!(
+            without_dev_dependencies(manifest),
+            "[package]\nname = \"a\"\n\n[dependencies]\nx = \"1\"\n\n[features]\nf = []\n"
+        );
+    }
+
+    #[test]
+    fn the_workspace_keeps_the_shipped_members_and_excludes_the_others() {
+        let manifest = "[workspace]\nmembers = [\n    \".\",\n    \"xtask\",\n]\nexclude = [\"fuzz\"]\nresolver = \"2\"\n";
+        let members = [("ncfilters".to_string(), ".".to_string())];
+        assert_eq!(
+            shipped_workspace(manifest, &members).unwrap(),
+            "[workspace]\nmembers = [\n    \".\",\n]\nexclude = [\"fuzz\", \"tools/bench-filters\", \"tools/gen-headers\", \"xtask\"]\nresolver = \"2\"\n"
+        );
+    }
+}
