@@ -18,7 +18,11 @@ use crate::text::print_tail;
 
 /// What the root installs: netcdf-c's build dependencies as Debian 13 builds it, and the programs
 /// whose use of libnetcdf is checked.
-const PACKAGES: [&str; 21] = [
+const PACKAGES: [&str; 24] = [
+    // Debian's own Rust (1.85), which builds the release tarball's crates (`debian_cargo_builds_the_tarball`).
+    "cargo",
+    "rustc",
+    "xz-utils",
     "cmake",
     "make",
     "gcc",
@@ -65,6 +69,7 @@ pub fn test_debian13(h: &Harness) -> Result {
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
     let root = ensure_root(&h)?;
+    debian_cargo_builds_the_tarball(&h, &root)?;
     // Like the other builds, the root's are kept and rebuilt incrementally.
     let work = root.join(WORK_INSIDE.trim_start_matches('/'));
     harness::create_dir_all(&work)?;
@@ -228,6 +233,42 @@ fn clients(h: &Harness, root: &Path) -> Result {
     println!(
         "PASS Debian 13's programs: {} of {total} on Debian's libnetcdf22, {total} of {total} on ncfilters'",
         debian.len()
+    );
+    Ok(())
+}
+
+/// Debian 13's packaged cargo and rustc (1.85) build every shipped crate from the release tarball
+/// (`dist`), offline (`unshare --net`) and with an empty HOME and cargo home, as a Debian builder would.
+fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
+    let tarball = crate::dist::make_tarball(h)?;
+    let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
+    let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
+    let packages: Vec<String> = members.iter().map(|(package, _)| format!("-p {package}")).collect();
+    let dir = format!("{WORK_INSIDE}/tarball");
+    let script = format!(
+        "set -e; rm -rf {dir}; mkdir -p {dir}/home {dir}/cargo-home; \
+         tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; cd {dir}/{name}; \
+         export PATH=/usr/bin:/bin RUSTC=/usr/bin/rustc HOME={dir}/home CARGO_HOME={dir}/cargo-home CARGO_TARGET_DIR={dir}/target; \
+         /usr/bin/cargo --version; /usr/bin/rustc --version; \
+         /usr/bin/cargo build --offline --frozen --release -j {} {}",
+        h.jobs,
+        packages.join(" ")
+    );
+    let start = std::time::Instant::now();
+    step(
+        h,
+        root,
+        "Debian 13's cargo builds the release tarball's crates, offline",
+        &["unshare", "--net", "--", "sh", "-c", script.as_str()],
+    )?;
+    let log = read_to_string(&h.work_file("debian13-step.log"))?;
+    let versions: Vec<&str> =
+        log.lines().filter(|line| line.starts_with("cargo ") || line.starts_with("rustc ")).collect();
+    println!(
+        "PASS {name} built offline by Debian 13's {} in {} s ({} packages)",
+        versions.join(" and "),
+        start.elapsed().as_secs(),
+        members.len()
     );
     Ok(())
 }

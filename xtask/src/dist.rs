@@ -160,7 +160,8 @@ mod tests {
 
     #[test]
     fn the_workspace_keeps_the_shipped_members_and_excludes_the_others() {
-        let manifest = "[workspace]\nmembers = [\n    \".\",\n    \"xtask\",\n]\nexclude = [\"fuzz\"]\nresolver = \"2\"\n";
+        let manifest =
+            "[workspace]\nmembers = [\n    \".\",\n    \"xtask\",\n]\nexclude = [\"fuzz\"]\nresolver = \"2\"\n";
         let members = [("ncfilters".to_string(), ".".to_string())];
         assert_eq!(
             shipped_workspace(manifest, &members).unwrap(),

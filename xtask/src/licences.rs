@@ -40,7 +40,10 @@ pub fn test_licences(h: &Harness) -> Result {
     println!("PASS {NOTICES} names every crate the library, plugins and command link, with their licence texts");
     let version = workspace_version(&h.repo)?;
     let changelog = crate::harness::read_to_string(&h.repo.join("CHANGELOG.md"))?;
-    let newest = changelog.lines().find_map(|line| line.strip_prefix("## [")).and_then(|rest| rest.split(']').next());
+    let newest = changelog
+        .lines()
+        .filter_map(|line| line.strip_prefix("## [")?.split(']').next())
+        .find(|entry| *entry != "Unreleased");
     if newest != Some(version.as_str()) {
         fail!("CHANGELOG.md's newest release is {newest:?}, the workspace's version {version}");
     }
@@ -130,7 +133,8 @@ pub fn shipped_members(repo: &Path, metadata: &Value) -> Vec<(String, String)> {
 /// shipped members (build scripts', procedural macros' and tests' dependencies are not linked).
 fn shipped_crates(repo: &Path) -> Result<Vec<Crate>> {
     let metadata = metadata(repo)?;
-    let mut tree = cmd("cargo", ["tree", "--locked", "-e", "normal,no-proc-macro", "--prefix", "none", "--format", "{p}"]);
+    let mut tree =
+        cmd("cargo", ["tree", "--locked", "-e", "normal,no-proc-macro", "--prefix", "none", "--format", "{p}"]);
     tree.arg("--manifest-path").arg(repo.join("Cargo.toml"));
     for (name, _) in shipped_members(repo, &metadata) {
         tree.args(["-p", name.as_str()]);

@@ -26,7 +26,9 @@ pub fn test_offline(h: &Harness) -> Result {
     run(cmd("tar", ["-xJf"]).arg(&tarball).arg("-C").arg(&tree))?;
     let source = tree.join(format!("ncfilters-{}", crate::licences::workspace_version(&h.repo)?));
     // netcdf-c's configure rewrites files of its source tree: a copy of its own.
-    run(cmd("cp", ["-a"]).arg(h.work.join(format!("netcdf-c-{}", h.version()))).arg(tree.join(format!("src-{FLAVOUR}"))))?;
+    run(cmd("cp", ["-a"])
+        .arg(h.work.join(format!("netcdf-c-{}", h.version())))
+        .arg(tree.join(format!("src-{FLAVOUR}"))))?;
     let rustup_home = std::env::var_os("RUSTUP_HOME")
         .map(PathBuf::from)
         .unwrap_or_else(|| std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(".rustup"));
@@ -53,8 +55,12 @@ pub fn build_offline() -> Result {
         fail!("offline-build is the network-less half of `cargo xtask offline`, not a step of its own");
     };
     let interfaces = crate::harness::read_to_string(std::path::Path::new("/proc/net/dev"))?;
-    let reachable: Vec<&str> =
-        interfaces.lines().filter_map(|line| line.split_once(':')).map(|(name, _)| name.trim()).filter(|n| *n != "lo").collect();
+    let reachable: Vec<&str> = interfaces
+        .lines()
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, _)| name.trim())
+        .filter(|n| *n != "lo")
+        .collect();
     if !reachable.is_empty() {
         fail!("offline-build has network interfaces {reachable:?}: it must run in a namespace without them");
     }
