@@ -246,15 +246,17 @@ fn count_failed_tests(log: &str) -> usize {
     summaries(log).map(|(failed, _)| failed).sum()
 }
 
-/// (failed, total) of each "N% tests passed, F tests failed out of T" line.
+/// (failed, total) of each "N% tests passed, F tests failed out of T" line (CMake 4 says
+/// "100% tests passed out of T" when none failed).
 fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    log.lines().filter(|line| line.contains("tests passed, ") && line.contains(" tests failed out of ")).filter_map(
-        |line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            let failed = words.iter().position(|w| *w == "failed").and_then(|i| words.get(i.checked_sub(2)?))?;
-            Some((failed.parse().ok()?, words.last()?.parse().ok()?))
-        },
-    )
+    log.lines().filter(|line| line.contains("% tests passed") && line.contains(" out of ")).filter_map(|line| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let failed = match words.iter().position(|w| *w == "failed") {
+            Some(i) => words.get(i.checked_sub(2)?)?.parse().ok()?,
+            None => 0,
+        };
+        Some((failed, words.last()?.parse().ok()?))
+    })
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {
@@ -339,6 +341,15 @@ fn run_filter_program(h: &Harness, build: &Path, program: &str) -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cmake_4_s_summary_without_failures_counts() {
+        assert_eq!(
+            count_passed_tests("100% tests passed out of 233\n100% tests passed, 0 tests failed out of 2\n"),
+            235
+        );
+        assert_eq!(count_failed_tests("100% tests passed out of 233\n"), 0);
+    }
 
     #[test]
     fn passed_tests_are_summed_over_both_ctest_runs() {
