@@ -18,10 +18,13 @@ fn toml_value<'a>(toml: &'a str, section: &str, key: &str) -> Option<&'a str> {
     line.trim().strip_prefix('"')?.strip_suffix('"')
 }
 
-/// The first line of a plugin crate's `src/lib.rs`, and the rest.
+/// The first line of a plugin crate's `src/lib.rs` after its SPDX line, and the rest.
 fn plugin_source(target: &str) -> (String, String) {
     let source = read(&format!("plugins/{target}/src/lib.rs"));
-    let (first, rest) = source.split_once('\n').unwrap_or((&source, ""));
+    let Some(source) = source.strip_prefix("// SPDX-License-Identifier: BSD-3-Clause\n") else {
+        panic!("plugins/{target}/src/lib.rs does not start with its SPDX line");
+    };
+    let (first, rest) = source.split_once('\n').unwrap_or((source, ""));
     (first.to_string(), rest.to_string())
 }
 
