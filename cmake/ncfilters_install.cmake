@@ -97,7 +97,7 @@ endif()
 ncfilters_truthful_copy("${generated}/nc-config" "${generated}/nc-config"
   "(\n[ \t]*echo \"  --version[ \t]+-> \\$version\"\n)" "\\1        echo \"  --ncfilters         -> ${NCFILTERS_BUILD}\"\n")
 file(READ "${generated}/libnetcdf.settings" settings)
-string(REGEX REPLACE "\n*$" "" settings "${settings}")
+string(REGEX REPLACE "\n+$" "" settings "${settings}")
 file(WRITE "${generated}/libnetcdf.settings.tmp" "${settings}\n\n# ncfilters\n-----------\nncfilters:              ${NCFILTERS_BUILD}\n")
 file(COPY_FILE "${generated}/libnetcdf.settings.tmp" "${generated}/libnetcdf.settings" ONLY_IF_DIFFERENT)
 ncfilters_install_replacing(FILES "${CMAKE_INSTALL_INCLUDEDIR}" headers "${generated}/netcdf_meta.h")
