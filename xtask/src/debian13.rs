@@ -277,7 +277,7 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
 /// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
 /// the mounts end with the command, however it ends, so none outlives a killed run.
 fn inside<S: AsRef<str>>(h: &Harness, root: &Path, args: &[S]) -> Command {
-    let (cargo_home, rustup_home) = (harness::cargo_home(), rustup_home());
+    let (cargo_home, rustup_home) = (harness::cargo_home(), harness::rustup_home());
     let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
     binds.push((h.repo.clone(), root.join(REPO_INSIDE.trim_start_matches('/'))));
     for dir in [&cargo_home, &rustup_home] {
@@ -311,14 +311,6 @@ fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Resu
         fail!("{what} failed");
     }
     Ok(())
-}
-
-fn rustup_home() -> PathBuf {
-    std::env::var_os("RUSTUP_HOME").map(PathBuf::from).unwrap_or_else(|| home().join(".rustup"))
-}
-
-fn home() -> PathBuf {
-    std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default()
 }
 
 /// The Debian 13 root with [`PACKAGES`], made once and reused while its stamp names the same

@@ -29,9 +29,18 @@ pub fn log(message: impl std::fmt::Display) {
 
 /// Cargo's home: `CARGO_HOME`, else `~/.cargo`.
 pub fn cargo_home() -> PathBuf {
-    env::var_os("CARGO_HOME")
+    env_path_or_home("CARGO_HOME", ".cargo")
+}
+
+/// rustup's home: `RUSTUP_HOME`, else `~/.rustup`.
+pub fn rustup_home() -> PathBuf {
+    env_path_or_home("RUSTUP_HOME", ".rustup")
+}
+
+fn env_path_or_home(variable: &str, in_home: &str) -> PathBuf {
+    env::var_os(variable)
         .map(PathBuf::from)
-        .unwrap_or_else(|| env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(".cargo"))
+        .unwrap_or_else(|| env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(in_home))
 }
 
 /// The settings of a run (NCFILTERS_* environment variables) and the paths derived from them.

@@ -29,9 +29,6 @@ pub fn test_offline(h: &Harness) -> Result {
     run(cmd("cp", ["-a"])
         .arg(h.work.join(format!("netcdf-c-{}", h.version())))
         .arg(tree.join(format!("src-{FLAVOUR}"))))?;
-    let rustup_home = std::env::var_os("RUSTUP_HOME")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| std::env::var_os("HOME").map(PathBuf::from).unwrap_or_default().join(".rustup"));
     log(format!("netcdf-c {} with ncfilters from {}, offline", h.version(), tarball.display()));
     let exe = std::env::current_exe().map_err(|e| Failure(format!("cannot find xtask's own program: {e}")))?;
     let mut child = cmd("unshare", ["--net", "--"]);
@@ -42,7 +39,7 @@ pub fn test_offline(h: &Harness) -> Result {
         .env(SOURCE_VARIABLE, &source)
         .env("NCFILTERS_NETCDF_VERSION", h.version())
         .env("HOME", tree.join("home"))
-        .env("RUSTUP_HOME", rustup_home)
+        .env("RUSTUP_HOME", crate::harness::rustup_home())
         .env_remove("CARGO_HOME");
     run(&mut child)
 }
