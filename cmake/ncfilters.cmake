@@ -100,7 +100,10 @@ message(STATUS "ncfilters: ${NCFILTERS_BUILD}")
 
 # How every cargo build runs: NCFILTERS_CARGO_COMMON_ENV (environment) and NCFILTERS_CARGO_FLAGS.
 function(ncfilters_cargo_settings)
-  set(env "NCFILTERS_BUILD_SOURCE=${NCFILTERS_BUILD_SOURCE}")
+  # The C code the crates compile (the shims, the bundled libzstd) with netcdf-c's C compiler. Set
+  # here, as configure's environment differs from the build's (CMake has CC set while it
+  # configures): with CC unpinned cargo would compile those crates again at build time.
+  set(env "NCFILTERS_BUILD_SOURCE=${NCFILTERS_BUILD_SOURCE}" "CC=${CMAKE_C_COMPILER}")
   set(flags)
   set(cargo_home "${NCFILTERS_CARGO_HOME}")
   if(IS_DIRECTORY "${NCFILTERS_ROOT}/vendor")
@@ -179,9 +182,14 @@ endif()
 
 # The netcdf-c release being built, from its own version: 4.9.3 and later name it in project(),
 # 4.9.0 and 4.9.2 in SET(NC_VERSION_MAJOR|MINOR|PATCH …) after it. ncfilters mirrors each release's internal
-# structs and behaviour, so a release it does not know is an error, never a guess. The same list
-# as core/build.rs's and xtask/src/release.rs's (checked by xtask's tests).
+# structs and behaviour, so a release it does not know is an error, never a guess, unless the
+# packager names the known release it behaves like (NCFILTERS_NETCDF_LIKE): a point release, or a
+# snapshot of netcdf-c's main branch, is then built with that release's behaviour, and configure
+# stops unless every mirrored struct of that release matches this tree (ncfilters_layout_check).
+# The same list as core/build.rs's and xtask/src/release.rs's (checked by xtask's tests).
 set(NCFILTERS_KNOWN_RELEASES 4.9.0 4.9.2 4.9.3 4.10.0 4.10.1)
+set(NCFILTERS_NETCDF_LIKE "" CACHE STRING
+    "Build a netcdf-c release ncfilters does not know with the behaviour of this known one (its struct layouts are checked)")
 function(ncfilters_detect_release)
   set(version "${PROJECT_VERSION}")
   if(version STREQUAL "")
@@ -198,15 +206,33 @@ function(ncfilters_detect_release)
       set(version "${MAJOR}.${MINOR}.${PATCH}")
     endif()
   endif()
-  if(NOT version IN_LIST NCFILTERS_KNOWN_RELEASES)
-    string(REPLACE ";" ", " known "${NCFILTERS_KNOWN_RELEASES}")
-    message(FATAL_ERROR "ncfilters: this is netcdf-c '${version}' (from ${CMAKE_SOURCE_DIR}/CMakeLists.txt); "
-                        "ncfilters supports netcdf-c ${known} only")
+  string(REPLACE ";" ", " known "${NCFILTERS_KNOWN_RELEASES}")
+  set(like "${NCFILTERS_NETCDF_LIKE}")
+  if(NOT like STREQUAL "" AND NOT like IN_LIST NCFILTERS_KNOWN_RELEASES)
+    message(FATAL_ERROR "ncfilters: NCFILTERS_NETCDF_LIKE is '${like}'; it names one of the releases ncfilters knows: ${known}")
   endif()
-  set(NCFILTERS_NETCDF_VERSION "${version}" PARENT_SCOPE)
+  if(version IN_LIST NCFILTERS_KNOWN_RELEASES)
+    if(NOT like STREQUAL "" AND NOT like STREQUAL version)
+      message(STATUS "ncfilters: NCFILTERS_NETCDF_LIKE=${like} is not used: ncfilters knows this release, ${version}")
+    endif()
+    set(as "${version}")
+  elseif(like STREQUAL "")
+    message(FATAL_ERROR "ncfilters: this is netcdf-c '${version}' (from ${CMAKE_SOURCE_DIR}/CMakeLists.txt); "
+                        "ncfilters knows netcdf-c ${known}. To build this one with the behaviour of one of "
+                        "those, configure with -DNCFILTERS_NETCDF_LIKE=<release>: ncfilters then checks its "
+                        "struct layouts against this tree and stops here if they differ.")
+  else()
+    message(STATUS "ncfilters: netcdf-c ${version} is not a release ncfilters knows; built with ${like}'s "
+                   "behaviour (NCFILTERS_NETCDF_LIKE), if its struct layouts match")
+    set(as "${like}")
+  endif()
+  # NCFILTERS_NETCDF_VERSION: the release whose structs and behaviour ncfilters is built with;
+  # NCFILTERS_NETCDF_TREE_VERSION: the tree's own.
+  set(NCFILTERS_NETCDF_VERSION "${as}" PARENT_SCOPE)
+  set(NCFILTERS_NETCDF_TREE_VERSION "${version}" PARENT_SCOPE)
 endfunction()
 ncfilters_detect_release()
-message(STATUS "ncfilters: netcdf-c ${NCFILTERS_NETCDF_VERSION}")
+message(STATUS "ncfilters: netcdf-c ${NCFILTERS_NETCDF_TREE_VERSION}")
 # What differs between the releases' build systems and sources, each fact with the first release
 # that has it (as core/build.rs's RELEASE_CFGS); each sets NCFILTERS_<fact> ON or OFF:
 #   PLUGIN_PATH_RELEASE  its own plugin-path code (dplugins.c, hdf5plugins.c, zplugins.c and
@@ -594,6 +620,48 @@ function(ncfilters_link_shared_netcdf)
   message(STATUS "ncfilters: libnetcdf links ${NCFILTERS_STATICLIB} (whole archive)")
 endfunction()
 
+# Checked, not trusted: ncfilters reads netcdf-c's internal structs through mirrors chosen by the
+# release (src/abi_layout.rs). A distribution's patch or a point release that moves a field would
+# have the library read the wrong memory, so configure builds ncfilters-layout-check (with the
+# library's features and release; cargo reuses the work when it builds the library), compiles and
+# runs the program it prints against this tree's headers and config.h, and stops on any
+# difference, naming the struct, the field and both values.
+function(ncfilters_layout_check)
+  set(dir "${CMAKE_BINARY_DIR}/ncfilters-generated")
+  set(source "${dir}/ncfilters_layout_check.c")
+  message(STATUS "ncfilters: checking ncfilters' mirrors of netcdf-c ${NCFILTERS_NETCDF_VERSION}'s structs against this tree")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
+            "${NCFILTERS_CARGO}" run --quiet --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters ${NCFILTERS_CARGO_FEATURES}
+            --bin ncfilters-layout-check --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
+    WORKING_DIRECTORY "${NCFILTERS_ROOT}"
+    OUTPUT_VARIABLE program ERROR_VARIABLE error RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "ncfilters: cargo could not build or run ncfilters-layout-check (${failed}):\n${error}")
+  endif()
+  file(WRITE "${source}.tmp" "${program}")
+  file(COPY_FILE "${source}.tmp" "${source}" ONLY_IF_DIFFERENT)
+  set(includes "${CMAKE_BINARY_DIR}" "${CMAKE_BINARY_DIR}/include" "${CMAKE_SOURCE_DIR}/include"
+      "${CMAKE_SOURCE_DIR}/libhdf5" "${CMAKE_SOURCE_DIR}/libnczarr" "${CMAKE_SOURCE_DIR}/libncpoco"
+      ${HDF5_INCLUDE_DIRS} ${HDF5_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS} ${MPI_C_INCLUDE_PATH})
+  try_run(differs compiled "${dir}/layout-check" "${source}"
+    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
+    COMPILE_OUTPUT_VARIABLE compile_output
+    RUN_OUTPUT_VARIABLE differences)
+  if(NOT compiled)
+    message(FATAL_ERROR "ncfilters: the layout check (${source}) does not compile against this netcdf-c tree, "
+                        "so ncfilters cannot mirror its structs:\n${compile_output}")
+  endif()
+  if(NOT differs EQUAL 0)
+    message(FATAL_ERROR "ncfilters: this netcdf-c tree lays out its structs differently from netcdf-c "
+                        "${NCFILTERS_NETCDF_VERSION}, whose layouts ncfilters mirrors (${source}):\n${differences}"
+                        "A patch or a release that changes these structs needs an ncfilters that knows it.")
+  endif()
+  string(REGEX MATCHALL "\n    NCF_[A-Z_]+\\(" checks "${program}")
+  list(LENGTH checks count)
+  message(STATUS "ncfilters: ${count} sizes and offsets of netcdf-c's structs match ncfilters' mirrors")
+endfunction()
+
 function(ncfilters_edit_netcdf_targets)
   foreach(target dispatch netcdfhdf5 netcdf)
     if(NOT TARGET ${target})
@@ -601,8 +669,8 @@ function(ncfilters_edit_netcdf_targets)
     endif()
   endforeach()
 
-  if(NOT netCDF_VERSION MATCHES "^${NCFILTERS_NETCDF_VERSION}")
-    message(FATAL_ERROR "ncfilters: netcdf-c calls itself ${netCDF_VERSION}, not ${NCFILTERS_NETCDF_VERSION}")
+  if(NOT netCDF_VERSION MATCHES "^${NCFILTERS_NETCDF_TREE_VERSION}")
+    message(FATAL_ERROR "ncfilters: netcdf-c calls itself ${netCDF_VERSION}, not ${NCFILTERS_NETCDF_TREE_VERSION}")
   endif()
   ncfilters_remove_sources(dispatch dfilter.c daux.c)
   ncfilters_remove_sources(netcdfhdf5 hdf5filter.c)
@@ -636,6 +704,7 @@ function(ncfilters_edit_netcdf_targets)
       "NCFILTERS_MPI_HANDLE_SIZE=${NCFILTERS_MPI_HANDLE_SIZE}"
       "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
       "NCFILTERS_PLUGIN_SEARCH_PATH=${NETCDF_PLUGIN_SEARCH_PATH}")
+  ncfilters_layout_check()
   add_custom_target(ncfilters_cargo
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "${NCFILTERS_CARGO}" build --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters ${NCFILTERS_CARGO_FEATURES}

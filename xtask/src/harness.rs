@@ -110,7 +110,8 @@ impl Harness {
         if self.release.is_first() {
             self.repo.join("target")
         } else {
-            self.repo.join(format!("target/nc-{}", self.release.version))
+            // A tree built like a known release builds that release's library.
+            self.repo.join(format!("target/nc-{}", self.release.built_like.unwrap_or(self.release.version)))
         }
     }
 

@@ -9,11 +9,13 @@ mod c_tests;
 mod configurations;
 mod debian13;
 mod demo;
+mod development;
 mod dist;
 mod harness;
 mod hdf5;
 mod install;
 mod interop;
+mod layout_check;
 mod leaks;
 mod licences;
 mod matrix;
@@ -86,7 +88,8 @@ enum Step {
     Dist,
     /// Miri (nightly) on the unit tests that call no C: C heap, filter chain, registry, parsers, pure-Rust filters
     Miri,
-    /// ABI check against the release's headers, and a deliberately broken mirror that must fail
+    /// ABI check against the release's headers, a deliberately broken mirror that must fail, and
+    /// a tree with a patched NCZ_VAR_INFO_T that the module's layout check must stop at configure
     Abi,
     /// Differential tests: the parser against stock libnetcdf.so, the filters against its C plugins
     Differential,
@@ -117,6 +120,9 @@ enum Step {
     /// A packager's build: netcdf-c 4.10.1 with the module of the release tarball (`dist`), with no
     /// network, an empty HOME and cargo home, then its suite
     Offline,
+    /// netcdf-c's main branch (the snapshot in ../shared/netcdf-c) refused without
+    /// NCFILTERS_NETCDF_LIKE, then built stock and with -DNCFILTERS_NETCDF_LIKE=4.10.1: the suite on both
+    Development,
     /// The network-less half of `offline` (run by it inside `unshare --net`)
     #[command(name = "offline-build", hide = true)]
     OfflineBuild,
@@ -173,6 +179,7 @@ impl Step {
             Step::Debian13 => "debian13",
             Step::Offline => "offline",
             Step::OfflineBuild => "offline-build",
+            Step::Development => "development",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
         }
@@ -281,7 +288,9 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Licences { write: false } => licences::test_licences(h),
         Step::Licences { write: true } => licences::write_notices(h),
         Step::Dist => dist::make_tarball(h).map(|_| ()),
-        Step::Abi => rust_checks::test_abi(h),
+        // The layout check first: its configure reuses the cargo build of the ncfilters build, which
+        // the ABI check then rebuilds with its own environment.
+        Step::Abi => layout_check::test_layout_check(h).and_then(|()| rust_checks::test_abi(h)),
         Step::Differential => rust_checks::test_differential(h),
         Step::NetcdfSuite => netcdf::test_netcdf_suite(h),
         Step::SymbolProvenance => provenance::test_symbol_provenance(h),
@@ -294,6 +303,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Debian13 => debian13::test_debian13(h),
         Step::Offline => offline::test_offline(h),
         Step::OfflineBuild => offline::build_offline(),
+        Step::Development => development::test_development(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }

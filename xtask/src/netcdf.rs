@@ -94,8 +94,10 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
         configure.args(h.release.flags);
     }
     if !flavour.starts_with("stock") {
-        configure.arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()));
-        configure.arg(format!("-DNCFILTERS_CARGO_TARGET_DIR={}", cargo_target.display()));
+        configure.args(ncfilters_module_flags(h, &cargo_target));
+        if let Some(like) = h.release.built_like {
+            configure.arg(format!("-DNCFILTERS_NETCDF_LIKE={like}"));
+        }
     }
     let log_file = h.work_file(&format!("configure-{flavour}.log"));
     if !succeeds_into_log(&mut configure, &log_file, false)? {
@@ -103,6 +105,14 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
         fail!("configure ({flavour}) failed");
     }
     Ok(())
+}
+
+/// The flags that load ncfilters into a netcdf-c configure, its cargo builds in `cargo_target`.
+pub fn ncfilters_module_flags(h: &Harness, cargo_target: &Path) -> [String; 2] {
+    [
+        format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()),
+        format!("-DNCFILTERS_CARGO_TARGET_DIR={}", cargo_target.display()),
+    ]
 }
 
 /// netcdf-c's whole suite in the `flavour` build, the plugin-moving tests serially, output in

@@ -43,27 +43,46 @@ pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
 }
 
 /// cmake/ncfilters.cmake reads the release from netcdf-c's CMakeLists.txt (project(VERSION) from
-/// 4.9.3 on, SET(NC_VERSION_*) before) and refuses one it does not know, naming those it does:
-/// checked on stand-in projects for a release it knows and for 4.9.1 and 4.11.0, which it does not.
+/// 4.9.3 on, SET(NC_VERSION_*) before) and refuses one it does not know, naming those it does and
+/// NCFILTERS_NETCDF_LIKE: checked on stand-in projects for a release it knows, for 4.9.1 and
+/// 4.11.0, which it does not, and for 4.11.0 with the option naming a known release and not.
 fn test_release_detection(h: &Harness) -> Result {
     log("the CMake module's release detection (stand-in netcdf-c projects)");
     let known = crate::release::RELEASES.iter().map(|r| r.version).collect::<Vec<_>>().join(", ");
+    let set_4_9 = |patch: u32| {
+        format!("project(netCDF LANGUAGES C)\nSET(NC_VERSION_MAJOR 4)\nSET(NC_VERSION_MINOR 9)\nSET(NC_VERSION_PATCH {patch})\n")
+    };
+    let project_4_11 = "project(netCDF VERSION 4.11.0 LANGUAGES C)\n".to_string();
+    // (version, CMakeLists.txt's version lines, NCFILTERS_NETCDF_LIKE, what the log must say)
+    let refusal = format!(
+        "ncfilters knows netcdf-c {known}. To build this one with the behaviour of one of those, \
+                           configure with -DNCFILTERS_NETCDF_LIKE=<release>"
+    );
     let cases = [
+        ("4.9.2", set_4_9(2), "", "-- ncfilters: netcdf-c 4.9.2".to_string()),
         (
-            "4.9.2",
-            "project(netCDF LANGUAGES C)\nSET(NC_VERSION_MAJOR 4)\nSET(NC_VERSION_MINOR 9)\nSET(NC_VERSION_PATCH 2)\n",
-            true,
+            "4.10.0",
+            "project(netCDF VERSION 4.10.0 LANGUAGES C)\n".to_string(),
+            "",
+            "-- ncfilters: netcdf-c 4.10.0".into(),
         ),
-        ("4.10.0", "project(netCDF VERSION 4.10.0 LANGUAGES C)\n", true),
+        ("4.9.1", set_4_9(1), "", format!("this is netcdf-c '4.9.1' {refusal}")),
+        ("4.11.0", project_4_11.clone(), "", format!("this is netcdf-c '4.11.0' {refusal}")),
         (
-            "4.9.1",
-            "project(netCDF LANGUAGES C)\nSET(NC_VERSION_MAJOR 4)\nSET(NC_VERSION_MINOR 9)\nSET(NC_VERSION_PATCH 1)\n",
-            false,
+            "4.11.0",
+            project_4_11.clone(),
+            "4.10.1",
+            "-- ncfilters: netcdf-c 4.11.0 is not a release ncfilters knows; built with 4.10.1's behaviour".into(),
         ),
-        ("4.11.0", "project(netCDF VERSION 4.11.0 LANGUAGES C)\n", false),
+        (
+            "4.11.0",
+            project_4_11,
+            "4.11.0",
+            format!("NCFILTERS_NETCDF_LIKE is '4.11.0'; it names one of the releases ncfilters knows: {known}"),
+        ),
     ];
-    for (version, body, is_known) in cases {
-        let dir = h.work_file(&format!("release-detection/{version}"));
+    for (i, (version, body, like, expected)) in cases.iter().enumerate() {
+        let dir = h.work_file(&format!("release-detection/{i}-{version}"));
         crate::harness::remove_dir_all_if_exists(&dir)?;
         create_dir_all(&dir)?;
         let lists = format!("cmake_minimum_required(VERSION 3.20)\n{body}");
@@ -74,24 +93,19 @@ fn test_release_detection(h: &Harness) -> Result {
             .arg(&dir)
             .arg("-B")
             .arg(dir.join("build"))
-            .arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()));
-        // Neither configures: a known release gets past the check and stops at the missing
-        // netcdf-c targets, an unknown one at the check.
+            .arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()))
+            .arg(format!("-DNCFILTERS_NETCDF_LIKE={like}"));
+        // None configures: a release the module takes gets past the check and stops at the
+        // missing netcdf-c targets, any other at the check.
         succeeds_into_log(&mut configure, &log_file, false)?;
-        let log_text = crate::harness::read_to_string(&log_file)?;
-        let detected = log_text.lines().any(|line| line == format!("-- ncfilters: netcdf-c {version}"));
         // CMake wraps an error's text at word boundaries.
-        let text = log_text.split_whitespace().collect::<Vec<_>>().join(" ");
-        let refused = text.contains(&format!("this is netcdf-c '{version}'"))
-            && text.contains(&format!("supports netcdf-c {known} only"));
-        if refused == is_known || detected != is_known {
+        let text = crate::harness::read_to_string(&log_file)?.split_whitespace().collect::<Vec<_>>().join(" ");
+        let wanted = expected.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !text.contains(&wanted) {
             print_tail(&log_file, 20);
-            fail!("netcdf-c {version}: the module should {} it", if is_known { "accept" } else { "refuse" });
+            fail!("netcdf-c {version} (NCFILTERS_NETCDF_LIKE={like:?}): configure did not say {expected:?}");
         }
-        println!(
-            "PASS netcdf-c {version}: {}",
-            if is_known { "detected" } else { "refused, naming the known releases" }
-        );
+        println!("PASS netcdf-c {version} (NCFILTERS_NETCDF_LIKE={like:?}): {expected}");
     }
     Ok(())
 }

@@ -18,10 +18,12 @@ pub enum SlowCheck {
     Debian13Root,
     /// 4.10.1 from the release tarball, with no network (`cargo xtask offline`).
     OfflineFromTarball,
+    /// netcdf-c's main branch built as 4.10.1 (`cargo xtask development`).
+    DevelopmentSnapshot,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 19] = [
+pub static SLOW_CHECKS: [SlowCheck; 20] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -41,6 +43,7 @@ pub static SLOW_CHECKS: [SlowCheck; 19] = [
     SlowCheck::Parallel(&RELEASES[3]),
     SlowCheck::Valgrind(&RELEASES[1]),
     SlowCheck::OfflineFromTarball,
+    SlowCheck::DevelopmentSnapshot,
 ];
 
 impl SlowCheck {
@@ -51,6 +54,7 @@ impl SlowCheck {
             SlowCheck::Configuration(configuration) => format!("matrix {}", configuration.name),
             SlowCheck::Debian13Root => "debian13".into(),
             SlowCheck::OfflineFromTarball => "offline".into(),
+            SlowCheck::DevelopmentSnapshot => "development".into(),
         }
     }
 
@@ -62,7 +66,8 @@ impl SlowCheck {
             SlowCheck::Parallel(_)
             | SlowCheck::Configuration(_)
             | SlowCheck::Debian13Root
-            | SlowCheck::OfflineFromTarball => None,
+            | SlowCheck::OfflineFromTarball
+            | SlowCheck::DevelopmentSnapshot => None,
         }
     }
 
@@ -73,6 +78,7 @@ impl SlowCheck {
             SlowCheck::Configuration(configuration) => crate::matrix::test_configuration(h, configuration),
             SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
             SlowCheck::OfflineFromTarball => crate::offline::test_offline(h),
+            SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
         }
     }
 }
@@ -86,6 +92,7 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 2);
+        // The distribution checks: debian13, offline, development.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 3);
     }
 }
