@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::harness::{fail, log, Harness, Result};
+use crate::harness::{fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
 use crate::release::KnownFailure;
 use crate::setup;
@@ -113,6 +113,27 @@ pub fn ncfilters_module_flags(h: &Harness, cargo_target: &Path) -> [String; 2] {
         format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()),
         format!("-DNCFILTERS_CARGO_TARGET_DIR={}", cargo_target.display()),
     ]
+}
+
+/// Configures `src` with the module (the release's flags, its cargo target) into `build`, which
+/// must fail saying `must_say`: returns the line that says it. `label` names the log,
+/// `configure-<label>.log`; `build` is removed afterwards.
+pub fn configure_must_stop(h: &Harness, src: &Path, label: &str, must_say: &str) -> Result<String> {
+    let build = h.build_dir(label);
+    remove_dir_all_if_exists(&build)?;
+    let mut configure = cmd("cmake", ["-S"]);
+    configure.arg(src).arg("-B").arg(&build).args(h.release.flags).args(ncfilters_module_flags(h, &h.cargo_target()));
+    let log_file = h.work_file(&format!("configure-{label}.log"));
+    if succeeds_into_log(&mut configure, &log_file, false)? {
+        fail!("configure ({label}) succeeded; it must stop saying {must_say:?}");
+    }
+    let said = read_to_string(&log_file)?.lines().find(|line| line.contains(must_say)).map(str::trim).map(String::from);
+    let Some(line) = said else {
+        print_tail(&log_file, 30);
+        fail!("configure ({label}) failed, but without saying {must_say:?}");
+    };
+    remove_dir_all_if_exists(&build)?;
+    Ok(line)
 }
 
 /// netcdf-c's whole suite in the `flavour` build, the plugin-moving tests serially, output in
