@@ -704,6 +704,10 @@ function(ncfilters_edit_netcdf_targets)
       "NCFILTERS_MPI_HANDLE_SIZE=${NCFILTERS_MPI_HANDLE_SIZE}"
       "NCFILTERS_NETCDF_VERSION=${NCFILTERS_NETCDF_VERSION}"
       "NCFILTERS_PLUGIN_SEARCH_PATH=${NETCDF_PLUGIN_SEARCH_PATH}")
+  # The same, one VARIABLE=value a line, for a tool that builds against this tree's target
+  # directory: with any other value cargo would compile the crates again.
+  list(JOIN NCFILTERS_CARGO_ENV "\n" lines)
+  file(WRITE "${CMAKE_BINARY_DIR}/ncfilters-cargo.env" "${lines}\n")
   ncfilters_layout_check()
   add_custom_target(ncfilters_cargo
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}

@@ -4,7 +4,7 @@
 stock netcdf-c with its C plugins (as shipped, HDF5_PLUGIN_PATH=<stock build>/plugins) against
 netcdf-c built with ncfilters and no plugin path (its built-in filters), side by side in one run.
 
-    bench_nccopy.py STOCK_BUILD NCFILTERS_BUILD WORKDIR FILE.nc... [--runs N]
+    bench_nccopy.py STOCK_BUILD NCFILTERS_BUILD WORKDIR FILE.nc... [--runs N] [--also LABEL=BUILD]...
 
 For every case (zstd 1 and 3, bzip2 9, blosc lz4, shuffle + deflate 1) and target format:
   * encode: `nccopy -u -F` (or -d/-s) of every FILE into the target, nccopy's default chunking
@@ -12,7 +12,8 @@ For every case (zstd 1 and 3, bzip2 9, blosc lz4, shuffle + deflate 1) and targe
   * decode: `nccopy -k nc6` of those copies back to plain netCDF (every chunk decoded).
 Each run times both builds, alternating which goes first. A file that either build cannot encode
 in a case (stock 4.9.0's blosc plugin fails on chunks blosc cannot shrink, netcdf-c #3075) is left
-out of that case for both, and the table says so. Prints a Markdown table: median wall
+out of that case for both, and the table says so. `--also` times one more ncfilters build in the
+same runs (e.g. one built with -DNCFILTERS_SYSTEM_ZSTD=ON), with its own wall time and ratio columns. Prints a Markdown table: median wall
 time (the sum over the files) and the largest peak RSS of any file, per build, and their ratios.
 Standard library only.
 """
@@ -40,19 +41,29 @@ def main():
     parser.add_argument("files", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--only", help="comma-separated: only the cases whose label contains one of them")
+    parser.add_argument("--also", action="append", default=[], metavar="LABEL=BUILD",
+                        help="one more ncfilters build (no plugin path), timed in the same runs")
     opts = parser.parse_args()
     cases = {label: flags for label, flags in CASES.items()
              if not opts.only or any(part in label for part in opts.only.split(","))}
     builds = {"stock": os.path.abspath(opts.stock), "ncfilters": os.path.abspath(opts.ncfilters)}
     plugins = {"stock": os.path.join(builds["stock"], "plugins"), "ncfilters": None}
+    extras = []
+    for also in opts.also:
+        label, _, build = also.partition("=")
+        if not label or not build or label in builds:
+            parser.error(f"--also {also}: want a new LABEL=BUILD")
+        builds[label], plugins[label] = os.path.abspath(build), None
+        extras.append(label)
     work = os.path.abspath(opts.workdir)
     os.makedirs(work, exist_ok=True)
     total = sum(os.path.getsize(f) for f in opts.files)
     print(f"{len(opts.files)} files, {total / 1e6:.1f} MB; {opts.runs} runs per case and build, alternating; "
           f"ncfilters threads: {os.environ.get('NCFILTERS_THREADS', 'all cores')}\n")
     print("| case | target | direction | stock wall (s) | ncfilters wall (s) | stock ÷ ncfilters time "
-          "| stock peak RSS (MiB) | ncfilters peak RSS (MiB) | ncfilters ÷ stock RSS | stock ÷ ncfilters size |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "| stock peak RSS (MiB) | ncfilters peak RSS (MiB) | ncfilters ÷ stock RSS | stock ÷ ncfilters size |"
+          + "".join(f" {e} wall (s) | stock ÷ {e} time |" for e in extras))
+    print("|---|---|---|---|---|---|---|---|---|---|" + "---|---|" * len(extras))
     for label, flags in cases.items():
         for target, (suffix, name_of, kind) in TARGETS.items():
             def encode_args(build, source):
@@ -90,7 +101,8 @@ def main():
                 note = f" (without {', '.join(left_out)})" if left_out else ""
                 print(f"| {label} | {target}{note} | {direction} | {wall['stock']:.2f} | {wall['ncfilters']:.2f} "
                       f"| **{wall['stock'] / wall['ncfilters']:.2f}** | {rss['stock']:.0f} | {rss['ncfilters']:.0f} "
-                      f"| {rss['ncfilters'] / rss['stock']:.2f} | {size['stock'] / size['ncfilters']:.3f} |", flush=True)
+                      f"| {rss['ncfilters'] / rss['stock']:.2f} | {size['stock'] / size['ncfilters']:.3f} |"
+                      + "".join(f" {wall[e]:.2f} | **{wall['stock'] / wall[e]:.2f}** |" for e in extras), flush=True)
 
 
 def du(path):

@@ -118,5 +118,12 @@ pub fn bench_nccopy(h: &Harness) -> Result {
     if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
         bench.arg("--only").arg(only);
     }
+    // NCFILTERS_BENCH_SYSTEM_ZSTD=1: a third build, with the system's libzstd, in the same runs.
+    if std::env::var_os("NCFILTERS_BENCH_SYSTEM_ZSTD").is_some() {
+        let flavour = crate::netcdf::SYSTEM_ZSTD_FLAVOURS[1];
+        crate::netcdf::build_netcdf(h, flavour)?;
+        crate::netcdf::check_system_zstd(h, flavour)?;
+        bench.arg("--also").arg(format!("ncfilters with the system's libzstd={}", h.build_dir(flavour).display()));
+    }
     run(&mut bench)
 }

@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! `debian13`: netcdf-c 4.9.3 as Debian 13 builds it, inside a Debian 13 root (`debootstrap
-//! --variant=minbase trixie` from the machine's own Debian mirror, with Debian's build
-//! dependencies, HDF5 1.14.5, NCO and CDO; cached in `<cache>/debian13-root`). Stock and ncfilters
+//! `debian13`: netcdf-c 4.9.3 as Debian 13 builds it, inside a Debian 13 root (`debian_root`, with
+//! Debian's build dependencies, HDF5 1.14.5, NCO and CDO; cached in `<cache>/debian13-root`). Stock and ncfilters
 //! are built with Debian's flags (the matrix's `debian13` configuration) against Debian's HDF5, the
 //! suite runs on both, then Debian 13's own programs run on Debian's `libnetcdf22` and on
 //! ncfilters' with no `HDF5_PLUGIN_PATH` (NCO and CDO: tests/debian13/clients.sh; netCDF4-python
 //! 1.7.2's own test suite, from its sdist on PyPI). The Rust toolchain is the
 //! host's, bind-mounted in a mount namespace that ends with each command.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
+use crate::debian_root::{inside, step, REPO_INSIDE, WORK_INSIDE};
 use crate::harness::{self, fail, log, read_to_string, Harness, Result};
 use crate::netcdf::{check_ctest_log, ctest_halves};
 use crate::process::{cmd, run, succeeds_into_log};
@@ -57,9 +56,8 @@ const NETCDF4_PYTHON_SDIST: &str = "netcdf4-1.7.2.tar.gz";
 /// The Debian 13 configuration of the matrix, whose flags the two builds use.
 const CONFIGURATION: &str = "debian13";
 
-/// Where the host's paths appear inside the root.
-const WORK_INSIDE: &str = "/work";
-const REPO_INSIDE: &str = "/ncfilters";
+/// The root's name in the cache.
+const ROOT: &str = "debian13-root";
 
 pub fn test_debian13(h: &Harness) -> Result {
     let configuration = crate::configurations::CONFIGURATIONS
@@ -68,7 +66,7 @@ pub fn test_debian13(h: &Harness) -> Result {
         .expect("the matrix has Debian 13's configuration");
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
-    let root = ensure_root(&h)?;
+    let root = crate::debian_root::ensure(&h, ROOT, "trixie", &PACKAGES)?;
     debian_cargo_builds_the_tarball(&h, &root)?;
     // Like the other builds, the root's are kept and rebuilt incrementally.
     let work = root.join(WORK_INSIDE.trim_start_matches('/'));
@@ -261,7 +259,7 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
         "Debian 13's cargo builds the release tarball's crates, offline",
         &["unshare", "--net", "--", "sh", "-c", script.as_str()],
     )?;
-    let log = read_to_string(&h.work_file("debian13-step.log"))?;
+    let log = read_to_string(&crate::debian_root::step_log(h, root))?;
     let versions: Vec<&str> =
         log.lines().filter(|line| line.starts_with("cargo ") || line.starts_with("rustc ")).collect();
     println!(
@@ -271,87 +269,6 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
         members.len()
     );
     Ok(())
-}
-
-/// A command run inside the root, as root, in a mount namespace of its own (`unshare --mount`)
-/// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
-/// the mounts end with the command, however it ends, so none outlives a killed run.
-fn inside<S: AsRef<str>>(h: &Harness, root: &Path, args: &[S]) -> Command {
-    let (cargo_home, rustup_home) = (harness::cargo_home(), harness::rustup_home());
-    let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
-    binds.push((h.repo.clone(), root.join(REPO_INSIDE.trim_start_matches('/'))));
-    for dir in [&cargo_home, &rustup_home] {
-        binds.push((dir.clone(), root.join(dir.strip_prefix("/").unwrap_or(dir))));
-    }
-    let mut script = format!("mount -t proc proc '{}/proc'", root.display());
-    for (from, to) in &binds {
-        let _ = std::fs::create_dir_all(to);
-        script.push_str(&format!(" && mount --bind '{}' '{}'", from.display(), to.display()));
-    }
-    script.push_str(&format!(" && exec chroot '{}' \"$@\"", root.display()));
-    let mut command = cmd("unshare", ["--mount", "--propagation", "private", "sh", "-c", script.as_str(), "sh"]);
-    command
-        .arg("env")
-        .arg("-i")
-        .arg(format!("PATH={}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", cargo_home.display()))
-        .arg("HOME=/root")
-        .arg("LANG=C.UTF-8")
-        .arg(format!("CARGO_HOME={}", cargo_home.display()))
-        .arg(format!("RUSTUP_HOME={}", rustup_home.display()))
-        .args(args.iter().map(|arg| arg.as_ref()));
-    command
-}
-
-/// Runs a step inside the root into a log; on failure prints its tail.
-fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Result {
-    log(what);
-    let log_file = h.work_file("debian13-step.log");
-    if !succeeds_into_log(&mut inside(h, root, args), &log_file, false)? {
-        print_tail(&log_file, 40);
-        fail!("{what} failed");
-    }
-    Ok(())
-}
-
-/// The Debian 13 root with [`PACKAGES`], made once and reused while its stamp names the same
-/// packages (a root whose debootstrap did not finish is made anew).
-fn ensure_root(h: &Harness) -> Result<PathBuf> {
-    let root = h.cache.join("debian13-root");
-    let stamp = h.cache.join("debian13-root.packages");
-    let wanted = PACKAGES.join(" ");
-    if read_to_string(&stamp).is_ok_and(|text| text.trim() == wanted) {
-        return Ok(root);
-    }
-    let log_file = h.work_file("debian13-root.log");
-    // A root debootstrap finished (its stamp names other packages) only gets the missing ones.
-    let debootstrapped = root.join(".ncfilters-debootstrapped");
-    if !debootstrapped.is_file() {
-        harness::remove_dir_all_if_exists(&root)?;
-        let Some((mirror, _)) = crate::setup::first_deb_entry() else {
-            fail!("no Debian mirror in the machine's apt sources to debootstrap trixie from");
-        };
-        log(format!("debootstrap --variant=minbase trixie into {}", root.display()));
-        let mut debootstrap = cmd("debootstrap", ["--variant=minbase", "trixie"]);
-        debootstrap.arg(&root).arg(&mirror);
-        if !succeeds_into_log(&mut debootstrap, &log_file, false)? {
-            print_tail(&log_file, 30);
-            fail!("debootstrap of Debian 13 failed");
-        }
-        harness::write_file(&debootstrapped, "")?;
-    }
-    std::fs::copy("/etc/resolv.conf", root.join("etc/resolv.conf"))
-        .map_err(|e| harness::Failure(format!("cannot copy resolv.conf into the root: {e}")))?;
-    let install = format!(
-        "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends {wanted}"
-    );
-    log("apt-get install inside the Debian 13 root");
-    let mut apt = inside(h, &root, &["sh", "-c", install.as_str()]);
-    if !succeeds_into_log(&mut apt, &log_file, true)? {
-        print_tail(&log_file, 30);
-        fail!("apt-get install in the Debian 13 root failed");
-    }
-    harness::write_file(&stamp, &format!("{wanted}\n"))?;
-    Ok(root)
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ mod bench;
 mod build_flags;
 mod c_tests;
 mod configurations;
+mod deb;
 mod debian13;
+mod debian_root;
 mod demo;
 mod development;
 mod dist;
@@ -113,6 +115,10 @@ enum Step {
     /// Debian's HDF5 1.14.5, stock and ncfilters: the suite on both, then Debian 13's NCO and CDO on
     /// Debian's libnetcdf22 and on ncfilters' with no HDF5_PLUGIN_PATH
     Debian13,
+    /// Debian's own netcdf source package (4.10.1-1 in a Debian 13 root) built with
+    /// dpkg-buildpackage, offline, stock and with ncfilters as docs/packaging.md says: dh_auto_test's
+    /// counts, lintian, then NCO, CDO and GDAL in clean roots on ncfilters' .debs and on Debian's own
+    Deb,
     /// Configurations distributions ship (Debian 13's flags, static libraries, NCZarr filters off),
     /// each built stock and with ncfilters: netcdf-c's suite on both, libnetcdf's exported symbols
     /// (NCFILTERS_CONFIGURATION=<name> picks one)
@@ -177,6 +183,7 @@ impl Step {
             Step::Valgrind => "valgrind",
             Step::Matrix => "matrix",
             Step::Debian13 => "debian13",
+            Step::Deb => "deb",
             Step::Offline => "offline",
             Step::OfflineBuild => "offline-build",
             Step::Development => "development",
@@ -301,6 +308,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Valgrind => valgrind::test_valgrind(h),
         Step::Matrix => matrix::test_chosen(h),
         Step::Debian13 => debian13::test_debian13(h),
+        Step::Deb => deb::test_deb(h),
         Step::Offline => offline::test_offline(h),
         Step::OfflineBuild => offline::build_offline(),
         Step::Development => development::test_development(h),

@@ -72,6 +72,35 @@ pub fn build_netcdf(h: &Harness, flavour: &str) -> Result {
     Ok(())
 }
 
+/// The builds configured as docs/packaging.md tells packagers, with `-DNCFILTERS_SYSTEM_ZSTD=ON`:
+/// the offline build from the release tarball, and `bench-nccopy`'s third build.
+pub const SYSTEM_ZSTD_FLAVOURS: [&str; 2] = ["offline", "ncfilters-system-zstd"];
+
+/// That a build of [`SYSTEM_ZSTD_FLAVOURS`] calls the system's libzstd: its libnetcdf defines no
+/// `ZSTD_` function (the bundled libzstd defines about 280) and leaves `ZSTD_compress2` to the
+/// libzstd.so.1 it needs.
+pub fn check_system_zstd(h: &Harness, flavour: &str) -> Result {
+    let library = h.lib_dir(flavour).join("libnetcdf.so");
+    let symbols = crate::process::output(&mut cmd("nm", [&library]))?;
+    let defined = symbols
+        .lines()
+        .filter(|line| matches!(line.split_whitespace().collect::<Vec<_>>()[..], [_, "T" | "t", name] if name.starts_with("ZSTD_")))
+        .count();
+    let undefined = symbols.lines().any(|line| line.split_whitespace().eq(["U", "ZSTD_compress2"]));
+    let needed = crate::process::output(&mut cmd("ldd", [&library]))?;
+    if defined > 0 || !undefined || !needed.contains("libzstd.so.1") {
+        fail!(
+            "{} with -DNCFILTERS_SYSTEM_ZSTD=ON: {defined} ZSTD_ functions defined (none expected), \
+             ZSTD_compress2 {} undefined, libzstd.so.1 {} needed",
+            library.display(),
+            if undefined { "is" } else { "is not" },
+            if needed.contains("libzstd.so.1") { "is" } else { "is not" }
+        );
+    }
+    println!("{}: the system's libzstd (no ZSTD_ function compiled in; needs libzstd.so.1)", library.display());
+    Ok(())
+}
+
 /// The MPI-parallel flavours, `stock-parallel` and `ncfilters-parallel`.
 pub fn is_parallel(flavour: &str) -> bool {
     flavour.ends_with("-parallel")
@@ -92,6 +121,11 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
         configure.args(configuration.flags(h.release)).args(configuration.hdf5_flags(h));
     } else {
         configure.args(h.release.flags);
+    }
+    if SYSTEM_ZSTD_FLAVOURS.contains(&flavour) {
+        configure.arg("-DNCFILTERS_SYSTEM_ZSTD=ON");
+        // Its own target directory: zstd-sys built against the system's libzstd.
+        cargo_target = cargo_target.join("system-zstd");
     }
     if !flavour.starts_with("stock") {
         configure.args(ncfilters_module_flags(h, &cargo_target));

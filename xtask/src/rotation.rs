@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! What a run of `test` covers. `cargo xtask test` covers every release and every slow check;
-//! with `NCFILTERS_TIER=ci` a run covers one slow check and three releases (two on valgrind days),
+//! with `NCFILTERS_TIER=ci` a run covers one slow check and three releases (two on a heavy check's day),
 //! chosen by the UTC day (`NCFILTERS_CI_DAY`, days since 1970, replays another day's run).
 
 use std::sync::OnceLock;
@@ -13,10 +13,11 @@ use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
 /// and three with the rest of `test` take about 57 minutes of CI's 90 (docs/testing.md).
 pub const RELEASES_PER_CI_RUN: usize = 3;
 
-/// How many on a day whose slow check is `valgrind` (about 16 minutes): with three, a replayed
-/// valgrind day (2026-11-30: 4.9.3, 4.10.0, 4.10.1, all built for their own cfgs in `rust` and
-/// `clippy` too) projected to about 79 minutes, too near CI's 90 on a slower machine.
-pub const RELEASES_PER_VALGRIND_DAY: usize = 2;
+/// How many on a day whose slow check is heavy (`SlowCheck::is_heavy`, about 10 minutes or more):
+/// with three, a replayed valgrind day (2026-11-30: 4.9.3,
+/// 4.10.0, 4.10.1, all built for their own cfgs in `rust` and `clippy` too) projected to about 79
+/// minutes, and a CI run of three releases and a lighter check took 84 (5,015 s), too near CI's 90.
+pub const RELEASES_ON_A_HEAVY_DAY: usize = 2;
 
 /// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.
 pub fn releases_for_this_run() -> Result<Vec<&'static Release>> {
@@ -40,23 +41,23 @@ pub fn slow_check_on(day: u64) -> &'static SlowCheck {
 }
 
 /// [`RELEASES_PER_CI_RUN`] consecutive releases of the table (wrapping), from the one of the day
-/// on; any three include 4.9.2 or 4.10.0, the releases added last. A day whose slow check tests
-/// the serial builds of a release (valgrind, which reuses the builds and the suite the run made)
-/// tests [`RELEASES_PER_VALGRIND_DAY`] instead: that release and the next (the one before, for the
-/// last), which include 4.9.2 or 4.10.0 too.
+/// on; any three include 4.9.2 or 4.10.0, the releases added last. A day whose slow check is heavy
+/// tests [`RELEASES_ON_A_HEAVY_DAY`] instead, consecutive without wrapping (each such pair includes
+/// 4.9.2 or 4.10.0 too): for valgrind, which reuses the builds and the suite the run made, its
+/// release and the next (the one before, for the last).
 pub fn releases_on(day: u64) -> Vec<&'static Release> {
     let count = RELEASES.len();
-    match slow_check_on(day).tests_serial_builds_of() {
-        Some(needed) => {
-            let at = RELEASES.iter().position(|release| std::ptr::eq(release, needed)).unwrap_or(0);
-            let first = at.min(count - RELEASES_PER_VALGRIND_DAY);
-            RELEASES[first..first + RELEASES_PER_VALGRIND_DAY].iter().collect()
-        }
+    let check = slow_check_on(day);
+    let first = match check.tests_serial_builds_of() {
+        Some(needed) => RELEASES.iter().position(|release| std::ptr::eq(release, needed)).unwrap_or(0),
+        None if check.is_heavy() => (day % (count - 1) as u64) as usize,
         None => {
             let first = (day % count as u64) as usize;
-            (0..RELEASES_PER_CI_RUN).map(|i| &RELEASES[(first + i) % count]).collect()
+            return (0..RELEASES_PER_CI_RUN).map(|i| &RELEASES[(first + i) % count]).collect();
         }
-    }
+    };
+    let first = first.min(count - RELEASES_ON_A_HEAVY_DAY);
+    RELEASES[first..first + RELEASES_ON_A_HEAVY_DAY].iter().collect()
 }
 
 /// With `NCFILTERS_TIER=ci`, the day of the run: `NCFILTERS_CI_DAY` or today (UTC); else `None`.
@@ -102,15 +103,22 @@ mod tests {
     }
 
     #[test]
-    fn releases_rotate_one_a_day_on_days_without_valgrind() {
-        // Days 1 and 2: slow checks `parallel 4.9.3` and a matrix configuration.
-        assert_eq!(versions(1), ["4.9.2", "4.9.3", "4.10.0"]);
+    fn releases_rotate_one_a_day_on_the_days_of_a_light_check() {
+        // Days 2 and 4: the matrix's static and NCZarr-filters-off configurations.
         assert_eq!(versions(2), ["4.9.3", "4.10.0", "4.10.1"]);
+        assert_eq!(versions(4), ["4.10.1", "4.9.0", "4.9.2"]);
     }
 
-    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); a valgrind day tests two
-    /// releases, its check's among them, the other days three; over the cycle each release runs on
-    /// at least 40 % of the days.
+    #[test]
+    fn a_heavy_check_s_day_tests_two_releases_without_wrapping() {
+        // Day 1: parallel 4.9.3; day 20,786 (2026-11-29): debian13.
+        assert_eq!(versions(1), ["4.9.2", "4.9.3"]);
+        assert_eq!(versions(20_786), ["4.9.3", "4.10.0"]);
+    }
+
+    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); a heavy check's day tests two
+    /// releases (valgrind's own among them), the other days three; over the cycle each release runs
+    /// on at least 40 % of the days.
     #[test]
     fn every_ci_run_tests_a_new_release_and_the_valgrind_check_s_release() {
         let mut runs = [0; 5];
@@ -118,13 +126,12 @@ mod tests {
             let releases = releases_on(day);
             let names = versions(day);
             assert!(names.iter().any(|v| ["4.9.2", "4.10.0"].contains(v)), "day {day}: {names:?}");
-            match slow_check_on(day).tests_serial_builds_of() {
-                Some(needed) => {
-                    assert_eq!(releases.len(), RELEASES_PER_VALGRIND_DAY, "day {day}");
-                    assert!(releases.iter().any(|r| std::ptr::eq(*r, needed)), "day {day}: {names:?}");
-                }
-                None => assert_eq!(releases.len(), RELEASES_PER_CI_RUN, "day {day}"),
+            let check = slow_check_on(day);
+            if let Some(needed) = check.tests_serial_builds_of() {
+                assert!(releases.iter().any(|r| std::ptr::eq(*r, needed)), "day {day}: {names:?}");
             }
+            let expected = if check.is_heavy() { RELEASES_ON_A_HEAVY_DAY } else { RELEASES_PER_CI_RUN };
+            assert_eq!(releases.len(), expected, "day {day}: {}", check.name());
             for release in releases {
                 runs[RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap()] += 1;
             }

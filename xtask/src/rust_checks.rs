@@ -268,13 +268,16 @@ pub fn test_abi(h: &Harness) -> Result {
     let cflags = hdf5_cflags()?;
 
     log(format!("ABI check against netcdf-c {}'s headers", h.version()));
-    abi_check(h, &netcdf_src, &netcdf_build, &[], &h.cargo_target(), &cflags)?;
+    // With the module's own cargo environment, cargo reuses the library the build made.
+    let module_env = module_cargo_env(&h.build_dir("ncfilters"))?;
+    abi_check(h, &netcdf_src, &netcdf_build, &[], &h.cargo_target(), &cflags, &module_env)?;
 
     log("ABI check on a deliberately broken mirror must fail");
-    // Its own target directory: the broken build must never replace the real libncfilters.
+    // A target directory of its own, so that the broken build never replaces the real
+    // libncfilters, shared by the releases, which then compile only the crates that read the release.
     let mut broken = gen_headers(h, &["ncfilters/abi-broken-mirror"], &["abi-check"]);
     broken
-        .env("CARGO_TARGET_DIR", h.cargo_target().join("abi-broken-mirror"))
+        .env("CARGO_TARGET_DIR", h.repo.join("target/abi-broken-mirror"))
         .env("NCFILTERS_NETCDF_VERSION", h.version())
         .arg("--netcdf-src")
         .arg(&netcdf_src)
@@ -291,7 +294,7 @@ pub fn test_abi(h: &Harness) -> Result {
 pub fn test_abi_with_hdf5(h: &Harness, flavour: &str, hdf5: &crate::hdf5::Hdf5Release) -> Result {
     log(format!("ABI check against netcdf-c {}'s headers and HDF5 {}'s", h.version(), hdf5.version));
     let include = format!("-I{}", hdf5.prefix(h).join("include").display());
-    abi_check(h, &h.work.join(format!("src-{flavour}")), &h.build_dir(flavour), &[], &h.cargo_target(), &[include])
+    abi_check(h, &h.work.join(format!("src-{flavour}")), &h.build_dir(flavour), &[], &h.cargo_target(), &[include], &[])
 }
 
 /// The ABI check of the MPI-parallel layouts: libncfilters built with the `parallel4` features
@@ -301,7 +304,7 @@ pub fn test_abi_parallel(h: &Harness, netcdf_src: &Path, netcdf_build: &Path) ->
     log("ABI check of the parallel layouts against netcdf-c's headers and the parallel config.h (USE_PARALLEL, USE_PARALLEL4)");
     let mut cflags = mpi_hdf5_cflags()?;
     cflags.push("-DUSE_PARALLEL4=1".into());
-    abi_check(h, netcdf_src, netcdf_build, PARALLEL_FEATURES, &h.cargo_target().join("parallel"), &cflags)
+    abi_check(h, netcdf_src, netcdf_build, PARALLEL_FEATURES, &h.cargo_target().join("parallel"), &cflags, &[])
 }
 
 /// The unit tests of the filter rules built as for a parallel netcdf-c, with and without
@@ -328,7 +331,7 @@ fn mpi_hdf5_cflags() -> Result<Vec<String>> {
 }
 
 /// libncfilters built with `features` into `target_dir`, then gen-headers' ABI check of it
-/// against netcdf-c's source and build trees, with `cflags`.
+/// against netcdf-c's source and build trees, with `cflags`; cargo runs with `env` added.
 fn abi_check(
     h: &Harness,
     netcdf_src: &Path,
@@ -336,16 +339,14 @@ fn abi_check(
     features: &[&str],
     target: &Path,
     cflags: &[String],
+    env: &[(String, String)],
 ) -> Result {
     let mut build = cargo(h, ["build", "-q", "--release", "--locked", "-p", "ncfilters"]);
     for feature in features {
         build.args(["--features", feature.trim_start_matches("ncfilters/")]);
     }
-    run(build.env("CARGO_TARGET_DIR", target).env("NCFILTERS_NETCDF_VERSION", h.version()))?;
     let mut check = gen_headers(h, features, &["abi-check"]);
     check
-        .env("CARGO_TARGET_DIR", target)
-        .env("NCFILTERS_NETCDF_VERSION", h.version())
         .arg("--netcdf-src")
         .arg(netcdf_src)
         .arg("--netcdf-build")
@@ -354,7 +355,27 @@ fn abi_check(
         .arg(target.join("release/libncfilters.so"))
         .arg("--")
         .args(cflags);
-    run(&mut check)
+    for command in [&mut build, &mut check] {
+        command.env("CARGO_TARGET_DIR", target).env("NCFILTERS_NETCDF_VERSION", h.version());
+        command.envs(env.iter().map(|(variable, value)| (variable, value)));
+        run(command)?;
+    }
+    Ok(())
+}
+
+/// The environment the CMake module runs cargo with in `netcdf_build` (it writes
+/// `ncfilters-cargo.env` at configure time).
+fn module_cargo_env(netcdf_build: &Path) -> Result<Vec<(String, String)>> {
+    let file = netcdf_build.join("ncfilters-cargo.env");
+    let text = crate::harness::read_to_string(&file)?;
+    let mut env = Vec::new();
+    for line in text.lines().filter(|line| !line.is_empty()) {
+        let Some((variable, value)) = line.split_once('=') else {
+            fail!("{}: not VARIABLE=value: {line}", file.display());
+        };
+        env.push((variable.to_string(), value.to_string()));
+    }
+    Ok(env)
 }
 
 pub fn test_differential(h: &Harness) -> Result {

@@ -178,6 +178,34 @@ pub fn first_deb_entry() -> Option<(String, String)> {
     })
 }
 
+/// The URI of the machine's first binary entry that lists `suite` (e.g. `bookworm-security`).
+pub fn deb_entry_for_suite(suite: &str) -> Option<String> {
+    let read_by_apt = |path: &Path| path.extension().is_some_and(|e| e == "list" || e == "sources");
+    apt_source_texts().iter().filter(|(path, _)| read_by_apt(path)).find_map(|(_, text)| {
+        let mut stanza: (bool, String) = (false, String::new());
+        text.lines().find_map(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            match words.first() {
+                // sources.list: `deb [options] uri suite components`.
+                Some(&"deb") => {
+                    let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) { &words[2..] } else { &words[1..] };
+                    (rest.get(1) == Some(&suite)).then(|| rest[0].to_string())
+                }
+                Some(&"Types:") => {
+                    stanza = (words.contains(&"deb"), String::new());
+                    None
+                }
+                Some(&"URIs:") => {
+                    stanza.1 = words.get(1).unwrap_or(&"").to_string();
+                    None
+                }
+                Some(&"Suites:") if stanza.0 && words.contains(&suite) => Some(stanza.1.clone()),
+                _ => None,
+            }
+        })
+    })
+}
+
 /// In a deb822 file: the first URI and suite of the first stanza whose Types include `deb`.
 fn first_deb822_entry(text: &str) -> Option<(String, String)> {
     let mut is_deb = false;
@@ -257,7 +285,7 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
 }
 
 /// `file` in the shared copy of netcdf-c's sources next to the repository.
-fn shared_source(h: &Harness, file: &str) -> std::path::PathBuf {
+pub fn shared_source(h: &Harness, file: &str) -> std::path::PathBuf {
     h.repo.join("../shared/netcdf-c").join(file)
 }
 

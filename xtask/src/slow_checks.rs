@@ -3,7 +3,7 @@
 //! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, and the
 //! Debian 13 root). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run,
 //! rotating by the UTC day (`rotation.rs`): on a 2-core CI machine the rest of `test` (three
-//! releases) takes about 57 minutes and a slow check 6 to 17 more, so two would not fit in CI's 90.
+//! releases) takes up to 75 minutes and a slow check 6 to 17 more, so two would not fit in CI's 90.
 
 use crate::configurations::{Configuration, CONFIGURATIONS};
 use crate::harness::{Harness, Result};
@@ -55,6 +55,17 @@ impl SlowCheck {
             SlowCheck::Debian13Root => "debian13".into(),
             SlowCheck::OfflineFromTarball => "offline".into(),
             SlowCheck::DevelopmentSnapshot => "development".into(),
+        }
+    }
+
+    /// Whether the check takes so long (about 10 minutes or more on a 2-core machine: valgrind 16,
+    /// the parallel pair 11 to 15, an HDF5 built from source and the Debian root about 15) that its
+    /// CI run tests two releases, not three (`rotation`).
+    pub fn is_heavy(&self) -> bool {
+        match self {
+            SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Debian13Root => true,
+            SlowCheck::Configuration(configuration) => configuration.hdf5.is_some(),
+            SlowCheck::OfflineFromTarball | SlowCheck::DevelopmentSnapshot => false,
         }
     }
 

@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! `deb`: Debian's own netcdf source package built as a packager would ship ncfilters in it
+//! (docs/packaging.md), and installed as a user would. For each package of [`PACKAGES`]:
+//! - `dpkg-source -x` of Debian's source package (`../shared/netcdf-c/debian`, the release's orig);
+//! - in a build root of that suite, with `apt-get build-dep`: `dpkg-buildpackage -b` with the
+//!   network cut, once as Debian ships it and once with the release tarball (`dist`) unpacked into
+//!   `ncfilters/` and the one line added to `debian/rules`; Debian's own `dh_auto_test` runs
+//!   netcdf-c's suite in each, and its counts are read from the log (the rules ignore failures);
+//! - `lintian` on both builds: no error Debian's own build lacks;
+//! - in two clean roots (the suite's debootstrap, made anew): `apt-get install` of ncfilters'
+//!   packages, and of the suite's own libnetcdf; in each, with no `HDF5_PLUGIN_PATH`, NCO and CDO
+//!   (tests/debian13/clients.sh) and GDAL (tests/deb/gdal.sh). ncfilters' must succeed in every case.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::debian_root::{self, inside, step, step_log, REPO_INSIDE, WORK_INSIDE};
+use crate::harness::{self, fail, read_to_string, Harness, Result};
+use crate::process::{cmd, output, run};
+
+/// One of Debian's netcdf source packages, and the suite that builds it.
+pub struct DebianPackage {
+    /// e.g. "Debian 13".
+    pub debian: &'static str,
+    pub suite: &'static str,
+    /// The netcdf-c release of the harness's table it packages.
+    pub release: &'static str,
+    /// Its Debian version, without the epoch.
+    pub version: &'static str,
+    /// The packages of the suite's Rust toolchain, which the package build depends on.
+    pub toolchain: &'static [&'static str],
+    /// The shared library's package, e.g. `libnetcdf22`.
+    pub library: &'static str,
+}
+
+pub static PACKAGES: [DebianPackage; 1] = [DebianPackage {
+    debian: "Debian 13",
+    suite: "trixie",
+    release: "4.10.1",
+    version: "4.10.1-1",
+    toolchain: &["cargo", "rustc"],
+    library: "libnetcdf22",
+}];
+
+/// What the build root has besides the source package's build dependencies.
+const BUILD_TOOLS: [&str; 5] = ["dpkg-dev", "build-essential", "lintian", "xz-utils", "util-linux"];
+
+/// What the clean roots install besides the library: the programs whose use of it is checked.
+const CLIENTS: [&str; 4] = ["nco", "cdo", "gdal-bin", "python3-netcdf4"];
+
+/// The two builds of the package.
+const STOCK: &str = "stock";
+const NCFILTERS: &str = "ncfilters";
+
+pub fn test_deb(h: &Harness) -> Result {
+    for package in &PACKAGES {
+        test_package(h, package)?;
+    }
+    Ok(())
+}
+
+fn test_package(h: &Harness, package: &DebianPackage) -> Result {
+    let release = crate::release::find(package.release).map_err(harness::Failure)?;
+    let h = h.for_release(release);
+    crate::setup::setup(&h)?;
+    let tarball = crate::dist::make_tarball(&h)?;
+    let started = Instant::now();
+    let root = debian_root::ensure(&h, &format!("deb-{}-build", package.suite), package.suite, &BUILD_TOOLS)?;
+    let mut tests = Vec::new();
+    let mut lintian = Vec::new();
+    for flavour in [STOCK, NCFILTERS] {
+        let tree = unpack(&h, &root, package, flavour, &tarball)?;
+        let build_deps = format!("apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -q {tree}");
+        step(&h, &root, &format!("apt-get build-dep ({flavour})"), &["sh", "-c", build_deps.as_str()])?;
+        let start = Instant::now();
+        let build = format!(
+            "cd {tree} && env -u CARGO_HOME -u RUSTUP_HOME PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+             DEB_BUILD_OPTIONS=parallel={} dpkg-buildpackage -b -uc -us",
+            h.jobs
+        );
+        let what = format!("dpkg-buildpackage -b of netcdf {} ({flavour}), network cut", package.version);
+        step(&h, &root, &what, &["unshare", "--net", "--", "sh", "-c", build.as_str()])?;
+        let log_text = read_to_string(&step_log(&h, &root))?;
+        harness::write_file(&h.work_file(&format!("deb-{}-{flavour}.log", package.suite)), &log_text)?;
+        let counts = dh_auto_test_counts(&log_text)?;
+        let toolchain = if flavour == NCFILTERS { toolchain_versions(&h, &root)? } else { String::new() };
+        println!(
+            "{} netcdf {} ({flavour}): built offline{toolchain} in {} s; dh_auto_test: {} of {} passed",
+            package.debian,
+            package.version,
+            start.elapsed().as_secs(),
+            counts.0,
+            counts.1
+        );
+        tests.push(counts);
+        lintian.push(lintian_errors(&h, &root, package, flavour)?);
+    }
+    let [(stock_passed, stock_total), (passed, total)] = tests[..] else { fail!("two package builds") };
+    if passed < stock_passed || total < stock_total {
+        fail!("dh_auto_test: ncfilters' package passes {passed} of {total}, Debian's {stock_passed} of {stock_total}");
+    }
+    let new_errors: Vec<&String> = lintian[1].iter().filter(|tag| !lintian[0].contains(tag)).collect();
+    if !new_errors.is_empty() {
+        fail!("lintian errors that Debian's own build lacks: {new_errors:?}");
+    }
+    println!("PASS lintian: no error Debian's own build lacks ({} errors on both)", lintian[0].len());
+    let debs = built_debs(&root, package)?;
+    clients_in_clean_roots(&h, package, &debs)?;
+    println!("PASS {} netcdf {} with ncfilters in {} s", package.debian, package.version, started.elapsed().as_secs());
+    Ok(())
+}
+
+/// The source package unpacked in `<root>/work/deb/<flavour>`, for ncfilters with the release
+/// tarball in `ncfilters/` and docs/packaging.md's changes; returns the tree's path inside the root.
+fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarball: &Path) -> Result<String> {
+    let dir = root.join(format!("work/deb/{flavour}"));
+    harness::remove_dir_all_if_exists(&dir)?;
+    harness::create_dir_all(&dir)?;
+    let debian = crate::setup::shared_source(h, "debian");
+    let upstream = package.version.split('-').next().unwrap_or(package.version);
+    let dsc = format!("netcdf_{}.dsc", package.version);
+    let orig = h.cache.join(format!("netcdf_{upstream}.orig.tar.gz"));
+    for file in [debian.join(&dsc), debian.join(format!("netcdf_{}.debian.tar.xz", package.version)), orig] {
+        if !file.is_file() {
+            fail!("{} is missing: Debian's source package of netcdf {}", file.display(), package.version);
+        }
+        run(cmd("cp", ["-L"]).arg(&file).arg(&dir))?;
+    }
+    let inside_dir = format!("{WORK_INSIDE}/deb/{flavour}");
+    let tree = format!("{inside_dir}/netcdf-{upstream}");
+    let what = format!("dpkg-source -x {dsc} ({flavour})");
+    step(h, root, &what, &["sh", "-c", &format!("cd {inside_dir} && dpkg-source -x {dsc}")])?;
+    if flavour == NCFILTERS {
+        let name = tarball.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let script = format!(
+            "set -e; cd {tree}; mkdir ncfilters; tar -xJf {REPO_INSIDE}/target/dist/{name} -C ncfilters --strip-components=1; \
+             sed -i 's|^\\(\t\t-DHDF5_LIBRARY_PATH=.*\\)$|\\1 \\\\\\n\t\t{line}|' debian/rules; \
+             grep -q NCFILTERS_SYSTEM_ZSTD debian/rules; \
+             sed -i 's|^Build-Depends: |Build-Depends: {depends}, |' debian/control; \
+             echo usr/bin/ncfilters >> debian/netcdf-bin.install",
+            line = "-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/ncfilters/cmake/ncfilters.cmake -DNCFILTERS_SYSTEM_ZSTD=ON",
+            depends = [package.toolchain, &["libzstd-dev"]].concat().join(", "),
+        );
+        step(h, root, "ncfilters' tarball into ncfilters/, and the one line in debian/rules", &["sh", "-c", &script])?;
+    }
+    Ok(tree)
+}
+
+/// (passed, total) of Debian's `dh_auto_test` (ctest's "N% tests passed, F tests failed out of T").
+fn dh_auto_test_counts(log_text: &str) -> Result<(usize, usize)> {
+    let Some(line) = log_text.lines().rev().find(|line| line.contains("% tests passed") && line.contains(" out of "))
+    else {
+        fail!("dh_auto_test printed no ctest summary");
+    };
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let total: usize = words.last().and_then(|w| w.parse().ok()).unwrap_or(0);
+    let failed: usize = words
+        .iter()
+        .position(|w| *w == "failed")
+        .and_then(|i| i.checked_sub(2))
+        .and_then(|i| words[i].parse().ok())
+        .unwrap_or(0);
+    Ok((total - failed.min(total), total))
+}
+
+/// ", Debian's cargo 1.85.1 and rustc 1.85.1": what the package build ran.
+fn toolchain_versions(h: &Harness, root: &Path) -> Result<String> {
+    let script = "env -u CARGO_HOME -u RUSTUP_HOME PATH=/usr/bin:/bin sh -c 'cargo --version; rustc --version'";
+    let versions = output(&mut inside(h, root, &["sh", "-c", script]))?;
+    let words: Vec<&str> = versions.lines().filter_map(|line| line.split_whitespace().nth(1)).collect();
+    Ok(format!(" with the suite's cargo {} and rustc {}", words.first().unwrap_or(&"?"), words.get(1).unwrap_or(&"?")))
+}
+
+/// lintian's errors (`E:` tags with their package, without versions) on the build of `flavour`.
+fn lintian_errors(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str) -> Result<Vec<String>> {
+    let changes = format!("{WORK_INSIDE}/deb/{flavour}/netcdf_{}_amd64.changes", package.version);
+    // lintian exits non-zero when it finds errors: they are read from its output.
+    let text = crate::process::output_ignoring_errors(&mut inside(
+        h,
+        root,
+        &["lintian", "--tag-display-limit", "0", &changes],
+    ))?;
+    let errors: Vec<String> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("E: "))
+        .map(|line| line.split_whitespace().take(2).collect::<Vec<_>>().join(" "))
+        .collect();
+    println!(
+        "lintian ({flavour}): {} errors{}",
+        errors.len(),
+        if errors.is_empty() { String::new() } else { format!(" {errors:?}") }
+    );
+    Ok(errors)
+}
+
+/// The ncfilters build's `.deb`s a user installs: the library, netcdf-bin and libnetcdf-dev.
+fn built_debs(root: &Path, package: &DebianPackage) -> Result<Vec<PathBuf>> {
+    let dir = root.join(format!("work/deb/{NCFILTERS}"));
+    let mut debs = Vec::new();
+    for name in [package.library, "netcdf-bin", "libnetcdf-dev"] {
+        let file = dir.join(format!("{name}_{}_amd64.deb", package.version));
+        if !file.is_file() {
+            fail!("the package build made no {}", file.display());
+        }
+        debs.push(file);
+    }
+    Ok(debs)
+}
+
+/// NCO, CDO and GDAL in two clean roots: one with ncfilters' packages, one with the suite's own
+/// libnetcdf. ncfilters' must succeed in every case, and so in every case the suite's does.
+fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]) -> Result {
+    let mut results = Vec::new();
+    let files = format!("{WORK_INSIDE}/gdal-files");
+    for side in [NCFILTERS, "debian"] {
+        let root = debian_root::fresh(h, &format!("deb-{}-clean-{side}", package.suite), package.suite)?;
+        let mut install: Vec<String> = CLIENTS.iter().map(|name| name.to_string()).collect();
+        if side == NCFILTERS {
+            harness::create_dir_all(&root.join("work/debs"))?;
+            for deb in debs {
+                run(cmd("cp", [deb.as_os_str()]).arg(root.join("work/debs")))?;
+                install.push(format!("{WORK_INSIDE}/debs/{}", deb.file_name().unwrap_or_default().to_string_lossy()));
+            }
+        } else {
+            install.extend([package.library, "netcdf-bin", "libnetcdf-dev"].map(String::from));
+            // The files ncfilters' side wrote with every filter.
+            let made = h.cache.join(format!("deb-{}-clean-{NCFILTERS}/work/gdal-files", package.suite));
+            run(cmd("cp", ["-a"]).arg(made).arg(root.join("work/gdal-files")))?;
+        }
+        let names: Vec<&str> = install.iter().map(String::as_str).collect();
+        let label = if side == NCFILTERS {
+            "ncfilters' packages".to_string()
+        } else {
+            format!("{}'s own {}", package.debian, package.library)
+        };
+        debian_root::apt_install(
+            h,
+            &root,
+            &format!("apt-get install in a clean {} root: {label}", package.debian),
+            &names,
+        )?;
+        let version = output(&mut inside(h, &root, &["dpkg-query", "-W", "-f", "${Version}", package.library]))?;
+        println!("{label}: {} {version} installed with apt in a clean root", package.library);
+        for script in ["debian13/clients.sh", "deb/gdal.sh"] {
+            let source = h.repo.join("tests").join(script);
+            let copy = root.join("work").join(Path::new(script).file_name().unwrap_or_default());
+            std::fs::copy(&source, &copy).map_err(|e| harness::Failure(format!("cannot copy {script}: {e}")))?;
+        }
+        let mut outputs = String::new();
+        for args in
+            [vec!["bash", "/work/clients.sh", &label, WORK_INSIDE], vec!["bash", "/work/gdal.sh", &label, &files]]
+        {
+            let text = output(&mut inside(h, &root, &args))?;
+            print!("{text}");
+            outputs.push_str(&text);
+        }
+        results.push(outputs);
+    }
+    let passed = |text: &str| -> Vec<String> {
+        text.lines().filter_map(|l| l.strip_prefix("PASS ")).map(String::from).collect()
+    };
+    let total = results[0].lines().filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL ")).count();
+    let (ours, theirs) = (passed(&results[0]), passed(&results[1]));
+    if let Some(lost) = theirs.iter().find(|case| !ours.contains(case)) {
+        fail!("{lost} succeeds on {}'s own {} but not with ncfilters", package.debian, package.library);
+    }
+    if ours.len() != total {
+        fail!("ncfilters' packages succeeded in {} of {total} cases", ours.len());
+    }
+    println!(
+        "PASS {}'s NCO, CDO and GDAL: {} of {total} on its own {}, {total} of {total} on ncfilters' packages",
+        package.debian,
+        theirs.len(),
+        package.library
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dh_auto_test_counts_are_read_from_ctests_summary() {
+        let log = "...\n98% tests passed, 4 tests failed out of 235\n\nTotal Test time (real) = 1.0 sec\n";
+        assert_eq!(dh_auto_test_counts(log).ok(), Some((231, 235)));
+        assert_eq!(dh_auto_test_counts("100% tests passed, 0 tests failed out of 7\n").ok(), Some((7, 7)));
+        assert!(dh_auto_test_counts("Ignoring test failures\n").is_err());
+    }
+}

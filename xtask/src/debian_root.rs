@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! Debian roots for the distribution checks (`debian13`, `deb`): a suite's `debootstrap
+//! --variant=minbase` from the machine's own Debian mirror, made once per machine
+//! (`<cache>/debian-<suite>-base`), copied into a root per use, with packages from apt. Commands run
+//! inside as root, in a mount namespace that ends with each command.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::harness::{self, fail, log, read_to_string, Harness, Result};
+use crate::process::{cmd, run, succeeds_into_log};
+use crate::text::print_tail;
+
+/// Where the root's own work directory is, inside it.
+pub const WORK_INSIDE: &str = "/work";
+/// Where the repository is bind-mounted inside a root.
+pub const REPO_INSIDE: &str = "/ncfilters";
+
+/// A root of `suite` at `<cache>/<name>` with `packages`, made once and reused while its stamp
+/// names the same packages (a root made but not yet stamped only gets the missing packages).
+pub fn ensure(h: &Harness, name: &str, suite: &str, packages: &[&str]) -> Result<PathBuf> {
+    let root = h.cache.join(name);
+    let stamp = h.cache.join(format!("{name}.packages"));
+    let wanted = packages.join(" ");
+    if read_to_string(&stamp).is_ok_and(|text| text.trim() == wanted) {
+        return Ok(root);
+    }
+    let made = root.join(".ncfilters-debootstrapped");
+    if !made.is_file() {
+        copy_of_base(h, suite, &root)?;
+    }
+    apt_install(h, &root, &format!("apt-get install inside the {name} root"), packages)?;
+    harness::write_file(&stamp, &format!("{wanted}\n"))?;
+    Ok(root)
+}
+
+/// A root of `suite` at `<cache>/<name>` as debootstrap made it, made anew on every call.
+pub fn fresh(h: &Harness, name: &str, suite: &str) -> Result<PathBuf> {
+    let root = h.cache.join(name);
+    copy_of_base(h, suite, &root)?;
+    Ok(root)
+}
+
+/// `apt-get install` of `packages` (names, or `.deb` paths inside the root) in `root`.
+pub fn apt_install(h: &Harness, root: &Path, what: &str, packages: &[&str]) -> Result {
+    std::fs::copy("/etc/resolv.conf", root.join("etc/resolv.conf"))
+        .map_err(|e| harness::Failure(format!("cannot copy resolv.conf into {}: {e}", root.display())))?;
+    let install = format!(
+        "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends {}",
+        packages.join(" ")
+    );
+    step(h, root, what, &["sh", "-c", install.as_str()])
+}
+
+/// `root` made a copy of the suite's debootstrap (debootstrapped first if this machine has none).
+fn copy_of_base(h: &Harness, suite: &str, root: &Path) -> Result {
+    let base = h.cache.join(format!("debian-{suite}-base"));
+    let made = ".ncfilters-debootstrapped";
+    if !base.join(made).is_file() {
+        harness::remove_dir_all_if_exists(&base)?;
+        let Some((mirror, _)) = crate::setup::first_deb_entry() else {
+            fail!("no Debian mirror in the machine's apt sources to debootstrap {suite} from");
+        };
+        log(format!("debootstrap --variant=minbase {suite} into {}", base.display()));
+        let log_file = h.work_file(&format!("debootstrap-{suite}.log"));
+        let mut debootstrap = cmd("debootstrap", ["--variant=minbase", suite]);
+        debootstrap.arg(&base).arg(&mirror);
+        if !succeeds_into_log(&mut debootstrap, &log_file, false)? {
+            print_tail(&log_file, 30);
+            fail!("debootstrap of {suite} failed");
+        }
+        // A suite's security updates (Debian 12's rustc-web comes from them), where the machine has them.
+        let security = format!("{suite}-security");
+        if let Some(uri) = crate::setup::deb_entry_for_suite(&security) {
+            harness::write_file(
+                &base.join("etc/apt/sources.list.d/security.list"),
+                &format!("deb {uri} {security} main\n"),
+            )?;
+        }
+        harness::write_file(&base.join(made), "")?;
+    }
+    harness::remove_dir_all_if_exists(root)?;
+    run(cmd("cp", ["-a"]).arg(&base).arg(root))
+}
+
+/// A command run inside the root, as root, in a mount namespace of its own (`unshare --mount`)
+/// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
+/// the mounts end with the command, however it ends, so none outlives a killed run.
+pub fn inside<S: AsRef<str>>(h: &Harness, root: &Path, args: &[S]) -> Command {
+    let (cargo_home, rustup_home) = (harness::cargo_home(), harness::rustup_home());
+    let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
+    binds.push((h.repo.clone(), root.join(REPO_INSIDE.trim_start_matches('/'))));
+    for dir in [&cargo_home, &rustup_home] {
+        binds.push((dir.clone(), root.join(dir.strip_prefix("/").unwrap_or(dir))));
+    }
+    let mut script = format!("mount -t proc proc '{}/proc'", root.display());
+    for (from, to) in &binds {
+        let _ = std::fs::create_dir_all(to);
+        script.push_str(&format!(" && mount --bind '{}' '{}'", from.display(), to.display()));
+    }
+    script.push_str(&format!(" && exec chroot '{}' \"$@\"", root.display()));
+    let mut command = cmd("unshare", ["--mount", "--propagation", "private", "sh", "-c", script.as_str(), "sh"]);
+    command
+        .arg("env")
+        .arg("-i")
+        .arg(format!("PATH={}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", cargo_home.display()))
+        .arg("HOME=/root")
+        .arg("LANG=C.UTF-8")
+        .arg(format!("CARGO_HOME={}", cargo_home.display()))
+        .arg(format!("RUSTUP_HOME={}", rustup_home.display()))
+        .args(args.iter().map(|arg| arg.as_ref()));
+    command
+}
+
+/// The log of the last [`step`] in `root`.
+pub fn step_log(h: &Harness, root: &Path) -> PathBuf {
+    let name = root.file_name().unwrap_or_default().to_string_lossy();
+    h.work_file(&format!("{name}-step.log"))
+}
+
+/// Runs a step inside the root into [`step_log`]; on failure prints its tail.
+pub fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Result {
+    log(what);
+    let log_file = step_log(h, root);
+    if !succeeds_into_log(&mut inside(h, root, args), &log_file, false)? {
+        print_tail(&log_file, 40);
+        fail!("{what} failed");
+    }
+    Ok(())
+}
