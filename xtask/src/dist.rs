@@ -54,6 +54,7 @@ pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
     let mut vendor = cmd("cargo", ["vendor", "--versioned-dirs", "--quiet", "--manifest-path"]);
     vendor.arg(&root_manifest).arg(stage.join("vendor")).current_dir(&stage);
     output(&mut vendor)?;
+    without_what_dh_clean_deletes(&stage.join("vendor"))?;
     crate::harness::write_file(&stage.join(".cargo/config.toml"), VENDORED_SOURCE_CONFIG)?;
     same_versions_as_the_repository(&h.repo, &stage)?;
 
@@ -80,6 +81,46 @@ pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
 
 /// A manifest without its dev-dependency tables (`[dev-dependencies]`, `[dev-dependencies.x]`,
 /// `[target.'…'.dev-dependencies]`).
+/// Whether debhelper's `dh_clean`, which every Debian package build runs first, deletes a file of
+/// this name (its list of editor and patch leftovers; `Cargo.toml.orig` is one).
+fn deleted_by_dh_clean(name: &str) -> bool {
+    [".orig", ".rej", ".bak", "~"].iter().any(|suffix| name.ends_with(suffix))
+        || (name.len() > 1 && name.starts_with('#') && name.ends_with('#'))
+        || ["DEADJOE", ".SUMS", "TAGS"].contains(&name)
+}
+
+/// Removes from each vendored crate the files `dh_clean` would delete, and their entries in the
+/// crate's `.cargo-checksum.json`: cargo checks every file listed there, so a Debian build of the
+/// tarball would otherwise stop with "failed to calculate checksum of …/Cargo.toml.orig".
+fn without_what_dh_clean_deletes(vendor: &Path) -> Result {
+    let crates =
+        std::fs::read_dir(vendor).map_err(|e| crate::harness::Failure(format!("{}: {e}", vendor.display())))?;
+    for entry in crates.flatten() {
+        let dir = entry.path();
+        let checksums = dir.join(".cargo-checksum.json");
+        let text = crate::harness::read_to_string(&checksums)?;
+        let mut json: serde_json::Value = serde_json::from_str(&text)
+            .map_err(|e| crate::harness::Failure(format!("{}: {e}", checksums.display())))?;
+        let Some(files) = json.get_mut("files").and_then(serde_json::Value::as_object_mut) else {
+            fail!("{}: no \"files\" object", checksums.display());
+        };
+        let mut doomed = Vec::new();
+        crate::text::collect_files(&dir, &mut |path| {
+            if path.file_name().is_some_and(|name| deleted_by_dh_clean(&name.to_string_lossy())) {
+                doomed.push(path.to_path_buf());
+            }
+        });
+        for path in doomed {
+            std::fs::remove_file(&path).map_err(|e| crate::harness::Failure(format!("{}: {e}", path.display())))?;
+            if let Ok(relative) = path.strip_prefix(&dir) {
+                files.remove(&relative.to_string_lossy().into_owned());
+            }
+        }
+        crate::harness::write_file(&checksums, &json.to_string())?;
+    }
+    Ok(())
+}
+
 fn without_dev_dependencies(manifest: &str) -> String {
     let mut kept = String::new();
     let mut skipping = false;
@@ -147,6 +188,16 @@ fn same_versions_as_the_repository(repo: &Path, stage: &Path) -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_names_dh_clean_deletes_are_known() {
+        for name in ["Cargo.toml.orig", "x.rej", "a.bak", "b~", "#c#", "TAGS"] {
+            assert!(deleted_by_dh_clean(name), "{name}");
+        }
+        for name in ["Cargo.toml", "orig.rs", "#", "tags", ".cargo-checksum.json"] {
+            assert!(!deleted_by_dh_clean(name), "{name}");
+        }
+    }
 
     #[test]
     fn dev_dependency_tables_are_removed_and_nothing_else() {

@@ -271,7 +271,7 @@ pub fn run_suite_pair(h: &Harness, stock: &str, ncfilters: &str, expected: usize
 }
 
 /// The names ctest lists under "The following tests FAILED:" ("\t189 - name (Failed)").
-fn failed_tests(log: &str) -> Vec<&str> {
+pub fn failed_tests(log: &str) -> Vec<&str> {
     let mut names = Vec::new();
     let mut in_list = false;
     for line in log.lines() {
