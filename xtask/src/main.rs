@@ -115,9 +115,10 @@ enum Step {
     /// Debian's HDF5 1.14.5, stock and ncfilters: the suite on both, then Debian 13's NCO and CDO on
     /// Debian's libnetcdf22 and on ncfilters' with no HDF5_PLUGIN_PATH
     Debian13,
-    /// Debian's own netcdf source package (4.10.1-1 in a Debian 13 root) built with
-    /// dpkg-buildpackage, offline, stock and with ncfilters as docs/packaging.md says: dh_auto_test's
-    /// counts, lintian, then NCO, CDO and GDAL in clean roots on ncfilters' .debs and on Debian's own
+    /// Debian's own netcdf source packages (4.10.1-1 in a Debian 13 root, 4.9.0-3 in a Debian 12 one;
+    /// NCFILTERS_DEB_SUITE=trixie or bookworm picks one) built with dpkg-buildpackage, offline, stock
+    /// and with ncfilters as docs/packaging.md says: dh_auto_test's counts, lintian, then NCO, CDO and
+    /// GDAL in clean roots on ncfilters' .debs and on Debian's own
     Deb,
     /// Configurations distributions ship (Debian 13's flags, static libraries, NCZarr filters off),
     /// each built stock and with ncfilters: netcdf-c's suite on both, libnetcdf's exported symbols
