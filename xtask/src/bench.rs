@@ -120,7 +120,7 @@ pub fn bench_nccopy(h: &Harness) -> Result {
     }
     // NCFILTERS_BENCH_SYSTEM_ZSTD=1: a third build, with the system's libzstd, in the same runs.
     if std::env::var_os("NCFILTERS_BENCH_SYSTEM_ZSTD").is_some() {
-        let flavour = crate::netcdf::SYSTEM_ZSTD_FLAVOURS[1];
+        let flavour = crate::netcdf::SYSTEM_ZSTD_BENCH_FLAVOUR;
         crate::netcdf::build_netcdf(h, flavour)?;
         crate::netcdf::check_system_zstd(h, flavour)?;
         bench.arg("--also").arg(format!("ncfilters with the system's libzstd={}", h.build_dir(flavour).display()));

@@ -14,7 +14,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::debian_root::{self, inside, step, step_log, REPO_INSIDE, WORK_INSIDE};
+use crate::debian_root::{self, inside, step, step_log, ClientCases, REPO_INSIDE, WORK_INSIDE};
 use crate::harness::{self, fail, read_to_string, Harness, Result};
 use crate::process::{cmd, output, run};
 
@@ -101,7 +101,9 @@ fn test_package(h: &Harness, package: &DebianPackage) -> Result {
         step(&h, &root, &what, &["unshare", "--net", "--", "sh", "-c", build.as_str()])?;
         let log_text = read_to_string(&step_log(&h, &root))?;
         harness::write_file(&h.work_file(&format!("deb-{}-{flavour}.log", package.suite)), &log_text)?;
-        let counts = dh_auto_test_counts(&log_text)?;
+        let Some(counts) = crate::netcdf::ctest_counts(&log_text) else {
+            fail!("dh_auto_test printed no ctest summary");
+        };
         let failed: Vec<String> = crate::netcdf::failed_tests(&log_text).into_iter().map(String::from).collect();
         let toolchain = if flavour == NCFILTERS { toolchain_versions(&h, &root)? } else { String::new() };
         println!(
@@ -173,23 +175,6 @@ fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarb
     Ok(tree)
 }
 
-/// (passed, total) of Debian's `dh_auto_test` (ctest's "N% tests passed, F tests failed out of T").
-fn dh_auto_test_counts(log_text: &str) -> Result<(usize, usize)> {
-    let Some(line) = log_text.lines().rev().find(|line| line.contains("% tests passed") && line.contains(" out of "))
-    else {
-        fail!("dh_auto_test printed no ctest summary");
-    };
-    let words: Vec<&str> = line.split_whitespace().collect();
-    let total: usize = words.last().and_then(|w| w.parse().ok()).unwrap_or(0);
-    let failed: usize = words
-        .iter()
-        .position(|w| *w == "failed")
-        .and_then(|i| i.checked_sub(2))
-        .and_then(|i| words[i].parse().ok())
-        .unwrap_or(0);
-    Ok((total - failed.min(total), total))
-}
-
 /// ", Debian's cargo 1.85.1 and rustc 1.85.1": what the package build ran.
 fn toolchain_versions(h: &Harness, root: &Path) -> Result<String> {
     let script = "env -u CARGO_HOME -u RUSTUP_HOME PATH=/usr/bin:/bin sh -c 'cargo --version; rustc --version'";
@@ -234,13 +219,18 @@ fn built_debs(root: &Path, package: &DebianPackage) -> Result<Vec<PathBuf>> {
     Ok(debs)
 }
 
+/// The name in the cache of the clean root of `side` (ncfilters' packages, or the suite's own).
+fn clean_root(package: &DebianPackage, side: &str) -> String {
+    format!("deb-{}-clean-{side}", package.suite)
+}
+
 /// NCO, CDO and GDAL in two clean roots: one with ncfilters' packages, one with the suite's own
 /// libnetcdf. ncfilters' must succeed in every case, and so in every case the suite's does.
 fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]) -> Result {
     let mut results = Vec::new();
     let files = format!("{WORK_INSIDE}/gdal-files");
     for side in [NCFILTERS, "debian"] {
-        let root = debian_root::fresh(h, &format!("deb-{}-clean-{side}", package.suite), package.suite)?;
+        let root = debian_root::fresh(h, &clean_root(package, side), package.suite)?;
         let mut install: Vec<String> = CLIENTS.iter().map(|name| name.to_string()).collect();
         if side == NCFILTERS {
             harness::create_dir_all(&root.join("work/debs"))?;
@@ -251,7 +241,7 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
         } else {
             install.extend([package.library, "netcdf-bin", "libnetcdf-dev"].map(String::from));
             // The files ncfilters' side wrote with every filter.
-            let made = h.cache.join(format!("deb-{}-clean-{NCFILTERS}/work/gdal-files", package.suite));
+            let made = h.cache.join(clean_root(package, NCFILTERS)).join("work/gdal-files");
             run(cmd("cp", ["-a"]).arg(made).arg(root.join("work/gdal-files")))?;
         }
         let names: Vec<&str> = install.iter().map(String::as_str).collect();
@@ -281,37 +271,10 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
             print!("{text}");
             outputs.push_str(&text);
         }
-        results.push(outputs);
+        results.push(ClientCases::read(&outputs));
     }
-    let passed = |text: &str| -> Vec<String> {
-        text.lines().filter_map(|l| l.strip_prefix("PASS ")).map(String::from).collect()
-    };
-    let total = results[0].lines().filter(|l| l.starts_with("PASS ") || l.starts_with("FAIL ")).count();
-    let (ours, theirs) = (passed(&results[0]), passed(&results[1]));
-    if let Some(lost) = theirs.iter().find(|case| !ours.contains(case)) {
-        fail!("{lost} succeeds on {}'s own {} but not with ncfilters", package.debian, package.library);
-    }
-    if ours.len() != total {
-        fail!("ncfilters' packages succeeded in {} of {total} cases", ours.len());
-    }
-    println!(
-        "PASS {}'s NCO, CDO and GDAL: {} of {total} on its own {}, {total} of {total} on ncfilters' packages",
-        package.debian,
-        theirs.len(),
-        package.library
-    );
+    let theirs = format!("{}'s own {}", package.debian, package.library);
+    let counts = results[0].must_pass_all("ncfilters' packages", &results[1], &theirs)?;
+    println!("PASS {}'s NCO, CDO and GDAL: {counts}", package.debian);
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dh_auto_test_counts_are_read_from_ctests_summary() {
-        let log = "...\n98% tests passed, 4 tests failed out of 235\n\nTotal Test time (real) = 1.0 sec\n";
-        assert_eq!(dh_auto_test_counts(log).ok(), Some((231, 235)));
-        assert_eq!(dh_auto_test_counts("100% tests passed, 0 tests failed out of 7\n").ok(), Some((7, 7)));
-        assert!(dh_auto_test_counts("Ignoring test failures\n").is_err());
-    }
 }

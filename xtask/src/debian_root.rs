@@ -15,6 +15,8 @@ use crate::text::print_tail;
 pub const WORK_INSIDE: &str = "/work";
 /// Where the repository is bind-mounted inside a root.
 pub const REPO_INSIDE: &str = "/ncfilters";
+/// The file a finished debootstrap leaves in the base, and so in every copy of it.
+const DEBOOTSTRAPPED: &str = ".ncfilters-debootstrapped";
 
 /// A root of `suite` at `<cache>/<name>` with `packages`, made once and reused while its stamp
 /// names the same packages (a root made but not yet stamped only gets the missing packages).
@@ -25,8 +27,7 @@ pub fn ensure(h: &Harness, name: &str, suite: &str, packages: &[&str]) -> Result
     if read_to_string(&stamp).is_ok_and(|text| text.trim() == wanted) {
         return Ok(root);
     }
-    let made = root.join(".ncfilters-debootstrapped");
-    if !made.is_file() {
+    if !root.join(DEBOOTSTRAPPED).is_file() {
         copy_of_base(h, suite, &root)?;
     }
     apt_install(h, &root, &format!("apt-get install inside the {name} root"), packages)?;
@@ -55,8 +56,7 @@ pub fn apt_install(h: &Harness, root: &Path, what: &str, packages: &[&str]) -> R
 /// `root` made a copy of the suite's debootstrap (debootstrapped first if this machine has none).
 fn copy_of_base(h: &Harness, suite: &str, root: &Path) -> Result {
     let base = h.cache.join(format!("debian-{suite}-base"));
-    let made = ".ncfilters-debootstrapped";
-    if !base.join(made).is_file() {
+    if !base.join(DEBOOTSTRAPPED).is_file() {
         harness::remove_dir_all_if_exists(&base)?;
         let Some((mirror, _)) = crate::setup::first_deb_entry() else {
             fail!("no Debian mirror in the machine's apt sources to debootstrap {suite} from");
@@ -77,7 +77,7 @@ fn copy_of_base(h: &Harness, suite: &str, root: &Path) -> Result {
                 &format!("deb {uri} {security} main\n"),
             )?;
         }
-        harness::write_file(&base.join(made), "")?;
+        harness::write_file(&base.join(DEBOOTSTRAPPED), "")?;
     }
     harness::remove_dir_all_if_exists(root)?;
     run(cmd("cp", ["-a"]).arg(&base).arg(root))
@@ -127,4 +127,56 @@ pub fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> 
         fail!("{what} failed");
     }
     Ok(())
+}
+
+/// The cases a client script (tests/debian13/clients.sh, tests/deb/gdal.sh) printed: `PASS <case>`
+/// and `FAIL <case>: <why>` lines.
+pub struct ClientCases {
+    passed: Vec<String>,
+    total: usize,
+}
+
+impl ClientCases {
+    pub fn read(output: &str) -> ClientCases {
+        let passed = output.lines().filter_map(|line| line.strip_prefix("PASS ")).map(String::from).collect();
+        let total = output.lines().filter(|line| line.starts_with("PASS ") || line.starts_with("FAIL ")).count();
+        ClientCases { passed, total }
+    }
+
+    /// That ncfilters' side (`self`, `label`) succeeds in every case, and so in each case the
+    /// distribution's own library (`theirs`, `their_label`) succeeds in; returns both counts.
+    pub fn must_pass_all(&self, label: &str, theirs: &ClientCases, their_label: &str) -> Result<String> {
+        if let Some(lost) = theirs.passed.iter().find(|case| !self.passed.contains(case)) {
+            fail!("{lost} succeeds on {their_label} but not on {label}");
+        }
+        if self.passed.len() != self.total {
+            fail!("{label} succeeded in {} of {} cases", self.passed.len(), self.total);
+        }
+        Ok(format!(
+            "{} of {} on {their_label}, {} of {} on {label}",
+            theirs.passed.len(),
+            theirs.total,
+            self.total,
+            self.total
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ncfilters_must_pass_every_case_and_every_case_the_distribution_passes() {
+        let theirs = ClientCases::read("PASS a\nFAIL b: no filter\nnoise\n");
+        let all = ClientCases::read("PASS a\nPASS b\n");
+        assert_eq!(
+            all.must_pass_all("ours", &theirs, "theirs").ok().as_deref(),
+            Some("1 of 2 on theirs, 2 of 2 on ours")
+        );
+        assert!(ClientCases::read("FAIL a: x\nPASS b\n").must_pass_all("ours", &theirs, "theirs").is_err());
+        assert!(ClientCases::read("PASS a\nFAIL b: x\n").must_pass_all("ours", &theirs, "theirs").is_err());
+        // A case the distribution passes that ncfilters' side lacks altogether.
+        assert!(ClientCases::read("PASS b\n").must_pass_all("ours", &theirs, "theirs").is_err());
+    }
 }

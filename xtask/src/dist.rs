@@ -79,8 +79,6 @@ pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
     Ok(tarball)
 }
 
-/// A manifest without its dev-dependency tables (`[dev-dependencies]`, `[dev-dependencies.x]`,
-/// `[target.'…'.dev-dependencies]`).
 /// Whether debhelper's `dh_clean`, which every Debian package build runs first, deletes a file of
 /// this name (its list of editor and patch leftovers; `Cargo.toml.orig` is one).
 fn deleted_by_dh_clean(name: &str) -> bool {
@@ -121,6 +119,8 @@ fn without_what_dh_clean_deletes(vendor: &Path) -> Result {
     Ok(())
 }
 
+/// A manifest without its dev-dependency tables (`[dev-dependencies]`, `[dev-dependencies.x]`,
+/// `[target.'…'.dev-dependencies]`).
 fn without_dev_dependencies(manifest: &str) -> String {
     let mut kept = String::new();
     let mut skipping = false;

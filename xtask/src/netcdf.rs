@@ -72,9 +72,13 @@ pub fn build_netcdf(h: &Harness, flavour: &str) -> Result {
     Ok(())
 }
 
-/// The builds configured as docs/packaging.md tells packagers, with `-DNCFILTERS_SYSTEM_ZSTD=ON`:
-/// the offline build from the release tarball, and `bench-nccopy`'s third build.
-pub const SYSTEM_ZSTD_FLAVOURS: [&str; 2] = ["offline", "ncfilters-system-zstd"];
+/// The flavour of `offline`'s build from the release tarball.
+pub const OFFLINE_FLAVOUR: &str = "offline";
+/// The flavour of `bench-nccopy`'s third build, with the system's libzstd.
+pub const SYSTEM_ZSTD_BENCH_FLAVOUR: &str = "ncfilters-system-zstd";
+
+/// The builds configured as docs/packaging.md tells packagers, with `-DNCFILTERS_SYSTEM_ZSTD=ON`.
+pub const SYSTEM_ZSTD_FLAVOURS: [&str; 2] = [OFFLINE_FLAVOUR, SYSTEM_ZSTD_BENCH_FLAVOUR];
 
 /// That a build of [`SYSTEM_ZSTD_FLAVOURS`] calls the system's libzstd: its libnetcdf defines no
 /// `ZSTD_` function (the bundled libzstd defines about 280) and leaves `ZSTD_compress2` to the
@@ -87,14 +91,14 @@ pub fn check_system_zstd(h: &Harness, flavour: &str) -> Result {
         .filter(|line| matches!(line.split_whitespace().collect::<Vec<_>>()[..], [_, "T" | "t", name] if name.starts_with("ZSTD_")))
         .count();
     let undefined = symbols.lines().any(|line| line.split_whitespace().eq(["U", "ZSTD_compress2"]));
-    let needed = crate::process::output(&mut cmd("ldd", [&library]))?;
-    if defined > 0 || !undefined || !needed.contains("libzstd.so.1") {
+    let needed = crate::process::output(&mut cmd("ldd", [&library]))?.contains("libzstd.so.1");
+    if defined > 0 || !undefined || !needed {
         fail!(
             "{} with -DNCFILTERS_SYSTEM_ZSTD=ON: {defined} ZSTD_ functions defined (none expected), \
              ZSTD_compress2 {} undefined, libzstd.so.1 {} needed",
             library.display(),
             if undefined { "is" } else { "is not" },
-            if needed.contains("libzstd.so.1") { "is" } else { "is not" }
+            if needed { "is" } else { "is not" }
         );
     }
     println!("{}: the system's libzstd (no ZSTD_ function compiled in; needs libzstd.so.1)", library.display());
@@ -311,6 +315,13 @@ fn count_failed_tests(log: &str) -> usize {
     summaries(log).map(|(failed, _)| failed).sum()
 }
 
+/// (passed, total) summed over ctest's summary lines, or `None` when the log has none.
+pub fn ctest_counts(log: &str) -> Option<(usize, usize)> {
+    let mut lines = summaries(log).peekable();
+    lines.peek()?;
+    Some(lines.fold((0, 0), |(passed, all), (failed, total)| (passed + total - failed.min(total), all + total)))
+}
+
 /// (failed, total) of each "N% tests passed, F tests failed out of T" line (CMake 4 says
 /// "100% tests passed out of T" when none failed).
 fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
@@ -423,6 +434,14 @@ mod tests {
         assert_eq!((count_passed_tests(log), count_failed_tests(log)), (221, 0));
         let log = "98% tests passed, 3 tests failed out of 150\n";
         assert_eq!((count_passed_tests(log), count_failed_tests(log)), (147, 3));
+    }
+
+    #[test]
+    fn dh_auto_test_counts_are_read_from_ctests_summary() {
+        let log = "...\n98% tests passed, 4 tests failed out of 235\n\nTotal Test time (real) = 1.0 sec\n";
+        assert_eq!(ctest_counts(log), Some((231, 235)));
+        assert_eq!(ctest_counts("100% tests passed, 0 tests failed out of 7\n"), Some((7, 7)));
+        assert!(ctest_counts("Ignoring test failures\n").is_none());
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::harness::{fail, log, Failure, Harness, Result};
 use crate::process::{cmd, run};
 
 /// The flavour, and so the build directory's name, of the build from the tarball.
-const FLAVOUR: &str = "offline";
+const FLAVOUR: &str = crate::netcdf::OFFLINE_FLAVOUR;
 
 /// Where the parent tells the child (`offline-build`, in the network namespace) the tarball's tree.
 const TREE_VARIABLE: &str = "NCFILTERS_OFFLINE_TREE";

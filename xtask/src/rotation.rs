@@ -9,14 +9,14 @@ use crate::harness::{Failure, Result};
 use crate::release::{Release, RELEASES};
 use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
 
-/// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine,
-/// and three with the rest of `test` take about 57 minutes of CI's 90 (docs/testing.md).
+/// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine;
+/// three, the rest of `test` and a light slow check fit CI's 90 (times in docs/testing.md).
 pub const RELEASES_PER_CI_RUN: usize = 3;
 
 /// How many on a day whose slow check is heavy (`SlowCheck::is_heavy`, about 10 minutes or more):
-/// with three, a replayed valgrind day (2026-11-30: 4.9.3,
-/// 4.10.0, 4.10.1, all built for their own cfgs in `rust` and `clippy` too) projected to about 79
-/// minutes, and a CI run of three releases and a lighter check took 84 (5,015 s), too near CI's 90.
+/// with three, a replayed valgrind day (2026-11-30: 4.9.3, 4.10.0, 4.10.1, all built for their own
+/// cfgs in `rust` and `clippy` too) projected to about 79 minutes, and a CI run of three releases
+/// with its slow check took 84 (5,015 s), too near CI's 90.
 pub const RELEASES_ON_A_HEAVY_DAY: usize = 2;
 
 /// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.

@@ -163,75 +163,52 @@ fn has_deb_src_entry() -> bool {
 /// one-line format of sources.list.
 pub fn first_deb_entry() -> Option<(String, String)> {
     let texts = apt_source_texts();
-    let deb822 = texts
-        .iter()
-        .filter(|(path, _)| {
-            path.parent() == Some(Path::new("/etc/apt/sources.list.d"))
-                && path.extension().is_some_and(|e| e == "sources")
-        })
-        .find_map(|(_, text)| first_deb822_entry(text));
-    deb822.or_else(|| {
-        texts
-            .iter()
-            .filter(|(path, _)| path == Path::new("/etc/apt/sources.list"))
-            .find_map(|(_, text)| first_one_line_entry(text))
+    let first = |wanted: &dyn Fn(&Path) -> bool| {
+        texts.iter().filter(|(path, _)| wanted(path)).find_map(|(_, text)| first_binary_entry(text))
+    };
+    first(&|path| {
+        path.parent() == Some(Path::new("/etc/apt/sources.list.d")) && path.extension().is_some_and(|e| e == "sources")
     })
+    .or_else(|| first(&|path| path == Path::new("/etc/apt/sources.list")))
 }
 
 /// The URI of the machine's first binary entry that lists `suite` (e.g. `bookworm-security`).
 pub fn deb_entry_for_suite(suite: &str) -> Option<String> {
     let read_by_apt = |path: &Path| path.extension().is_some_and(|e| e == "list" || e == "sources");
-    apt_source_texts().iter().filter(|(path, _)| read_by_apt(path)).find_map(|(_, text)| {
-        let mut stanza: (bool, String) = (false, String::new());
-        text.lines().find_map(|line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            match words.first() {
-                // sources.list: `deb [options] uri suite components`.
-                Some(&"deb") => {
-                    let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) { &words[2..] } else { &words[1..] };
-                    (rest.get(1) == Some(&suite)).then(|| rest[0].to_string())
-                }
-                Some(&"Types:") => {
-                    stanza = (words.contains(&"deb"), String::new());
-                    None
-                }
-                Some(&"URIs:") => {
-                    stanza.1 = words.get(1).unwrap_or(&"").to_string();
-                    None
-                }
-                Some(&"Suites:") if stanza.0 && words.contains(&suite) => Some(stanza.1.clone()),
-                _ => None,
-            }
-        })
-    })
+    apt_source_texts()
+        .iter()
+        .filter(|(path, _)| read_by_apt(path))
+        .flat_map(|(_, text)| binary_entries(text))
+        .find_map(|(uri, suites)| suites.iter().any(|s| s == suite).then_some(uri))
 }
 
-/// In a deb822 file: the first URI and suite of the first stanza whose Types include `deb`.
-fn first_deb822_entry(text: &str) -> Option<(String, String)> {
-    let mut is_deb = false;
-    let mut uri = String::new();
+/// The first URI and suite of [`binary_entries`].
+fn first_binary_entry(text: &str) -> Option<(String, String)> {
+    binary_entries(text).into_iter().next().map(|(uri, suites)| (uri, suites.into_iter().next().unwrap_or_default()))
+}
+
+/// The binary (`deb`) entries of an apt source file, as (first URI, suites), in either format:
+/// deb822 stanzas (`Types:`, `URIs:`, `Suites:`) or sources.list's `deb [options] uri suite components`.
+fn binary_entries(text: &str) -> Vec<(String, Vec<String>)> {
+    let mut entries = Vec::new();
+    let (mut is_deb, mut uri) = (false, String::new());
     for line in text.lines() {
-        let mut words = line.split_whitespace();
-        match words.next() {
-            Some("Types:") => is_deb = words.any(|t| t == "deb"),
-            Some("URIs:") if is_deb => uri = words.next().unwrap_or_default().to_string(),
-            Some("Suites:") if is_deb => return Some((uri, words.next().unwrap_or_default().to_string())),
+        let words: Vec<&str> = line.split_whitespace().collect();
+        match words.first() {
+            Some(&"deb") => {
+                let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) { &words[2..] } else { &words[1..] };
+                let suites = rest.get(1).map(|suite| suite.to_string()).into_iter().collect();
+                entries.push((rest.first().unwrap_or(&"").to_string(), suites));
+            }
+            Some(&"Types:") => is_deb = words.contains(&"deb"),
+            Some(&"URIs:") if is_deb => uri = words.get(1).unwrap_or(&"").to_string(),
+            Some(&"Suites:") if is_deb => {
+                entries.push((uri.clone(), words[1..].iter().map(|s| s.to_string()).collect()))
+            }
             _ => {}
         }
     }
-    None
-}
-
-/// In sources.list: `deb [options] uri suite components`.
-fn first_one_line_entry(text: &str) -> Option<(String, String)> {
-    text.lines().find_map(|line| {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        if words.first() != Some(&"deb") {
-            return None;
-        }
-        let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) { &words[2..] } else { &words[1..] };
-        Some((rest.first().unwrap_or(&"").to_string(), rest.get(1).unwrap_or(&"").to_string()))
-    })
+    entries
 }
 
 /// The release's source archive in the cache (from the shared copy, or `apt-get source` of the
@@ -380,12 +357,24 @@ mod tests {
     fn deb822_entry_skips_deb_src_stanzas() {
         let text = "Types: deb-src\nURIs: http://src.example/debian\nSuites: x\n\n\
                     Types: deb\nURIs: http://mirror.example/debian http://other\nSuites: bookworm bookworm-updates\n";
-        assert_eq!(first_deb822_entry(text), Some(("http://mirror.example/debian".into(), "bookworm".into())));
+        assert_eq!(first_binary_entry(text), Some(("http://mirror.example/debian".into(), "bookworm".into())));
+    }
+
+    #[test]
+    fn the_entry_of_a_suite_is_found_in_either_format() {
+        let deb822 = "Types: deb\nURIs: http://security.example/debian-security\nSuites: bookworm-security\n";
+        let one_line = "deb http://mirror.example/debian bookworm main\n";
+        for text in [deb822, one_line] {
+            let found =
+                binary_entries(text).into_iter().find(|(_, suites)| suites.iter().any(|s| s.starts_with("bookworm")));
+            assert!(found.is_some(), "{text}");
+        }
+        assert_eq!(binary_entries(deb822)[0].1, ["bookworm-security"]);
     }
 
     #[test]
     fn one_line_entry_skips_options() {
         let text = "# comment\ndeb [arch=amd64] http://mirror.example/debian bookworm main\n";
-        assert_eq!(first_one_line_entry(text), Some(("http://mirror.example/debian".into(), "bookworm".into())));
+        assert_eq!(first_binary_entry(text), Some(("http://mirror.example/debian".into(), "bookworm".into())));
     }
 }
