@@ -9,7 +9,9 @@
  *     size, <= *buf_size, and the chunk's bytes;
  *   - decode as HDF5 1.x reads: a block of exactly the stored size (valgrind sees any read past it);
  *   - failure (the stored bytes cut in half, or one byte flipped for fletcher32): 0, with *buf and
- *     *buf_size as they were.
+ *     *buf_size as they were;
+ *   - a valid stream of no bytes (the filter's encoding of an empty chunk): it decodes to nothing,
+ *     which H5Z_func_t cannot return, so 0 with *buf and *buf_size as they were.
  * Prints one line per library and check; exits 1 if any library broke the contract.
  */
 #include <dlfcn.h>
@@ -119,6 +121,26 @@ static void check_filter(const char *library, int id, filter_fn filter, size_t c
     free(original);
 }
 
+/* A valid stream of no bytes fails and leaves the block. Shuffle and fletcher32 have no stream;
+ * szip encodes no empty chunk, and its empty stream is the 4-byte size header alone. */
+static void check_empty_stream(const char *library, int id, filter_fn filter) {
+    if (id == 2 || id == 3) return;
+    unsigned cd[8];
+    size_t ncd = params_for(id, 0, cd);
+    size_t block_size = 16, stored = 4;
+    void *block = calloc(1, block_size);
+    if (block == NULL) { fail(library, "out of memory", 0); return; }
+    if (id != 4) stored = filter(0, ncd, cd, 0, &block_size, &block);
+    if (stored == 0) { fail(library, "encode of an empty chunk failed", 0); free(block); return; }
+    void *before = block;
+    size_t size_before = block_size;
+    size_t decoded = filter(H5Z_FLAG_REVERSE, ncd, cd, stored, &block_size, &block);
+    if (decoded != 0) fail(library, "decode of an empty stream returned bytes", 0);
+    else if (block != before || block_size != size_before)
+        fail(library, "a failed decode of an empty stream changed *buf or *buf_size", 0);
+    free(block);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: %s <plugin.so>...\n", argv[0]);
@@ -134,8 +156,9 @@ int main(int argc, char **argv) {
         int before = failures;
         check_filter(library, class->id, class->filter, SMALL_CHUNK);
         check_filter(library, class->id, class->filter, LARGE_CHUNK);
+        check_empty_stream(library, class->id, class->filter);
         if (failures == before)
-            printf("PASS %s (filter %d): encode within *buf_size; decode exact into a pre-sized and an exact block; failure leaves the block\n",
+            printf("PASS %s (filter %d): encode within *buf_size; decode exact into a pre-sized and an exact block; failure, and an empty stream, leave the block\n",
                    library, class->id);
         /* Not dlclose'd: valgrind names a leak's frames only in a library still loaded. */
     }

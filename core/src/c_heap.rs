@@ -242,26 +242,34 @@ impl ChunkBuffer {
 
     /// Runs `filter` on the block per the `H5Z_func_t` protocol: it gets the bytes in use, the
     /// block's size and the block, and may free the block and store another. Whatever block it
-    /// leaves is this buffer's now. Its return value is the new number of bytes in use, `None`
-    /// on failure: 0, `(size_t)-1` (netcdf-c's C plugins' error value), or a NULL block.
+    /// leaves is this buffer's now. Its return value is the new number of bytes in use; a
+    /// failure is 0, `(size_t)-1` (netcdf-c's C plugins' error value), a NULL block, or more
+    /// bytes than the block it left holds (which HDF5 2.2 rejects too), and keeps the bytes in use.
     ///
     /// # Safety
     /// `filter` leaves in `*buf` NULL or a `malloc`'d block of at least `*buf_size` bytes, the
-    /// first `return value` of them initialised when it succeeds.
+    /// first `return value` of them initialised when it succeeds and that fits.
     pub unsafe fn filter_in_place(
         &mut self,
         filter: impl FnOnce(usize, *mut usize, *mut *mut std::os::raw::c_void) -> usize,
-    ) -> Option<usize> {
+    ) -> Result<usize, String> {
         // Locals, not references to self, go to C.
         let (mut ptr, mut buf_size) = (self.ptr, self.buf_size);
         let used = filter(self.used, &mut buf_size, &mut ptr);
         self.ptr = ptr;
         self.buf_size = buf_size;
-        if used == 0 || used == usize::MAX || ptr.is_null() {
-            return None;
+        if ptr.is_null() {
+            self.used = 0;
+            return Err("it left no block".into());
+        }
+        if used == 0 || used == usize::MAX {
+            return Err("it returned failure".into());
+        }
+        if used > buf_size {
+            return Err(format!("it returned {used} bytes, more than the {buf_size} of the block it left"));
         }
         self.used = used;
-        Some(used)
+        Ok(used)
     }
 
     /// The bytes in use.
@@ -604,10 +612,15 @@ mod tests {
                 used + 1
             })
         };
-        assert_eq!((used, back.bytes()), (Some(6), &b"chunk!"[..]));
+        assert_eq!((used, back.bytes()), (Ok(6), &b"chunk!"[..]));
         // A failing filter keeps the block and the length.
         // SAFETY: the closure leaves the block as it is.
-        assert_eq!(unsafe { back.filter_in_place(|_, _, _| usize::MAX) }, None);
+        assert!(unsafe { back.filter_in_place(|_, _, _| usize::MAX) }.is_err());
+        assert_eq!(back.bytes(), b"chunk!");
+        // A result past the block it left is a failure, and the bytes in use stay within it.
+        // SAFETY: the closure leaves the block as it is and claims more than it holds.
+        let past = unsafe { back.filter_in_place(|_, buf_size, _| *buf_size + 1) };
+        assert_eq!(past, Err("it returned 65 bytes, more than the 64 of the block it left".into()));
         assert_eq!(back.bytes(), b"chunk!");
     }
 

@@ -331,15 +331,9 @@ impl FilterPart {
             // SAFETY: as above.
             unsafe { set(previous) };
         }
-        match used {
-            Some(_) => Ok(()),
-            None => Err(format!(
-                "filter {} ({}) failed to {}",
-                self.id,
-                self.name,
-                if reverse { "decode" } else { "encode" }
-            )),
-        }
+        used.map(|_| ()).map_err(|why| {
+            format!("filter {} ({}) failed to {}: {why}", self.id, self.name, if reverse { "decode" } else { "encode" })
+        })
     }
 }
 

@@ -9,12 +9,15 @@
 //! - `lintian` on both builds: no error Debian's own build lacks;
 //! - in two clean roots (the suite's debootstrap, made anew): `apt-get install` of ncfilters'
 //!   packages, and of the suite's own libnetcdf; in each, with no `HDF5_PLUGIN_PATH`, NCO and CDO
-//!   (tests/debian13/clients.sh) and GDAL (tests/deb/gdal.sh). ncfilters' must succeed in every case.
+//!   (tests/debian13/clients.sh), GDAL (tests/deb/gdal.sh) and python3-netcdf4
+//!   (tests/deb/python3-netcdf4.py): ncfilters' must succeed in every case; and netCDF4-python's own
+//!   suite, built from its sdist against the root's libnetcdf-dev (tests/deb/netcdf4-python-suite.sh):
+//!   ncfilters' must fail no test the suite's own library passes.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::debian_root::{self, inside, step, step_log, ClientCases, REPO_INSIDE, WORK_INSIDE};
+use crate::debian_root::{self, inside, step, step_log, ClientCases, PytestOutcome, REPO_INSIDE, WORK_INSIDE};
 use crate::harness::{self, fail, read_to_string, Harness, Result};
 use crate::process::{cmd, output, run};
 
@@ -57,8 +60,27 @@ pub static PACKAGES: [DebianPackage; 2] = [
 /// What the build root has besides the source package's build dependencies.
 const BUILD_TOOLS: [&str; 5] = ["dpkg-dev", "build-essential", "lintian", "xz-utils", "util-linux"];
 
-/// What the clean roots install besides the library: the programs whose use of it is checked.
-const CLIENTS: [&str; 4] = ["nco", "cdo", "gdal-bin", "python3-netcdf4"];
+/// What the clean roots install besides the library: the programs whose use of it is checked, and
+/// what a user's `pip install` of netCDF4-python's sdist needs (pkg-config finds HDF5's headers;
+/// its suite's alignment test runs h5ls).
+const CLIENTS: [&str; 9] = [
+    "nco",
+    "cdo",
+    "gdal-bin",
+    "python3-netcdf4",
+    "python3-venv",
+    "python3-dev",
+    "build-essential",
+    "pkg-config",
+    "hdf5-tools",
+];
+
+/// The netCDF4-python whose sdist is built against each clean root's libnetcdf-dev and whose own
+/// test suite then runs there.
+const NETCDF4_PYTHON_VERSION: &str = "1.7.5.1";
+
+/// Where Debian keeps the host's CA bundle, when `SSL_CERT_FILE` names none.
+const HOST_CA_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
 
 /// The two builds of the package.
 const STOCK: &str = "stock";
@@ -78,7 +100,7 @@ pub fn test_deb(h: &Harness) -> Result {
     Ok(())
 }
 
-fn test_package(h: &Harness, package: &DebianPackage) -> Result {
+pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
     let release = crate::release::find(package.release).map_err(harness::Failure)?;
     let h = h.for_release(release);
     crate::setup::setup(&h)?;
@@ -224,10 +246,12 @@ fn clean_root(package: &DebianPackage, side: &str) -> String {
     format!("deb-{}-clean-{side}", package.suite)
 }
 
-/// NCO, CDO and GDAL in two clean roots: one with ncfilters' packages, one with the suite's own
-/// libnetcdf. ncfilters' must succeed in every case, and so in every case the suite's does.
+/// NCO, CDO, GDAL, python3-netcdf4 and netCDF4-python's suite in two clean roots: one with
+/// ncfilters' packages, one with the suite's own libnetcdf. ncfilters' must succeed in every case,
+/// and so in every case the suite's does, and fail no test of the suite that the suite's passes.
 fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]) -> Result {
-    let mut results = Vec::new();
+    let mut cases = Vec::new();
+    let mut suites = Vec::new();
     let files = format!("{WORK_INSIDE}/gdal-files");
     for side in [NCFILTERS, "debian"] {
         let root = debian_root::fresh(h, &clean_root(package, side), package.suite)?;
@@ -242,6 +266,7 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
             install.extend([package.library, "netcdf-bin", "libnetcdf-dev"].map(String::from));
             // The files ncfilters' side wrote with every filter.
             let made = h.cache.join(clean_root(package, NCFILTERS)).join("work/gdal-files");
+            harness::create_dir_all(&root.join("work"))?;
             run(cmd("cp", ["-a"]).arg(made).arg(root.join("work/gdal-files")))?;
         }
         let names: Vec<&str> = install.iter().map(String::as_str).collect();
@@ -258,23 +283,71 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
         )?;
         let version = output(&mut inside(h, &root, &["dpkg-query", "-W", "-f", "${Version}", package.library]))?;
         println!("{label}: {} {version} installed with apt in a clean root", package.library);
-        for script in ["debian13/clients.sh", "deb/gdal.sh"] {
+        for script in ["debian13/clients.sh", "deb/gdal.sh", "deb/python3-netcdf4.py", "deb/netcdf4-python-suite.sh"] {
             let source = h.repo.join("tests").join(script);
             let copy = root.join("work").join(Path::new(script).file_name().unwrap_or_default());
             std::fs::copy(&source, &copy).map_err(|e| harness::Failure(format!("cannot copy {script}: {e}")))?;
         }
         let mut outputs = String::new();
-        for args in
-            [vec!["bash", "/work/clients.sh", &label, WORK_INSIDE], vec!["bash", "/work/gdal.sh", &label, &files]]
-        {
+        for args in [
+            vec!["bash", "/work/clients.sh", &label, WORK_INSIDE],
+            vec!["bash", "/work/gdal.sh", &label, &files],
+            vec!["python3", "/work/python3-netcdf4.py", &label, &files, WORK_INSIDE],
+        ] {
             let text = output(&mut inside(h, &root, &args))?;
             print!("{text}");
             outputs.push_str(&text);
         }
-        results.push(ClientCases::read(&outputs));
+        cases.push(ClientCases::read(&outputs));
+        suites.push(netcdf4_python_suite(h, &root, package, side, &label)?);
     }
     let theirs = format!("{}'s own {}", package.debian, package.library);
-    let counts = results[0].must_pass_all("ncfilters' packages", &results[1], &theirs)?;
-    println!("PASS {}'s NCO, CDO and GDAL: {counts}", package.debian);
+    let counts = cases[0].must_pass_all("ncfilters' packages", &cases[1], &theirs)?;
+    println!("PASS {}'s NCO, CDO, GDAL and python3-netcdf4: {counts}", package.debian);
+    suites[0].must_fail_nothing_passing_on("ncfilters' packages", &suites[1], &theirs)?;
+    println!(
+        "PASS netCDF4-python {NETCDF4_PYTHON_VERSION}'s suite: {} on {theirs}, {} on ncfilters' packages",
+        suites[1].counts(),
+        suites[0].counts()
+    );
     Ok(())
+}
+
+/// netCDF4-python's sdist built with pip in a venv against `root`'s libnetcdf-dev, and its suite run.
+fn netcdf4_python_suite(
+    h: &Harness,
+    root: &Path,
+    package: &DebianPackage,
+    side: &str,
+    label: &str,
+) -> Result<PytestOutcome> {
+    let sdist = debian_root::netcdf4_python_sdist(h, root, NETCDF4_PYTHON_VERSION)?;
+    let name = sdist.file_name().unwrap_or_default().to_string_lossy().to_string();
+    run(cmd("cp", [sdist.as_os_str()]).arg(root.join("work")))?;
+    let what = format!("netCDF4-python {NETCDF4_PYTHON_VERSION} built from its sdist and its suite run: {label}");
+    let mut args = vec![
+        "bash".to_string(),
+        format!("{WORK_INSIDE}/netcdf4-python-suite.sh"),
+        format!("{WORK_INSIDE}/{name}"),
+        format!("{WORK_INSIDE}/netcdf4-python"),
+    ];
+    // pip reaches the package index through the machine's network, whose certificates the host's
+    // bundle may hold and the root's lacks; the root's own trust store is left as apt made it.
+    let bundle = std::env::var_os("SSL_CERT_FILE").map_or_else(|| PathBuf::from(HOST_CA_BUNDLE), PathBuf::from);
+    if bundle.is_file() {
+        run(cmd("cp", ["-L"]).arg(&bundle).arg(root.join("work/host-ca.crt")))?;
+        args.push(format!("{WORK_INSIDE}/host-ca.crt"));
+    }
+    step(h, root, &what, &args)?;
+    let text = read_to_string(&step_log(h, root))?;
+    harness::write_file(&h.work_file(&format!("deb-{}-netcdf4-python-{side}.log", package.suite)), &text)?;
+    let outcome = PytestOutcome::read(&text);
+    if let Some(line) = text.lines().find(|line| line.starts_with("netCDF4-python ")) {
+        println!("{line}");
+    }
+    println!("netCDF4-python {NETCDF4_PYTHON_VERSION}'s suite on {label}: {}", outcome.counts());
+    if outcome.passed == 0 {
+        fail!("netCDF4-python's suite ran no test on {label}");
+    }
+    Ok(outcome)
 }

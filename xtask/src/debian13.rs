@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use crate::debian_root::{inside, step, ClientCases, REPO_INSIDE, WORK_INSIDE};
+use crate::debian_root::{inside, step, ClientCases, PytestOutcome, REPO_INSIDE, WORK_INSIDE};
 use crate::harness::{self, fail, log, read_to_string, Harness, Result};
 use crate::netcdf::{check_ctest_log, ctest_halves};
 use crate::process::{cmd, run, succeeds_into_log};
@@ -48,10 +48,9 @@ const PACKAGES: [&str; 24] = [
     "libnetcdf-dev",
 ];
 
-/// netCDF4-python's sdist on PyPI, whose test suite runs against Debian's python3-netcdf4 (the same
+/// The netCDF4-python whose sdist's test suite runs against Debian's python3-netcdf4 (the same
 /// version) on each library.
-const NETCDF4_PYTHON: &str = "netCDF4==1.7.2";
-const NETCDF4_PYTHON_SDIST: &str = "netcdf4-1.7.2.tar.gz";
+const NETCDF4_PYTHON_VERSION: &str = "1.7.2";
 
 /// The Debian 13 configuration of the matrix, whose flags the two builds use.
 const CONFIGURATION: &str = "debian13";
@@ -116,28 +115,13 @@ pub fn test_debian13(h: &Harness) -> Result {
 /// netCDF4-python 1.7.2's own tests (from its sdist) with Debian's python3-netcdf4 on Debian's
 /// libnetcdf22 and on ncfilters'; ncfilters must fail none that Debian's passes.
 fn netcdf4_python_suite(h: &Harness, root: &Path) -> Result {
-    let sdist = h.cache.join(NETCDF4_PYTHON_SDIST);
-    if !sdist.is_file() {
-        crate::interop::python_env(h)?;
-        log(format!("pip download {NETCDF4_PYTHON} (sdist)"));
-        // pip asks the sdist for its metadata, which looks for netCDF's and HDF5's headers: the root's.
-        let usr = root.join("usr");
-        let mut pip =
-            cmd(h.venv().join("bin/pip"), ["download", "-q", "--no-deps", "--no-binary", "netCDF4", NETCDF4_PYTHON]);
-        pip.arg("-d")
-            .arg(&h.cache)
-            .env("USE_NCCONFIG", "0")
-            .env("NETCDF4_DIR", &usr)
-            .env("HDF5_INCDIR", usr.join("include/hdf5/serial"))
-            .env("HDF5_LIBDIR", usr.join("lib/x86_64-linux-gnu/hdf5/serial"));
-        run(&mut pip)?;
-    }
+    let sdist = crate::debian_root::netcdf4_python_sdist(h, root, NETCDF4_PYTHON_VERSION)?;
     let tests = root.join("work/netcdf4-python");
     harness::create_dir_all(&tests)?;
     let mut unpack = cmd("tar", ["-xzf"]);
     unpack.arg(&sdist).arg("-C").arg(&tests).arg("--strip-components=1");
     run(&mut unpack)?;
-    log(format!("{NETCDF4_PYTHON}'s test suite (Debian's python3-netcdf4): Debian's libnetcdf22, then ncfilters'"));
+    log(format!("netCDF4-python {NETCDF4_PYTHON_VERSION}'s test suite (Debian's python3-netcdf4): Debian's libnetcdf22, then ncfilters'"));
     println!(
         "  note: netCDF4-python 1.7.2 inverts has_zstd_filter, has_bzip2_filter and has_blosc_filter (`if \
          __has_zstandard_support__: return False`), so its zstd, bzip2 and blosc tests skip on any library: \
@@ -153,55 +137,17 @@ fn netcdf4_python_suite(h: &Harness, root: &Path) -> Result {
         );
         // pytest exits 1 when a test fails: the counts are compared below.
         succeeds_into_log(&mut inside(h, root, &["sh", "-c", script.as_str()]), &log_file, false)?;
-        let text = read_to_string(&log_file)?;
-        let outcome = PytestOutcome::read(&text);
-        println!(
-            "netCDF4-python 1.7.2 suite on {label}: {} passed, {} failed {:?}, {} skipped",
-            outcome.passed,
-            outcome.failed.len(),
-            outcome.failed,
-            outcome.skipped
-        );
+        let outcome = PytestOutcome::read(&read_to_string(&log_file)?);
+        println!("netCDF4-python {NETCDF4_PYTHON_VERSION} suite on {label}: {}", outcome.counts());
         if outcome.passed == 0 {
             print_tail(&log_file, 30);
             fail!("netCDF4-python's suite ran no test on {label}");
         }
         outcomes.push(outcome);
     }
-    let (debian, ncfilters) = (&outcomes[0], &outcomes[1]);
-    if let Some(test) = ncfilters.failed.iter().find(|test| !debian.failed.contains(test)) {
-        fail!("netCDF4-python: {test} passes on Debian's libnetcdf22 and fails on ncfilters'");
-    }
-    if ncfilters.passed < debian.passed {
-        fail!("netCDF4-python: {} passed on ncfilters', {} on Debian's", ncfilters.passed, debian.passed);
-    }
-    println!("PASS netCDF4-python 1.7.2: ncfilters' libnetcdf fails nothing Debian's passes");
+    outcomes[1].must_fail_nothing_passing_on("ncfilters' libnetcdf", &outcomes[0], "Debian's libnetcdf22")?;
+    println!("PASS netCDF4-python {NETCDF4_PYTHON_VERSION}: ncfilters' libnetcdf fails nothing Debian's passes");
     Ok(())
-}
-
-/// The counts and failed tests of a `pytest -q -rfs` run.
-struct PytestOutcome {
-    passed: usize,
-    failed: Vec<String>,
-    skipped: usize,
-}
-
-impl PytestOutcome {
-    fn read(text: &str) -> PytestOutcome {
-        let failed = text
-            .lines()
-            .filter_map(|line| line.strip_prefix("FAILED "))
-            .map(|rest| rest.split(" - ").next().unwrap_or(rest).to_string())
-            .collect();
-        let summary =
-            text.lines().rev().find(|line| line.contains(" passed") || line.contains(" failed")).unwrap_or("");
-        let count = |word: &str| -> usize {
-            let words: Vec<&str> =
-                summary.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()).collect();
-            words.windows(2).find(|pair| pair[1] == word).and_then(|pair| pair[0].parse().ok()).unwrap_or(0)
-        };
-        PytestOutcome { passed: count("passed"), failed, skipped: count("skipped") }
-    }
 }
 
 /// Debian 13's NCO and CDO on Debian's libnetcdf22 and on the ncfilters build's; ncfilters must
@@ -257,21 +203,4 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
         members.len()
     );
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn pytest_counts_and_failures_are_read() {
-        let text = "....F..s\n=========================== short test summary info ============================\n\
-                    SKIPPED [1] test_x.py:3: zstd filter not available\n\
-                    FAILED test_dap.py::DapTestCase::runTest - OSError: [Errno -68] NetCDF: I/O failure\n\
-                    1 failed, 107 passed, 5 skipped in 21.01s\n";
-        let outcome = PytestOutcome::read(text);
-        assert_eq!((outcome.passed, outcome.skipped), (107, 5));
-        assert_eq!(outcome.failed, ["test_dap.py::DapTestCase::runTest"]);
-        assert_eq!(PytestOutcome::read("3 passed in 0.1s\n").passed, 3);
-    }
 }

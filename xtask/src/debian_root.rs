@@ -162,6 +162,74 @@ impl ClientCases {
     }
 }
 
+/// The counts and failed tests of a `pytest -q -rfs` run.
+pub struct PytestOutcome {
+    pub passed: usize,
+    pub failed: Vec<String>,
+    pub skipped: usize,
+}
+
+impl PytestOutcome {
+    pub fn read(text: &str) -> PytestOutcome {
+        let failed = text
+            .lines()
+            .filter_map(|line| line.strip_prefix("FAILED "))
+            .map(|rest| rest.split(" - ").next().unwrap_or(rest).to_string())
+            .collect();
+        let summary =
+            text.lines().rev().find(|line| line.contains(" passed") || line.contains(" failed")).unwrap_or("");
+        let count = |word: &str| -> usize {
+            let words: Vec<&str> =
+                summary.split(|c: char| c == ',' || c.is_whitespace()).filter(|w| !w.is_empty()).collect();
+            words.windows(2).find(|pair| pair[1] == word).and_then(|pair| pair[0].parse().ok()).unwrap_or(0)
+        };
+        PytestOutcome { passed: count("passed"), failed, skipped: count("skipped") }
+    }
+
+    /// "107 passed, 1 failed [..], 5 skipped".
+    pub fn counts(&self) -> String {
+        format!("{} passed, {} failed {:?}, {} skipped", self.passed, self.failed.len(), self.failed, self.skipped)
+    }
+
+    /// That ncfilters' side (`self`, `label`) fails no test the distribution's library (`theirs`)
+    /// passes, and passes at least as many.
+    pub fn must_fail_nothing_passing_on(&self, label: &str, theirs: &PytestOutcome, their_label: &str) -> Result {
+        if let Some(test) = self.failed.iter().find(|test| !theirs.failed.contains(test)) {
+            fail!("{test} passes on {their_label} and fails on {label}");
+        }
+        if self.passed < theirs.passed {
+            fail!("{} tests passed on {label}, {} on {their_label}", self.passed, theirs.passed);
+        }
+        Ok(())
+    }
+}
+
+/// netCDF4-python `version`'s sdist, downloaded once into the cache. pip asks an sdist for its
+/// metadata, which looks for netCDF's and HDF5's headers: `root`'s, which has libnetcdf-dev.
+pub fn netcdf4_python_sdist(h: &Harness, root: &Path, version: &str) -> Result<PathBuf> {
+    let sdist = h.cache.join(format!("netcdf4-{version}.tar.gz"));
+    if sdist.is_file() {
+        return Ok(sdist);
+    }
+    crate::interop::python_env(h)?;
+    let requirement = format!("netCDF4=={version}");
+    log(format!("pip download {requirement} (sdist)"));
+    let usr = root.join("usr");
+    let mut pip = cmd(h.venv().join("bin/pip"), ["download", "-q", "--no-deps", "--no-binary", "netCDF4"]);
+    pip.arg(&requirement)
+        .arg("-d")
+        .arg(&h.cache)
+        .env("USE_NCCONFIG", "0")
+        .env("NETCDF4_DIR", &usr)
+        .env("HDF5_INCDIR", usr.join("include/hdf5/serial"))
+        .env("HDF5_LIBDIR", usr.join("lib/x86_64-linux-gnu/hdf5/serial"));
+    run(&mut pip)?;
+    if !sdist.is_file() {
+        fail!("pip download {requirement} made no {}", sdist.display());
+    }
+    Ok(sdist)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +246,28 @@ mod tests {
         assert!(ClientCases::read("PASS a\nFAIL b: x\n").must_pass_all("ours", &theirs, "theirs").is_err());
         // A case the distribution passes that ncfilters' side lacks altogether.
         assert!(ClientCases::read("PASS b\n").must_pass_all("ours", &theirs, "theirs").is_err());
+    }
+
+    #[test]
+    fn pytest_counts_and_failures_are_read() {
+        let text = "....F..s\n=========================== short test summary info ============================\n\
+                    SKIPPED [1] test_x.py:3: zstd filter not available\n\
+                    FAILED test_dap.py::DapTestCase::runTest - OSError: [Errno -68] NetCDF: I/O failure\n\
+                    1 failed, 107 passed, 5 skipped in 21.01s\n";
+        let outcome = PytestOutcome::read(text);
+        assert_eq!((outcome.passed, outcome.skipped), (107, 5));
+        assert_eq!(outcome.failed, ["test_dap.py::DapTestCase::runTest"]);
+        assert_eq!(PytestOutcome::read("3 passed in 0.1s\n").passed, 3);
+    }
+
+    #[test]
+    fn ncfilters_must_fail_no_test_the_distribution_passes() {
+        let theirs = PytestOutcome::read("FAILED a.py::x - e\n1 failed, 10 passed in 1s\n");
+        let same = PytestOutcome::read("FAILED a.py::x - e\n1 failed, 10 passed in 1s\n");
+        assert!(same.must_fail_nothing_passing_on("ours", &theirs, "theirs").is_ok());
+        let other = PytestOutcome::read("FAILED b.py::y - e\n1 failed, 10 passed in 1s\n");
+        assert!(other.must_fail_nothing_passing_on("ours", &theirs, "theirs").is_err());
+        let fewer = PytestOutcome::read("9 passed in 1s\n");
+        assert!(fewer.must_fail_nothing_passing_on("ours", &theirs, "theirs").is_err());
     }
 }

@@ -1,23 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! What a run of `test` covers. `cargo xtask test` covers every release and every slow check;
-//! with `NCFILTERS_TIER=ci` a run covers one slow check and three releases (two on a heavy check's day),
-//! chosen by the UTC day (`NCFILTERS_CI_DAY`, days since 1970, replays another day's run).
+//! with `NCFILTERS_TIER=ci` a run covers one slow check and three releases (fewer beside the heavier
+//! checks: `SlowCheck::releases_beside`), chosen by the UTC day (`NCFILTERS_CI_DAY`, days since 1970, replays another day's run).
 
 use std::sync::OnceLock;
 
 use crate::harness::{Failure, Result};
 use crate::release::{Release, RELEASES};
 use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
-
-/// How many releases a CI run builds and tests: each takes 12 to 15 minutes on a 2-core machine;
-/// three, the rest of `test` and a light slow check fit CI's 90 (times in docs/testing.md).
-pub const RELEASES_PER_CI_RUN: usize = 3;
-
-/// How many on a day whose slow check is heavy (`SlowCheck::is_heavy`, about 10 minutes or more):
-/// with three, a replayed valgrind day (2026-11-30: 4.9.3, 4.10.0, 4.10.1, all built for their own
-/// cfgs in `rust` and `clippy` too) projected to about 79 minutes, and a CI run of three releases
-/// with its slow check took 84 (5,015 s), too near CI's 90.
-pub const RELEASES_ON_A_HEAVY_DAY: usize = 2;
 
 /// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.
 pub fn releases_for_this_run() -> Result<Vec<&'static Release>> {
@@ -40,25 +30,38 @@ pub fn slow_check_on(day: u64) -> &'static SlowCheck {
     &SLOW_CHECKS[(day % SLOW_CHECKS.len() as u64) as usize]
 }
 
-/// [`RELEASES_PER_CI_RUN`] consecutive releases of the table (wrapping), from the one of the day
-/// on; any three include 4.9.2 or 4.10.0, the releases added last. A day whose slow check is heavy
-/// tests [`RELEASES_ON_A_HEAVY_DAY`] instead, consecutive without wrapping (each such pair includes
-/// 4.9.2 or 4.10.0 too): for valgrind, which reuses the builds and the suite the run made, its
-/// release and the next (the one before, for the last).
+/// The releases beside the day's slow check (`SlowCheck::releases_beside`; each takes 12 to 15
+/// minutes on a 2-core machine, times in docs/testing.md), all including 4.9.2 or 4.10.0, the
+/// releases added last:
+/// - three: consecutive releases of the table (wrapping), from the one of the day on;
+/// - two: consecutive without wrapping; for valgrind, which reuses the builds and the suite the run
+///   made, its release and the next (the one before, for the last). With three, a replayed valgrind
+///   day projected to about 79 minutes, and a CI run with its slow check took 84 (5,015 s);
+/// - one: 4.9.2 or 4.10.0, by turns from one round of the checks to the next.
 pub fn releases_on(day: u64) -> Vec<&'static Release> {
     let count = RELEASES.len();
     let check = slow_check_on(day);
+    let beside = check.releases_beside();
+    if beside == 1 {
+        // By turns from one round of the checks to the next.
+        let round = day / SLOW_CHECKS.len() as u64;
+        let version = LAST_ADDED[(round % LAST_ADDED.len() as u64) as usize];
+        return RELEASES.iter().filter(|release| release.version == version).collect();
+    }
     let first = match check.tests_serial_builds_of() {
         Some(needed) => RELEASES.iter().position(|release| std::ptr::eq(release, needed)).unwrap_or(0),
-        None if check.is_heavy() => (day % (count - 1) as u64) as usize,
+        None if beside == 2 => (day % (count - 1) as u64) as usize,
         None => {
             let first = (day % count as u64) as usize;
-            return (0..RELEASES_PER_CI_RUN).map(|i| &RELEASES[(first + i) % count]).collect();
+            return (0..beside).map(|i| &RELEASES[(first + i) % count]).collect();
         }
     };
-    let first = first.min(count - RELEASES_ON_A_HEAVY_DAY);
-    RELEASES[first..first + RELEASES_ON_A_HEAVY_DAY].iter().collect()
+    let first = first.min(count - beside);
+    RELEASES[first..first + beside].iter().collect()
 }
+
+/// The releases added last, which every CI run tests one of.
+const LAST_ADDED: [&str; 2] = ["4.9.2", "4.10.0"];
 
 /// With `NCFILTERS_TIER=ci`, the day of the run: `NCFILTERS_CI_DAY` or today (UTC); else `None`.
 /// Decided once per process, so that a run crossing midnight builds the releases its slow check
@@ -91,11 +94,12 @@ fn today() -> u64 {
 mod tests {
     use super::*;
 
-    /// Every (releases, check) pair comes round in the least common multiple of the two counts.
+    /// Every (releases, check) pair comes round in the least common multiple of the two counts,
+    /// twice over: a Debian package's day alternates its release from one round of the checks to the next.
     fn cycle() -> u64 {
         let (releases, checks) = (RELEASES.len() as u64, SLOW_CHECKS.len() as u64);
         let gcd = (1..=releases.min(checks)).rev().find(|d| releases % d == 0 && checks % d == 0).unwrap_or(1);
-        releases * checks / gcd
+        2 * releases * checks / gcd
     }
 
     fn versions(day: u64) -> Vec<&'static str> {
@@ -111,32 +115,39 @@ mod tests {
 
     #[test]
     fn a_heavy_check_s_day_tests_two_releases_without_wrapping() {
-        // Day 1: parallel 4.9.3; day 20,786 (2026-11-29): debian13.
+        // Day 1: parallel 4.9.3; day 20,796 (2026-12-09): debian13.
         assert_eq!(versions(1), ["4.9.2", "4.9.3"]);
-        assert_eq!(versions(20_786), ["4.9.3", "4.10.0"]);
+        assert_eq!(versions(20_796), ["4.9.0", "4.9.2"]);
     }
 
-    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); a heavy check's day tests two
-    /// releases (valgrind's own among them), the other days three; over the cycle each release runs
-    /// on at least 40 % of the days.
+    /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); a day tests as many releases as
+    /// its check leaves room for (valgrind's own among them); over the cycle each release runs on at
+    /// least a quarter of the days, and none goes more than 11 days untested.
     #[test]
     fn every_ci_run_tests_a_new_release_and_the_valgrind_check_s_release() {
         let mut runs = [0; 5];
-        for day in 0..cycle() {
+        let mut last_run = [None::<u64>; 5];
+        for day in 0..2 * cycle() {
             let releases = releases_on(day);
             let names = versions(day);
-            assert!(names.iter().any(|v| ["4.9.2", "4.10.0"].contains(v)), "day {day}: {names:?}");
+            assert!(names.iter().any(|v| LAST_ADDED.contains(v)), "day {day}: {names:?}");
             let check = slow_check_on(day);
             if let Some(needed) = check.tests_serial_builds_of() {
                 assert!(releases.iter().any(|r| std::ptr::eq(*r, needed)), "day {day}: {names:?}");
             }
-            let expected = if check.is_heavy() { RELEASES_ON_A_HEAVY_DAY } else { RELEASES_PER_CI_RUN };
-            assert_eq!(releases.len(), expected, "day {day}: {}", check.name());
+            assert_eq!(releases.len(), check.releases_beside(), "day {day}: {}", check.name());
             for release in releases {
-                runs[RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap()] += 1;
+                let index = RELEASES.iter().position(|r| std::ptr::eq(r, release)).unwrap();
+                if day < cycle() {
+                    runs[index] += 1;
+                }
+                if let Some(last) = last_run[index] {
+                    assert!(day - last <= 11, "{} untested from day {last} to day {day}", release.version);
+                }
+                last_run[index] = Some(day);
             }
         }
-        assert!(runs.iter().all(|&n| n * 5 >= cycle() * 2), "{runs:?} in {} days", cycle());
+        assert!(runs.iter().all(|&n| n * 4 >= cycle()), "{runs:?} in {} days", cycle());
     }
 
     #[test]
@@ -144,6 +155,17 @@ mod tests {
         // Day 0: valgrind 4.9.0; day 9: valgrind 4.10.1, the last release.
         assert_eq!(versions(0), ["4.9.0", "4.9.2"]);
         assert_eq!(versions(9), ["4.10.0", "4.10.1"]);
-        assert_eq!(versions(20_795), ["4.10.0", "4.10.1"], "2026-12-08: valgrind 4.10.0");
+        assert_eq!(versions(20_806), ["4.10.0", "4.10.1"], "2026-12-19: valgrind 4.10.0");
+    }
+
+    #[test]
+    fn a_debian_package_s_day_tests_one_of_the_releases_added_last() {
+        // Day 10: deb trixie; day 21: deb bookworm; day 32: deb trixie again, a round of the checks later.
+        assert_eq!(slow_check_on(10).name(), "deb trixie");
+        assert_eq!(versions(10), ["4.9.2"]);
+        assert_eq!(slow_check_on(21).name(), "deb bookworm");
+        assert_eq!(versions(21), ["4.9.2"]);
+        assert_eq!(slow_check_on(32).name(), "deb trixie");
+        assert_eq!(versions(32), ["4.10.0"]);
     }
 }

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The slow checks of `test`: valgrind and the MPI-parallel pair for each release, and the
-//! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, and the
-//! Debian 13 root). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs one per run,
-//! rotating by the UTC day (`rotation.rs`): on a 2-core CI machine the rest of `test` (three
-//! releases) takes up to 75 minutes and a slow check 6 to 17 more, so two would not fit in CI's 90.
+//! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, the Debian 13
+//! root, and Debian's own packages). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs
+//! one per run, rotating by the UTC day (`rotation.rs`): on a 2-core CI machine the rest of `test`
+//! (three releases) takes up to 75 minutes and a slow check 6 to 30 more, so two would not fit in
+//! CI's 90, and the heavier ones leave room for fewer releases ([`SlowCheck::releases_beside`]).
 
 use crate::configurations::{Configuration, CONFIGURATIONS};
+use crate::deb::{DebianPackage, PACKAGES};
 use crate::harness::{Harness, Result};
 use crate::release::{Release, RELEASES};
 
@@ -20,10 +22,12 @@ pub enum SlowCheck {
     OfflineFromTarball,
     /// netcdf-c's main branch built as 4.10.1 (`cargo xtask development`).
     DevelopmentSnapshot,
+    /// Debian's own netcdf source package built with ncfilters and installed (`cargo xtask deb`).
+    DebianPackage(&'static DebianPackage),
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 20] = [
+pub static SLOW_CHECKS: [SlowCheck; 22] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -34,6 +38,7 @@ pub static SLOW_CHECKS: [SlowCheck; 20] = [
     SlowCheck::Configuration(&CONFIGURATIONS[4]),
     SlowCheck::Configuration(&CONFIGURATIONS[3]),
     SlowCheck::Valgrind(&RELEASES[4]),
+    SlowCheck::DebianPackage(&PACKAGES[0]),
     SlowCheck::Configuration(&CONFIGURATIONS[0]),
     SlowCheck::Configuration(&CONFIGURATIONS[5]),
     SlowCheck::Parallel(&RELEASES[0]),
@@ -44,6 +49,7 @@ pub static SLOW_CHECKS: [SlowCheck; 20] = [
     SlowCheck::Valgrind(&RELEASES[1]),
     SlowCheck::OfflineFromTarball,
     SlowCheck::DevelopmentSnapshot,
+    SlowCheck::DebianPackage(&PACKAGES[1]),
 ];
 
 impl SlowCheck {
@@ -55,17 +61,22 @@ impl SlowCheck {
             SlowCheck::Debian13Root => "debian13".into(),
             SlowCheck::OfflineFromTarball => "offline".into(),
             SlowCheck::DevelopmentSnapshot => "development".into(),
+            SlowCheck::DebianPackage(package) => format!("deb {}", package.suite),
         }
     }
 
-    /// Whether the check takes so long (about 10 minutes or more on a 2-core machine: valgrind 16,
-    /// the parallel pair 11 to 15, an HDF5 built from source and the Debian root about 15) that its
-    /// CI run tests two releases, not three (`rotation`).
-    pub fn is_heavy(&self) -> bool {
+    /// How many releases a CI run tests beside the check (`rotation`), by the check's time on a
+    /// 2-core machine: three beside one of under 10 minutes; two beside valgrind (16), the parallel
+    /// pair (11 to 15), an HDF5 built from source and the Debian 13 root (about 15); one beside
+    /// Debian's package, built twice from scratch and installed into two new roots (about 30).
+    pub fn releases_beside(&self) -> usize {
         match self {
-            SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Debian13Root => true,
-            SlowCheck::Configuration(configuration) => configuration.hdf5.is_some(),
-            SlowCheck::OfflineFromTarball | SlowCheck::DevelopmentSnapshot => false,
+            SlowCheck::OfflineFromTarball | SlowCheck::DevelopmentSnapshot => 3,
+            SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
+            SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => {
+                2
+            }
+            SlowCheck::DebianPackage(_) => 1,
         }
     }
 
@@ -78,7 +89,8 @@ impl SlowCheck {
             | SlowCheck::Configuration(_)
             | SlowCheck::Debian13Root
             | SlowCheck::OfflineFromTarball
-            | SlowCheck::DevelopmentSnapshot => None,
+            | SlowCheck::DevelopmentSnapshot
+            | SlowCheck::DebianPackage(_) => None,
         }
     }
 
@@ -90,6 +102,7 @@ impl SlowCheck {
             SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
             SlowCheck::OfflineFromTarball => crate::offline::test_offline(h),
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
+            SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
         }
     }
 }
@@ -103,7 +116,8 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        // The distribution checks: debian13, offline, development.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 3);
+        // The distribution checks: debian13, offline, development, and Debian's packages.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 3 + PACKAGES.len());
+        assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }

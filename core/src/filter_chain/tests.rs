@@ -6,7 +6,7 @@ use crate::c_types::H5Z_func_t;
 use crate::plugin_loader::test_parts::{codec, filter_with, keep_alive};
 use crate::plugin_loader::LibraryContents;
 use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
-use fixtures::add_one;
+use fixtures::{add_one, claim_past_the_block};
 use std::cell::Cell;
 use std::os::raw::{c_uint, c_void};
 
@@ -41,6 +41,19 @@ mod fixtures {
             *buf_size = nbytes;
         }
         nbytes
+    }
+
+    /// Claims one byte more than the block it leaves holds (HDF5 2.2 rejects such a result).
+    pub extern "C" fn claim_past_the_block(
+        _: c_uint,
+        _: usize,
+        _: *const c_uint,
+        _: usize,
+        buf_size: *mut usize,
+        _: *mut *mut c_void,
+    ) -> usize {
+        // SAFETY: the H5Z_func_t contract: buf_size is valid.
+        unsafe { *buf_size + 1 }
     }
 }
 
@@ -122,8 +135,9 @@ fn encode_runs_forward_and_decode_inverts_it() {
 
 #[test]
 fn a_stage_failure_is_efilter_in_both_directions() {
-    let registry = registry(&[(1, Some(add_one)), (3, Some(fail)), (4, Some(fail_minus_one))]);
-    for failing in [3, 4] {
+    let registry =
+        registry(&[(1, Some(add_one)), (3, Some(fail)), (4, Some(fail_minus_one)), (6, Some(claim_past_the_block))]);
+    for failing in [3, 4, 6] {
         let chain = stages(&registry, &[1, failing]);
         for encode in [true, false] {
             assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), encode, None).unwrap_err(), NC_EFILTER);

@@ -27,6 +27,17 @@ pub enum Filtered {
     Appended([u8; 4]),
 }
 
+impl Filtered {
+    /// The result's length, for an input of `nbytes`.
+    fn len(&self, nbytes: usize) -> usize {
+        match self {
+            Filtered::Replaced(out) => out.len(),
+            Filtered::Shrunk(len) => *len,
+            Filtered::Appended(extra) => nbytes + extra.len(),
+        }
+    }
+}
+
 /// Runs `filter` under the `H5Z_func_t` protocol; never unwinds into C.
 ///
 /// # Safety
@@ -63,6 +74,11 @@ unsafe fn run_filter(
         };
         let reverse = flags & H5Z_FLAG_REVERSE != 0;
         let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
+        // 0 is the protocol's failure: an empty result (a valid stream of no bytes) must fail
+        // before the caller's block is freed or replaced.
+        if result.len(nbytes) == 0 {
+            return Err(FilterError("the result is empty, which a filter cannot return".into()));
+        }
         // SAFETY: the block and its size are ours to replace per the protocol.
         unsafe { commit(result, block, nbytes, buf_size, buf) }
     };
@@ -457,6 +473,39 @@ mod tests {
         assert_eq!(n, 996, "SKIP_EDC drops the checksum unchecked");
         let (n, _) = call(Some(h5z_fletcher32), H5Z_FLAG_REVERSE, &[], &[1, 2]);
         assert_eq!(n, 0, "shorter than a checksum");
+    }
+
+    /// A valid stream of no bytes decodes to nothing, which the protocol cannot return: the filter
+    /// fails, and the caller's block and size are as they were.
+    #[test]
+    fn an_empty_result_fails_and_leaves_the_caller_s_block() {
+        let cases: [(H5Z_func_t, u32, Vec<u32>); 5] = [
+            (Some(h5z_deflate), 1, vec![6]),
+            (Some(h5z_bzip2), 307, vec![9]),
+            (Some(h5z_zstd), 32015, vec![3]),
+            (Some(h5z_blosc), 32001, vec![2, 2, 4, 0, 5, 1, 1]),
+            (Some(h5z_szip), 4, vec![141, 32, 4, 1000]),
+        ];
+        for (filter, id, params) in cases {
+            let encoded = match encode_into_new_block(id, &params, &[]) {
+                Some(Ok(block)) => block.as_slice().to_vec(),
+                // szip encodes no empty chunk; its stream of no bytes is the size header alone.
+                _ if id == 4 => vec![0; 4],
+                other => panic!("filter {id}: no empty stream ({:?})", other.map(|r| r.err())),
+            };
+            let (block, len, capacity) = CVec::from_slice(&encoded).unwrap().into_raw();
+            let (mut buf, mut buf_size) = (block, capacity);
+            let run = filter.expect("a filter function");
+            // SAFETY: a malloc'd block of `capacity` bytes holding `len`, valid out-pointers.
+            let produced =
+                unsafe { run(H5Z_FLAG_REVERSE, params.len(), params.as_ptr(), len, &mut buf_size, &mut buf) };
+            assert_eq!((produced, buf, buf_size), (0, block, capacity), "filter {id}");
+            // SAFETY: the caller's block, still ours.
+            let kept = unsafe { std::slice::from_raw_parts(buf.cast::<u8>(), len) }.to_vec();
+            assert_eq!(kept, encoded, "filter {id}");
+            // SAFETY: as above.
+            unsafe { libc::free(buf) };
+        }
     }
 
     #[test]
