@@ -121,9 +121,12 @@ static void check_filter(const char *library, int id, filter_fn filter, size_t c
     free(original);
 }
 
-/* A valid stream of no bytes fails and leaves the block. Shuffle and fletcher32 have no stream;
- * szip encodes no empty chunk, and its empty stream is the 4-byte size header alone. */
+/* A valid stream of no bytes fails and leaves the block. Shuffle and fletcher32 have no stream.
+ * szip encodes no empty chunk: its empty stream is the 4-byte size header alone. Built for 4.9.2,
+ * blosc encodes none either (as 4.9.2's own filter): its empty stream is the 16-byte header the
+ * other releases write for one. */
 static void check_empty_stream(const char *library, int id, filter_fn filter) {
+    static const unsigned char blosc_empty[16] = {2, 1, 19, 4, 0, 0, 0, 0, 1, 0, 0, 0, 16, 0, 0, 0};
     if (id == 2 || id == 3) return;
     unsigned cd[8];
     size_t ncd = params_for(id, 0, cd);
@@ -131,6 +134,10 @@ static void check_empty_stream(const char *library, int id, filter_fn filter) {
     void *block = calloc(1, block_size);
     if (block == NULL) { fail(library, "out of memory", 0); return; }
     if (id != 4) stored = filter(0, ncd, cd, 0, &block_size, &block);
+    if (stored == 0 && id == 32001) {
+        memcpy(block, blosc_empty, sizeof blosc_empty);
+        stored = sizeof blosc_empty;
+    }
     if (stored == 0) { fail(library, "encode of an empty chunk failed", 0); free(block); return; }
     void *before = block;
     size_t size_before = block_size;

@@ -62,6 +62,7 @@ fn copy_of_base(h: &Harness, suite: &str, root: &Path) -> Result {
             fail!("no Debian mirror in the machine's apt sources to debootstrap {suite} from");
         };
         log(format!("debootstrap --variant=minbase {suite} into {}", base.display()));
+        let started = std::time::Instant::now();
         let log_file = h.work_file(&format!("debootstrap-{suite}.log"));
         let mut debootstrap = cmd("debootstrap", ["--variant=minbase", suite]);
         debootstrap.arg(&base).arg(&mirror);
@@ -78,6 +79,7 @@ fn copy_of_base(h: &Harness, suite: &str, root: &Path) -> Result {
             )?;
         }
         harness::write_file(&base.join(DEBOOTSTRAPPED), "")?;
+        println!("   {} s", started.elapsed().as_secs());
     }
     harness::remove_dir_all_if_exists(root)?;
     run(cmd("cp", ["-a"]).arg(&base).arg(root))
@@ -118,14 +120,17 @@ pub fn step_log(h: &Harness, root: &Path) -> PathBuf {
     h.work_file(&format!("{name}-step.log"))
 }
 
-/// Runs a step inside the root into [`step_log`]; on failure prints its tail.
+/// Runs a step inside the root into [`step_log`], and prints its wall time; on failure prints
+/// its log's tail.
 pub fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Result {
     log(what);
+    let started = std::time::Instant::now();
     let log_file = step_log(h, root);
     if !succeeds_into_log(&mut inside(h, root, args), &log_file, false)? {
         print_tail(&log_file, 40);
-        fail!("{what} failed");
+        fail!("{what} failed after {} s", started.elapsed().as_secs());
     }
+    println!("   {} s", started.elapsed().as_secs());
     Ok(())
 }
 
