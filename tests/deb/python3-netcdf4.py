@@ -52,8 +52,8 @@ built_for = {
 built = sorted(name for name, has in built_for.items() if has)
 print(f"python3-netcdf4 {netCDF4.__version__} on netcdf-c {netCDF4.__netcdf4libversion__}, built for {built}")
 data = numpy.linspace(-1000.0, 1000.0, 64 * 128, dtype="f4").reshape(64, 128)
-for compression, built in built_for.items():
-    if not built:
+for compression, has in built_for.items():
+    if not has:
         continue
     path = os.path.join(work, f"python-{compression}.nc")
 

@@ -17,8 +17,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use crate::debian_root::{self, inside, step, step_log, ClientCases, PytestOutcome, REPO_INSIDE, WORK_INSIDE};
-use crate::harness::{self, fail, read_to_string, Harness, Result};
+use crate::debian_root::{self, inside, step, step_output, ClientCases, PytestOutcome, REPO_INSIDE, WORK_INSIDE};
+use crate::harness::{self, fail, Harness, Result};
 use crate::process::{cmd, output, run};
 
 /// One of Debian's netcdf source packages, and the suite that builds it.
@@ -120,8 +120,7 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
             h.jobs
         );
         let what = format!("dpkg-buildpackage -b of netcdf {} ({flavour}), network cut", package.version);
-        step(&h, &root, &what, &["unshare", "--net", "--", "sh", "-c", build.as_str()])?;
-        let log_text = read_to_string(&step_log(&h, &root))?;
+        let log_text = step_output(&h, &root, &what, &["unshare", "--net", "--", "sh", "-c", build.as_str()])?;
         harness::write_file(&h.work_file(&format!("deb-{}-{flavour}.log", package.suite)), &log_text)?;
         let Some(counts) = crate::netcdf::ctest_counts(&log_text) else {
             fail!("dh_auto_test printed no ctest summary");
@@ -338,8 +337,7 @@ fn netcdf4_python_suite(
         run(cmd("cp", ["-L"]).arg(&bundle).arg(root.join("work/host-ca.crt")))?;
         args.push(format!("{WORK_INSIDE}/host-ca.crt"));
     }
-    step(h, root, &what, &args)?;
-    let text = read_to_string(&step_log(h, root))?;
+    let text = step_output(h, root, &what, &args)?;
     harness::write_file(&h.work_file(&format!("deb-{}-netcdf4-python-{side}.log", package.suite)), &text)?;
     let outcome = PytestOutcome::read(&text);
     if let Some(line) = text.lines().find(|line| line.starts_with("netCDF4-python ")) {

@@ -187,13 +187,12 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
         packages.join(" ")
     );
     let start = std::time::Instant::now();
-    step(
+    let log = crate::debian_root::step_output(
         h,
         root,
         "Debian 13's cargo builds the release tarball's crates, offline",
         &["unshare", "--net", "--", "sh", "-c", script.as_str()],
     )?;
-    let log = read_to_string(&crate::debian_root::step_log(h, root))?;
     let versions: Vec<&str> =
         log.lines().filter(|line| line.starts_with("cargo ") || line.starts_with("rustc ")).collect();
     println!(

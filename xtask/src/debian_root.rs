@@ -134,6 +134,12 @@ pub fn step<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> 
     Ok(())
 }
 
+/// [`step`], then the text of its log.
+pub fn step_output<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[S]) -> Result<String> {
+    step(h, root, what, args)?;
+    read_to_string(&step_log(h, root))
+}
+
 /// The cases a client script (tests/debian13/clients.sh, tests/deb/gdal.sh) printed: `PASS <case>`
 /// and `FAIL <case>: <why>` lines.
 pub struct ClientCases {

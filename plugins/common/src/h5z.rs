@@ -74,11 +74,6 @@ unsafe fn run_filter(
         };
         let reverse = flags & H5Z_FLAG_REVERSE != 0;
         let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
-        // 0 is the protocol's failure: an empty result (a valid stream of no bytes) must fail
-        // before the caller's block is freed or replaced.
-        if result.len(nbytes) == 0 {
-            return Err(FilterError("the result is empty, which a filter cannot return".into()));
-        }
         // SAFETY: the block and its size are ours to replace per the protocol.
         unsafe { commit(result, block, nbytes, buf_size, buf) }
     };
@@ -90,7 +85,8 @@ unsafe fn run_filter(
     })
 }
 
-/// Hands the result to C.
+/// Hands the result to C. 0 is the protocol's failure, so an empty result (a valid stream of no
+/// bytes) fails here, before the caller's block is freed or replaced.
 ///
 /// # Safety
 /// `block` is `*buf`, a `malloc`'d block holding `nbytes` bytes; `buf`/`buf_size` are valid.
@@ -101,9 +97,13 @@ unsafe fn commit(
     buf_size: *mut usize,
     buf: *mut *mut c_void,
 ) -> FilterResult<usize> {
+    let len = result.len(nbytes);
+    if len == 0 {
+        return Err(FilterError("the result is empty, which a filter cannot return".into()));
+    }
     match result {
         Filtered::Replaced(out) => {
-            let (ptr, len, capacity) = out.into_raw();
+            let (ptr, _, capacity) = out.into_raw();
             // SAFETY: the old block is ours to free; the new one is C's from here.
             unsafe {
                 libc::free(block);
@@ -112,9 +112,8 @@ unsafe fn commit(
             }
             Ok(len)
         }
-        Filtered::Shrunk(len) => Ok(len),
+        Filtered::Shrunk(_) => Ok(len),
         Filtered::Appended(extra) => {
-            let len = nbytes + extra.len();
             // SAFETY: the current size is the caller's.
             let needs_growing = unsafe { *buf_size } < len;
             // SAFETY: realloc keeps the first nbytes bytes of the caller's malloc'd block.
