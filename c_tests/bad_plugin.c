@@ -17,12 +17,15 @@
  *  12 GOOD            complete plugin (identity), to show loading went on
  *  13 MINUS_ONE       complete plugin (identity) that fails with (size_t)-1, netcdf-c's plugins'
  *                     error value, when BAD_PLUGIN_FAIL is set in the environment
+ *  14 COUNTING        complete plugin (identity) whose NCZ_codec_initialize and NCZ_codec_finalize
+ *                     each append a line to the file BAD_PLUGIN_COUNT names
  *
  * FILTER_ID and CODEC_ID are set per variant by the test.
  *
  * The structs (plugin_structs.h) are netcdf-c's, so each variant can break them.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,10 +63,23 @@ static int to_codec(size_t nparams, const unsigned *params, char **codecp)
 
 static void crash(void) { *(volatile int *)NULL = 1; }
 
+static void count(const char *what)
+{
+    const char *path = getenv("BAD_PLUGIN_COUNT");
+    FILE *file = path ? fopen(path, "a") : NULL;
+    if (file) {
+        fprintf(file, "%s\n", what);
+        fclose(file);
+    }
+}
+static void count_initialize(void) { count("initialize"); }
+static void count_finalize(void) { count("finalize"); }
+
 __attribute__((unused)) static H5Z_class2_t filter_class = {VARIANT == 3 ? 2 : 1, FILTER_ID, 1, 1, "bad-plugin fixture", NULL, NULL, identity};
 __attribute__((unused)) static NCZ_codec_t codec = {1, VARIANT == 5 ? 2 : 1, VARIANT == 6 ? NULL : CODEC_ID,
                             VARIANT == 8 ? FILTER_ID + 1 : FILTER_ID,
-                            VARIANT == 11 ? crash : NULL, NULL, to_hdf5, to_codec, NULL};
+                            VARIANT == 11 ? crash : VARIANT == 14 ? count_initialize : NULL,
+                            VARIANT == 14 ? count_finalize : NULL, to_hdf5, to_codec, NULL};
 
 #if VARIANT != 10
 int H5PLget_plugin_type(void) { return VARIANT == 2 ? 1 : 0; }

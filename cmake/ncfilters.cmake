@@ -36,8 +36,8 @@
 #                               cargo's own default.
 #   NCFILTERS_CARGO_ARGS        more arguments for every cargo build (a list).
 #   NCFILTERS_SYSTEM_ZSTD       OFF (default): zstd from the libzstd source bundled in the zstd-sys
-#                               crate; ON: link the system's libzstd (found with pkg-config:
-#                               libzstd-dev, libzstd-devel).
+#                               crate; ON: link the system's libzstd (libzstd-dev, libzstd-devel;
+#                               found with pkg-config, or by CMake where there is none).
 #
 # The release tarball (`cargo xtask dist`) carries the crates it needs in vendor/: cargo then runs
 # with --offline --frozen and never reaches for the network. From a clone it runs with --locked.
@@ -139,9 +139,30 @@ function(ncfilters_cargo_settings)
     endif()
   endif()
   if(NCFILTERS_SYSTEM_ZSTD)
-    # zstd-sys' build script then links the libzstd pkg-config finds, and compiles none.
-    list(APPEND env "ZSTD_SYS_USE_PKG_CONFIG=1")
-    string(APPEND mode "; the system's libzstd")
+    find_program(NCFILTERS_PKG_CONFIG NAMES pkg-config pkgconf DOC "pkg-config, which finds the system's libzstd")
+    if(NCFILTERS_PKG_CONFIG OR DEFINED ENV{PKG_CONFIG})
+      # zstd-sys' build script then links the libzstd pkg-config finds, and compiles none.
+      list(APPEND env "ZSTD_SYS_USE_PKG_CONFIG=1")
+      string(APPEND mode "; the system's libzstd")
+    else()
+      # No pkg-config (Debian 12's netcdf does not build-depend on it): CMake finds libzstd, and
+      # cargo's override of zstd-sys' build script (its `links = "zstd"`) links it.
+      find_library(NCFILTERS_ZSTD_LIBRARY zstd DOC "the system's libzstd (NCFILTERS_SYSTEM_ZSTD)")
+      if(NOT NCFILTERS_ZSTD_LIBRARY)
+        message(FATAL_ERROR "ncfilters: NCFILTERS_SYSTEM_ZSTD is ON but neither pkg-config nor libzstd was found: install libzstd's development package (libzstd-dev, libzstd-devel)")
+      endif()
+      execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} "${NCFILTERS_CARGO}" -vV
+                      OUTPUT_VARIABLE cargo_version RESULT_VARIABLE failed)
+      if(failed OR NOT cargo_version MATCHES "\nhost: ([^\n]+)")
+        message(FATAL_ERROR "ncfilters: `${NCFILTERS_CARGO} -vV` names no host target:\n${cargo_version}")
+      endif()
+      get_filename_component(zstd_dir "${NCFILTERS_ZSTD_LIBRARY}" DIRECTORY)
+      set(zstd_config "${CMAKE_BINARY_DIR}/ncfilters-system-zstd.toml")
+      file(WRITE "${zstd_config}"
+           "[target.${CMAKE_MATCH_1}.zstd]\nrustc-link-search = [\"${zstd_dir}\"]\nrustc-link-lib = [\"zstd\"]\n")
+      list(APPEND flags --config "${zstd_config}")
+      string(APPEND mode "; the system's libzstd (${NCFILTERS_ZSTD_LIBRARY}, no pkg-config)")
+    endif()
   endif()
   list(APPEND flags ${NCFILTERS_CARGO_ARGS})
   # A cargo that cannot run, or a vendor/ that lacks a crate, fails here, at configure time.

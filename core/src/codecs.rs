@@ -125,8 +125,12 @@ impl Codec {
                 let chunks = var.chunk_lens()?.ok_or(NC_EFILTER)?;
                 let scanline = var.last_dim_len()?.ok_or(NC_EFILTER)?;
                 let [mask, pixels_per_block, ..] = *visible else { return Err(NC_EFILTER) };
-                let bits = szip_bits_per_pixel(8 * var.type_size()? as u64);
-                let npoints = chunks.iter().product();
+                let type_bits = (var.type_size()? as u64).checked_mul(8).ok_or(NC_EFILTER)?;
+                let bits = szip_bits_per_pixel(type_bits);
+                let Some(npoints) = chunks.iter().try_fold(1u64, |points, &len| points.checked_mul(len)) else {
+                    crate::error::report(format_args!("szip: the chunk's element count {chunks:?} overflows"));
+                    return Err(NC_EFILTER);
+                };
                 let params = szip_local_params(
                     &[szip_user_mask(mask), pixels_per_block],
                     bits,
@@ -202,6 +206,16 @@ mod tests {
         assert_eq!(Codec::Szip.working(&[32, 32], &var).unwrap(), [169, 32, 64, 100]);
         let contiguous = Var { chunks: None, ..var };
         assert_eq!(Codec::Szip.working(&[32, 32], &contiguous), Err(NC_EFILTER));
+    }
+
+    /// Sizes from a hostile `.zarray` fail; release builds would otherwise wrap, debug builds panic.
+    #[test]
+    fn sizes_that_overflow_fail() {
+        let huge = Var { type_size: 8, chunks: Some(vec![u64::MAX / 2, 3]), last_dim: 100 };
+        assert_eq!(Codec::Szip.working(&[32, 32], &huge), Err(NC_EFILTER));
+        assert_eq!(Codec::Blosc.working(&[0, 0, 0, 0, 5, 1, 1], &huge), Err(NC_EFILTER));
+        let wide_type = Var { type_size: usize::MAX / 4, chunks: Some(vec![4]), last_dim: 4 };
+        assert_eq!(Codec::Szip.working(&[32, 32], &wide_type), Err(NC_EFILTER));
     }
 
     #[test]

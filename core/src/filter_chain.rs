@@ -305,21 +305,52 @@ pub fn decode_limit_for(chunk_bytes: usize) -> usize {
     chunk_bytes.saturating_add(chunk_bytes / 32).saturating_add(4096)
 }
 
+/// The byte size of a variable's decoded chunk: `chunksize` (`NCZ_VAR_INFO_T`), or for a string
+/// variable stored as `char[maxstrlen]` per element (4.9.2 on), `chunkproduct * maxstrlen`.
+/// A size that is zero, negative or overflows (a hostile `.zarray` or attribute) is an error:
+/// the chain decodes nothing it cannot bound.
+pub fn chunk_byte_size(chunksize: u64, string_elements: Option<(u64, c_int)>) -> Result<usize, String> {
+    let size = match string_elements {
+        Some((elements, maxstrlen)) => {
+            let maxstrlen = u64::try_from(maxstrlen)
+                .ok()
+                .filter(|&len| len > 0)
+                .ok_or_else(|| format!("its string length {maxstrlen} is not positive"))?;
+            elements
+                .checked_mul(maxstrlen)
+                .ok_or_else(|| format!("its {elements} strings of {maxstrlen} bytes overflow a chunk's size"))?
+        }
+        None => chunksize,
+    };
+    match usize::try_from(size) {
+        Ok(0) => Err("its chunk size is 0".into()),
+        Ok(size) => Ok(size),
+        Err(_) => Err(format!("its chunk size {size} does not fit in memory")),
+    }
+}
+
+/// Which way [`apply_chain`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Encode,
+    /// Decoding a chunk of `chunk_bytes` bytes: it bounds every decoder, so it must be known.
+    Decode {
+        chunk_bytes: usize,
+    },
+}
+
 /// Applies the stages to a chunk (`NCZ_applyfilterchain`), taking ownership of it: on failure
-/// the current block (the chunk, or what a stage replaced it with) is freed. On decode, when
-/// the chunk's byte size is known, the built-in decoders and ncfilters' own plugin libraries are
-/// bounded by [`decode_limit_for`] it
-/// and the result must be at least that size (else the stored chunk cannot come from the
-/// declared chain). `varname` names the variable in diagnostics.
-pub fn apply_chain(
-    stages: &[Stage],
-    varname: &str,
-    chunk: ChunkBuffer,
-    encode: bool,
-    chunk_bytes: Option<usize>,
-) -> NcResult<ChunkBuffer> {
+/// the current block (the chunk, or what a stage replaced it with) is freed. On decode the
+/// built-in decoders and ncfilters' own plugin libraries are bounded by [`decode_limit_for`]
+/// the chunk's byte size, and the result must be at least that size (else the stored chunk
+/// cannot come from the declared chain). `varname` names the variable in diagnostics.
+pub fn apply_chain(stages: &[Stage], varname: &str, chunk: ChunkBuffer, direction: Direction) -> NcResult<ChunkBuffer> {
     let mut chunk = chunk;
-    let _limit = chunk_bytes.filter(|_| !encode).map(|size| DecodeLimit::set(decode_limit_for(size)));
+    let (encode, chunk_bytes) = match direction {
+        Direction::Encode => (true, None),
+        Direction::Decode { chunk_bytes } => (false, Some(chunk_bytes)),
+    };
+    let _limit = chunk_bytes.map(|size| DecodeLimit::set(decode_limit_for(size)));
     let run = |stage: &Stage, chunk: &mut ChunkBuffer| {
         let part = stage.plugin.filter.as_ref().ok_or(NC_ENOFILTER)?;
         part.apply(!encode, &stage.working, chunk).map_err(|why| {

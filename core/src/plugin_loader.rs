@@ -21,7 +21,7 @@ use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, Weak};
 
 type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
 type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int;
@@ -283,7 +283,23 @@ unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, LoadError> {
         hdf5_to_codec: codec.NCZ_hdf5_to_codec,
         modify_parameters: codec.NCZ_modify_parameters,
     };
-    Ok(CodecPart { codec_id, hdf5_id: codec.hdf5id, functions, init: Arc::default() })
+    Ok(CodecPart { codec_id, hdf5_id: codec.hdf5id, functions, init: init_state_of(info as usize) })
+}
+
+/// The [`InitState`] of the library codec whose `NCZ_codec_t` is at `address`: shared by every
+/// part read from it while one is alive, so that a new discovery (after `nc_plugin_path_set`)
+/// of a library still loaded neither initialises nor finalises its codec a second time. Once no
+/// part is left, its library may have been unloaded and loaded anew: that one starts afresh.
+fn init_state_of(address: usize) -> Arc<InitState> {
+    static STATES: Mutex<Vec<(usize, Weak<InitState>)>> = Mutex::new(Vec::new());
+    let mut states = STATES.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    states.retain(|(_, state)| state.strong_count() > 0);
+    if let Some(state) = states.iter().filter(|(at, _)| *at == address).find_map(|(_, state)| state.upgrade()) {
+        return state;
+    }
+    let state = Arc::<InitState>::default();
+    states.push((address, Arc::downgrade(&state)));
+    state
 }
 
 /// # Safety
@@ -389,9 +405,11 @@ impl CodecPart {
         self.init.state.load(Ordering::Acquire) == INIT_DONE
     }
 
-    /// `NCZ_codec_finalize`, for a codec that was initialised.
+    /// `NCZ_codec_finalize`, for a codec that was initialised, once per initialisation however
+    /// many parts share it; a later use initialises it again.
     pub fn finalize(&self) {
-        if !self.is_initialized() {
+        let init = &self.init.state;
+        if init.compare_exchange(INIT_DONE, INIT_NOT_RUN, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return;
         }
         if let CodecFunctions::Library { finalize: Some(finalize), .. } = self.functions {
@@ -602,6 +620,53 @@ mod tests {
         assert_eq!(working.as_slice(), [2, 5, 1], "a failure leaves the working parameters alone");
         assert_eq!(shuffle.modify_parameters(3, 5, &mut visible, &mut working), Err(NC_EINTERNAL), "a panic");
         assert!(shuffle.is_initialized(), "used, so finalised at the end (a no-op)");
+    }
+
+    static INITIALISED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    static FINALISED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    extern "C" fn count_initialise() {
+        INITIALISED.fetch_add(1, Ordering::SeqCst);
+    }
+    extern "C" fn count_finalise() {
+        FINALISED.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// A library's static `NCZ_codec_t`, as `NCZ_get_codec_info` returns it.
+    struct StaticCodec(NCZ_codec_t);
+    // SAFETY: read only; its one pointer is a static C string.
+    unsafe impl Sync for StaticCodec {}
+    static COUNTING: StaticCodec = StaticCodec(NCZ_codec_t {
+        version: NCZ_CODEC_CLASS_VER,
+        sort: NCZ_CODEC_HDF5,
+        codecid: c"counting".as_ptr(),
+        hdf5id: 40700,
+        NCZ_codec_initialize: Some(count_initialise),
+        NCZ_codec_finalize: Some(count_finalise),
+        NCZ_codec_to_hdf5: None,
+        NCZ_hdf5_to_codec: None,
+        NCZ_modify_parameters: None,
+    });
+
+    /// Two discoveries of a library still loaded read the same codec twice: it is initialised
+    /// once, and finalised once however many parts are finalised.
+    #[test]
+    fn the_parts_of_one_library_codec_share_its_initialisation() {
+        // SAFETY: a version-1 codec whose pointers are static.
+        let (first, again) =
+            unsafe { (read_codec((&COUNTING.0 as *const NCZ_codec_t).cast()), test_parts::library_codec(&COUNTING.0)) };
+        let (first, again) = (first.unwrap(), again.unwrap());
+        first.ensure_initialized();
+        again.ensure_initialized();
+        assert_eq!(INITIALISED.load(Ordering::SeqCst), 1);
+        first.finalize();
+        again.finalize();
+        assert_eq!(FINALISED.load(Ordering::SeqCst), 1);
+        again.ensure_initialized();
+        assert_eq!(INITIALISED.load(Ordering::SeqCst), 2, "used after finalising: initialised again");
+        drop((first, again));
+        // SAFETY: as above.
+        let afresh = unsafe { test_parts::library_codec(&COUNTING.0) }.unwrap();
+        assert!(!afresh.is_initialized(), "no part left: the library may have been loaded anew");
     }
 
     #[test]

@@ -159,7 +159,13 @@ impl Compressor {
         } else {
             None
         };
-        self.compress_with(level, input, out, if multithreaded { worker_pool::threads() } else { 0 })
+        let workers = if multithreaded { worker_pool::threads() } else { 0 };
+        match self.compress_with(level, input, out, workers) {
+            // The same frame with one worker: less memory than several (libzstd's job buffers;
+            // `ulimit -v` counts each of them).
+            Err(OUT_OF_MEMORY) if workers > 1 => self.compress_with(level, input, out, 1),
+            result => result,
+        }
     }
 
     /// [`Self::compress`] with `workers` threads (0: a single-threaded frame).

@@ -8,7 +8,7 @@ use crate::c_heap::ChunkBuffer;
 use crate::codec_json::Dialect;
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
 use crate::ffi_boundary::{c_str_bytes, params_slice, write_counted, write_opt};
-use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Stage, ZarrFilter};
+use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, Stage, ZarrFilter};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
@@ -376,7 +376,15 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         }
         let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
         let stages = chain_stages(&mut var, ncid, varid, &name)?;
-        let chunk_bytes = var.chunk_bytes();
+        let direction = if encoding {
+            Direction::Encode
+        } else {
+            let chunk_bytes = var.chunk_bytes().map_err(|why| {
+                crate::error::report(format_args!("variable \"{name}\": {why}; its chunks are not decoded"));
+                NC_EFILTER
+            })?;
+            Direction::Decode { chunk_bytes }
+        };
         let (input, stages) = match taken.take() {
             Some(chunk) => (chunk, &stages[..]),
             None => match first_stage_on_borrowed(&stages, indata, inlen) {
@@ -385,7 +393,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
                 None => (unsafe { ChunkBuffer::copy_of(indata, inlen)? }, &stages[..]),
             },
         };
-        result = Some(apply_chain(stages, &name, input, encoding, chunk_bytes)?);
+        result = Some(apply_chain(stages, &name, input, direction)?);
         Ok(())
     });
     let (data, used) = match result {
@@ -564,14 +572,18 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
         // SAFETY: forwarded contract.
         let var = unsafe { var_arg(var)? };
         match var.chunk_bytes() {
-            Some(expected) if expected as u64 != size => {
+            Ok(expected) if expected as u64 == size => Ok(()),
+            Ok(expected) => {
                 crate::error::report(format_args!(
                     "variable \"{}\": a chunk stored with {size} bytes cannot be its {expected} bytes with no filter declared in .zarray (compressed data under \"compressor\": null?)",
                     var.name()
                 ));
                 Err(NC_EFILTER)
             }
-            _ => Ok(()),
+            Err(why) => {
+                crate::error::report(format_args!("variable \"{}\": {why}; its chunks are not read", var.name()));
+                Err(NC_EFILTER)
+            }
         }
     })
 }
@@ -647,7 +659,7 @@ mod tests {
         let zstd = [stage(&registry, 32015, &[3])];
         let encoded = first_stage_on_borrowed(&zstd, chunk.as_ptr().cast(), chunk.len()).expect("built in");
         assert_eq!(chunk, kept, "the caller's chunk is unchanged");
-        let decoded = apply_chain(&zstd, "v", encoded, false, Some(chunk.len())).unwrap();
+        let decoded = apply_chain(&zstd, "v", encoded, Direction::Decode { chunk_bytes: chunk.len() }).unwrap();
         assert!(decoded.bytes() == chunk.as_slice());
         assert!(first_stage_on_borrowed(&[stage(&registry, 3, &[])], chunk.as_ptr().cast(), chunk.len()).is_none());
         assert!(first_stage_on_borrowed(&[stage(&registry, 1, &[1])], chunk.as_ptr().cast(), chunk.len()).is_some());

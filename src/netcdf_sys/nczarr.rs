@@ -10,7 +10,7 @@
 use super::nc4::{nc_bool_t, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_INDEF, NC_OBJ, NC_VAR_INFO};
 use crate::c_heap::CBox;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
-use crate::filter_chain::ZarrFilter;
+use crate::filter_chain::{chunk_byte_size, ZarrFilter};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
@@ -351,18 +351,16 @@ impl ZarrVar {
         name.map_or_else(|| format!("#{}", self.varid()), |n| String::from_utf8_lossy(n).into_owned())
     }
 
-    /// The byte size of a decoded chunk (`NCZ_VAR_INFO_T.chunksize`), if known.
-    pub fn chunk_bytes(&self) -> Option<usize> {
+    /// The byte size of a decoded chunk ([`chunk_byte_size`]), or why it is not known.
+    pub fn chunk_bytes(&self) -> Result<usize, String> {
         // SAFETY: zarr_info is NULL or the variable's live NCZ_VAR_INFO_T.
-        let zvar = unsafe { self.zarr_info().as_ref() }?;
+        let zvar = unsafe { self.zarr_info().as_ref() }.ok_or("it has no NCZarr information")?;
         // From 4.9.2 on NCZarr stores a string variable's chunk as char[maxstrlen] per element.
-        if cfg!(ncf_zvar_maxstrlen) && self.type_id() == Some(NC_STRING) {
+        let string_elements = (cfg!(ncf_zvar_maxstrlen) && self.type_id() == Some(NC_STRING)).then(|| {
             // SAFETY: the variable is live; netcdf-c reads (and may fill in) its maxstrlen.
-            let maxstrlen = unsafe { ncfilters_NCZ_get_maxstrlen(self.as_ptr().cast()) };
-            let maxstrlen = usize::try_from(maxstrlen).ok().filter(|&len| len > 0)?;
-            return usize::try_from(zvar.chunkproduct).ok()?.checked_mul(maxstrlen).filter(|&size| size > 0);
-        }
-        usize::try_from(zvar.chunksize).ok().filter(|&size| size > 0)
+            (zvar.chunkproduct, unsafe { ncfilters_NCZ_get_maxstrlen(self.as_ptr().cast()) })
+        });
+        chunk_byte_size(zvar.chunksize, string_elements)
     }
 
     /// The variable's type (`nc_type`), from its `NC_TYPE_INFO_T`.

@@ -86,7 +86,7 @@ int ncfilters_ncz_find_grp_file_var(int ncid, int varid, struct NC_FILE_INFO **f
 
 int ncfilters_nclistpush(struct NClist *l, const void *elem) { return nclistpush ? nclistpush(l, elem) : 0; }
 
-/* netcdf-c 4.9.3 on: the length NCZarr stores each string of a variable in (0 before). */
+/* netcdf-c 4.9.2 on: the length NCZarr stores each string of a variable in (0 before). */
 struct NC_OBJ;
 extern int NCZ_get_maxstrlen(struct NC_OBJ *obj) __attribute__((weak));
 int ncfilters_NCZ_get_maxstrlen(struct NC_OBJ *obj) { return NCZ_get_maxstrlen ? NCZ_get_maxstrlen(obj) : 0; }

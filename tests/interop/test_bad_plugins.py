@@ -164,6 +164,29 @@ def test_a_c_plugins_minus_one_is_a_failure_for_hdf5(tmp_path):
     assert isinstance(result["read"], int) and result["read"] < 0
 
 
+def lifecycle_main(store, plugin_dir):
+    """A codec used, the plugin path set again (a new discovery finds the same library), the codec
+    used again, then nc_finalize."""
+    nczarr_round_trip(store + "-before", (41500, []), [])
+    path = plugin_dir.encode()
+    ncapi.check(ncapi.lib.ncaux_plugin_path_stringset(len(path), path), "ncaux_plugin_path_stringset")
+    _, same = nczarr_round_trip(store + "-after", (41500, []), [])
+    ncapi.check(ncapi.lib.nc_finalize(), "nc_finalize")
+    print(json.dumps({"round_trip": same}))
+
+
+def test_a_codec_is_initialised_and_finalised_once_across_discoveries(tmp_path):
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    build_fixture(plugins, "lib__bad14_counting.so", 14, 41500, "counting")
+    count = tmp_path / "count.txt"
+    env = {"HDF5_PLUGIN_PATH": str(plugins), "BAD_PLUGIN_COUNT": str(count)}
+    assert run_main("--lifecycle", str(tmp_path / "s.zarr"), str(plugins), env=env)[0] == {"round_trip": True}
+    assert count.read_text().splitlines() == ["initialize", "finalize"], "one library, one codec: once each"
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--lifecycle"]:
+    lifecycle_main(*sys.argv[2:4])
 if __name__ == "__main__" and sys.argv[1:2] == ["--probe"]:
     probe_main(sys.argv[2])
 if __name__ == "__main__" and sys.argv[1:2] == ["--zstd"]:

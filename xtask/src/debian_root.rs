@@ -144,30 +144,74 @@ pub fn step_output<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[
 /// and `FAIL <case>: <why>` lines.
 pub struct ClientCases {
     passed: Vec<String>,
+    /// Each failed case with what it printed.
+    failed: Vec<(String, String)>,
     total: usize,
+}
+
+/// A case the client program itself cannot do, whatever library it runs on (it was compiled
+/// against headers that lacked the feature): it fails on both sides, printing `says`.
+pub struct ClientLacks {
+    pub case: &'static str,
+    pub says: &'static str,
 }
 
 impl ClientCases {
     pub fn read(output: &str) -> ClientCases {
         let passed = output.lines().filter_map(|line| line.strip_prefix("PASS ")).map(String::from).collect();
+        let failed = output
+            .lines()
+            .filter_map(|line| line.strip_prefix("FAIL "))
+            .map(|rest| {
+                let (case, why) = rest.split_once(": ").unwrap_or((rest, ""));
+                (case.to_string(), why.to_string())
+            })
+            .collect();
         let total = output.lines().filter(|line| line.starts_with("PASS ") || line.starts_with("FAIL ")).count();
-        ClientCases { passed, total }
+        ClientCases { passed, failed, total }
     }
 
-    /// That ncfilters' side (`self`, `label`) succeeds in every case, and so in each case the
-    /// distribution's own library (`theirs`, `their_label`) succeeds in; returns both counts.
-    pub fn must_pass_all(&self, label: &str, theirs: &ClientCases, their_label: &str) -> Result<String> {
+    /// Whether `case` failed here as a client that lacks it does (`lacks`).
+    fn failed_as_lacking(&self, case: &str, lacks: &[ClientLacks]) -> bool {
+        lacks
+            .iter()
+            .filter(|lack| lack.case == case)
+            .any(|lack| self.failed.iter().any(|(failed, why)| failed == case && why.contains(lack.says)))
+    }
+
+    /// That ncfilters' side (`self`, `label`) succeeds in every case but those the client program
+    /// lacks (`lacks`, which must then fail on both sides as a lacking client does), and so in
+    /// each case the distribution's own library (`theirs`, `their_label`) succeeds in; returns
+    /// both counts.
+    pub fn must_pass_all(
+        &self,
+        label: &str,
+        theirs: &ClientCases,
+        their_label: &str,
+        lacks: &[ClientLacks],
+    ) -> Result<String> {
         if let Some(lost) = theirs.passed.iter().find(|case| !self.passed.contains(case)) {
             fail!("{lost} succeeds on {their_label} but not on {label}");
         }
-        if self.passed.len() != self.total {
-            fail!("{label} succeeded in {} of {} cases", self.passed.len(), self.total);
+        let lacking: Vec<&str> = self
+            .failed
+            .iter()
+            .map(|(case, _)| case.as_str())
+            .filter(|case| self.failed_as_lacking(case, lacks) && theirs.failed_as_lacking(case, lacks))
+            .collect();
+        if let Some((case, why)) = self.failed.iter().find(|(case, _)| !lacking.contains(&case.as_str())) {
+            fail!("{case} fails on {label}: {why} ({} of {} cases succeeded)", self.passed.len(), self.total);
         }
+        let lacked = if lacking.is_empty() {
+            String::new()
+        } else {
+            format!("; the programs themselves lack {lacking:?} (both sides fail them)")
+        };
         Ok(format!(
-            "{} of {} on {their_label}, {} of {} on {label}",
+            "{} of {} on {their_label}, {} of {} on {label}{lacked}",
             theirs.passed.len(),
             theirs.total,
-            self.total,
+            self.passed.len(),
             self.total
         ))
     }
@@ -218,8 +262,10 @@ impl PytestOutcome {
 /// netCDF4-python `version`'s sdist, downloaded once into the cache. pip asks an sdist for its
 /// metadata, which looks for netCDF's and HDF5's headers: `root`'s, which has libnetcdf-dev.
 pub fn netcdf4_python_sdist(h: &Harness, root: &Path, version: &str) -> Result<PathBuf> {
-    let sdist = h.cache.join(format!("netcdf4-{version}.tar.gz"));
-    if sdist.is_file() {
+    // Releases before 1.7 name it netCDF4-<version>.tar.gz.
+    let names = [format!("netcdf4-{version}.tar.gz"), format!("netCDF4-{version}.tar.gz")];
+    let cached = || names.iter().map(|name| h.cache.join(name)).find(|sdist| sdist.is_file());
+    if let Some(sdist) = cached() {
         return Ok(sdist);
     }
     crate::interop::python_env(h)?;
@@ -235,10 +281,10 @@ pub fn netcdf4_python_sdist(h: &Harness, root: &Path, version: &str) -> Result<P
         .env("HDF5_INCDIR", usr.join("include/hdf5/serial"))
         .env("HDF5_LIBDIR", usr.join("lib/x86_64-linux-gnu/hdf5/serial"));
     run(&mut pip)?;
-    if !sdist.is_file() {
-        fail!("pip download {requirement} made no {}", sdist.display());
+    match cached() {
+        Some(sdist) => Ok(sdist),
+        None => fail!("pip download {requirement} made no {} in {}", names[0], h.cache.display()),
     }
-    Ok(sdist)
 }
 
 #[cfg(test)]
@@ -250,13 +296,31 @@ mod tests {
         let theirs = ClientCases::read("PASS a\nFAIL b: no filter\nnoise\n");
         let all = ClientCases::read("PASS a\nPASS b\n");
         assert_eq!(
-            all.must_pass_all("ours", &theirs, "theirs").ok().as_deref(),
+            all.must_pass_all("ours", &theirs, "theirs", &[]).ok().as_deref(),
             Some("1 of 2 on theirs, 2 of 2 on ours")
         );
-        assert!(ClientCases::read("FAIL a: x\nPASS b\n").must_pass_all("ours", &theirs, "theirs").is_err());
-        assert!(ClientCases::read("PASS a\nFAIL b: x\n").must_pass_all("ours", &theirs, "theirs").is_err());
+        assert!(ClientCases::read("FAIL a: x\nPASS b\n").must_pass_all("ours", &theirs, "theirs", &[]).is_err());
+        assert!(ClientCases::read("PASS a\nFAIL b: x\n").must_pass_all("ours", &theirs, "theirs", &[]).is_err());
         // A case the distribution passes that ncfilters' side lacks altogether.
-        assert!(ClientCases::read("PASS b\n").must_pass_all("ours", &theirs, "theirs").is_err());
+        assert!(ClientCases::read("PASS b\n").must_pass_all("ours", &theirs, "theirs", &[]).is_err());
+    }
+
+    #[test]
+    fn a_case_the_client_lacks_must_fail_on_both_sides_as_a_lacking_client() {
+        let lacks = [ClientLacks { case: "b", says: "unsupported" }];
+        let theirs = ClientCases::read("PASS a\nFAIL b: b is unsupported\n");
+        let ours = ClientCases::read("PASS a\nFAIL b: b is unsupported here\n");
+        assert_eq!(
+            ours.must_pass_all("ours", &theirs, "theirs", &lacks).ok().as_deref(),
+            Some("1 of 2 on theirs, 1 of 2 on ours; the programs themselves lack [\"b\"] (both sides fail them)")
+        );
+        let other_failure = ClientCases::read("PASS a\nFAIL b: crashed\n");
+        assert!(
+            other_failure.must_pass_all("ours", &theirs, "theirs", &lacks).is_err(),
+            "not how a lacking client fails"
+        );
+        let theirs_other = ClientCases::read("PASS a\nFAIL b: no filter\n");
+        assert!(ours.must_pass_all("ours", &theirs_other, "theirs", &lacks).is_err(), "theirs must lack it too");
     }
 
     #[test]

@@ -33,15 +33,18 @@ pub fn python_env(h: &Harness) -> Result {
 }
 
 /// NCZarr with zarr-python, HDF5 files with h5py + hdf5plugin, malformed metadata, bad plugins,
-/// lazy loading, and the built-in filters with no plugin path; with the ncfilters build's plugins
+/// damaged chunks (both builds' tallies printed), lazy loading, and the built-in filters with no
+/// plugin path; with the ncfilters build's plugins
 /// on HDF5_PLUGIN_PATH and its default (numeric) codec dialect.
 pub fn test_interop(h: &Harness) -> Result {
     let build = h.ncfilters_build();
     python_env(h)?;
     log(
-        "interoperability (zarr-python, h5py + hdf5plugin), built-in filters, malformed metadata, bad plugins (pytest)",
+        "interoperability (zarr-python, h5py + hdf5plugin), built-in filters, malformed metadata, bad plugins, damaged chunks (pytest)",
     );
     let log_file = h.work_file("interop.log");
+    let damage_report = h.work_file("damaged-chunks.txt");
+    let _ = std::fs::remove_file(&damage_report);
     let mut pytest = cmd(h.venv().join("bin/pytest"), ["-q", "-p", "no:cacheprovider"]);
     pytest
         .arg(format!("--basetemp={}", h.work.join("pytest").display()))
@@ -55,6 +58,9 @@ pub fn test_interop(h: &Harness) -> Result {
         // The stock build and its C plugins, as a second reader (test_threads.py).
         .env("NCFILTERS_STOCK_LIB", h.stock_lib())
         .env("NCFILTERS_STOCK_PLUGINS", h.build_dir("stock").join("plugins"))
+        .env("NCFILTERS_STOCK_BUILD", h.build_dir("stock"))
+        // test_damaged_chunks.py's tallies of both builds.
+        .env("NCFILTERS_DAMAGE_REPORT", &damage_report)
         .env("LD_LIBRARY_PATH", h.lib_dir("ncfilters"));
     if !succeeds_into_log(&mut pytest, &log_file, false)? {
         print_tail(&log_file, 60);
@@ -63,5 +69,6 @@ pub fn test_interop(h: &Harness) -> Result {
     for line in last_lines(&read_to_string(&log_file)?, 1) {
         println!("{line}");
     }
+    print!("{}", read_to_string(&damage_report)?);
     Ok(())
 }

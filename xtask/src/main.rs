@@ -101,7 +101,7 @@ enum Step {
     SymbolProvenance,
     /// The C tests of c_tests/ against the stock and ncfilters builds, also under valgrind
     C,
-    /// zarr-python and h5py interoperability, malformed metadata, bad plugins (pytest)
+    /// zarr-python and h5py interoperability, malformed metadata, bad plugins, damaged chunks on both builds (pytest)
     Interop,
     /// A packager's build (no libzstd found) installed by a non-root user into /tmp and with DESTDIR:
     /// files, truthful metadata, the ncfilters command, the distribution's netcdf-bin on it (pytest)

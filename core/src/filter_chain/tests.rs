@@ -123,13 +123,35 @@ fn chunk(bytes: &[u8]) -> ChunkBuffer {
     ChunkBuffer::from_bytes(bytes).unwrap()
 }
 
+fn decode(chunk_bytes: usize) -> Direction {
+    Direction::Decode { chunk_bytes }
+}
+
+/// A chunk size that is not known (zero, a bad string length, an overflow) is an error, so
+/// that no decode runs unbounded.
+#[test]
+fn a_chunk_size_that_is_not_known_is_an_error() {
+    assert_eq!(chunk_byte_size(400, None), Ok(400));
+    assert_eq!(chunk_byte_size(800, Some((100, 12))), Ok(1200), "strings: char[maxstrlen] per element");
+    for (chunksize, strings, why) in [
+        (0, None, "chunk size is 0"),
+        (8, Some((0, 12)), "chunk size is 0"),
+        (8, Some((100, 0)), "string length 0 is not positive"),
+        (8, Some((100, -1)), "string length -1 is not positive"),
+        (8, Some((u64::MAX / 4, 8)), "overflow"),
+    ] {
+        let error = chunk_byte_size(chunksize, strings).unwrap_err();
+        assert!(error.contains(why), "{chunksize} {strings:?}: {error}");
+    }
+}
+
 #[test]
 fn encode_runs_forward_and_decode_inverts_it() {
     let registry = registry(&[(1, Some(add_one)), (2, Some(add_one))]);
     let chain = stages(&registry, &[1, 2]);
-    let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), true, None).unwrap();
+    let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), Direction::Encode).unwrap();
     assert_eq!(encoded.bytes(), [3, 4, 5]);
-    let decoded = apply_chain(&chain, "v", encoded, false, Some(3)).unwrap();
+    let decoded = apply_chain(&chain, "v", encoded, decode(3)).unwrap();
     assert_eq!(decoded.bytes(), [1, 2, 3]);
 }
 
@@ -139,8 +161,8 @@ fn a_stage_failure_is_efilter_in_both_directions() {
         registry(&[(1, Some(add_one)), (3, Some(fail)), (4, Some(fail_minus_one)), (6, Some(claim_past_the_block))]);
     for failing in [3, 4, 6] {
         let chain = stages(&registry, &[1, failing]);
-        for encode in [true, false] {
-            assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), encode, None).unwrap_err(), NC_EFILTER);
+        for direction in [Direction::Encode, decode(3)] {
+            assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), direction).unwrap_err(), NC_EFILTER);
         }
     }
 }
@@ -149,10 +171,9 @@ fn a_stage_failure_is_efilter_in_both_directions() {
 fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
     let registry = registry(&[(1, Some(add_one))]);
     let chain = stages(&registry, &[1]);
-    assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(4)).unwrap_err(), NC_EFILTER);
-    assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, None).unwrap().bytes(), [0, 1, 2], "size unknown");
+    assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), decode(4)).unwrap_err(), NC_EFILTER);
     assert_eq!(
-        apply_chain(&chain, "v", chunk(&[1, 2, 3]), false, Some(2)).unwrap().bytes(),
+        apply_chain(&chain, "v", chunk(&[1, 2, 3]), decode(2)).unwrap().bytes(),
         [0, 1, 2],
         "longer: as netcdf-c"
     );
@@ -162,9 +183,9 @@ fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
 fn decoding_with_a_known_chunk_size_bounds_the_decoders() {
     let registry = registry(&[(5, Some(record_limit))]);
     let chain = stages(&registry, &[5]);
-    apply_chain(&chain, "v", chunk(&[0; 8]), false, Some(8)).unwrap();
+    apply_chain(&chain, "v", chunk(&[0; 8]), decode(8)).unwrap();
     assert_eq!(SEEN_LIMIT.with(|s| s.get()), decode_limit_for(8));
-    apply_chain(&chain, "v", chunk(&[0; 8]), true, Some(8)).unwrap();
+    apply_chain(&chain, "v", chunk(&[0; 8]), Direction::Encode).unwrap();
     assert_eq!(SEEN_LIMIT.with(|s| s.get()), crate::filters::MAX_DECODED, "encoding is not bounded");
     assert_eq!(crate::filters::decode_limit(), crate::filters::MAX_DECODED, "the limit ends with the chain");
     assert!(decode_limit_for(1 << 20) >= (1 << 20) + 4 + 16, "fletcher32 and blosc headers fit");

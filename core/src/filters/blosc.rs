@@ -158,6 +158,19 @@ fn encode_in_pieces(
     let Some(sizes) = block_sizes(blosc, settings).filter(|sizes| 2 * sizes.automatic <= input.len()) else {
         return Ok(None);
     };
+    encode_in_sized_pieces(blosc, settings, sizes, input, room, runner)
+}
+
+/// [`encode_in_pieces`] with c-blosc's block size predicted as `sizes`. The prediction places
+/// the frames; c-blosc's answer is checked against it before any byte counts as written.
+fn encode_in_sized_pieces(
+    blosc: &Blosc,
+    settings: Settings,
+    sizes: BlockSizes,
+    input: &[u8],
+    room: usize,
+    runner: worker_pool::Runner,
+) -> FilterResult<Option<CVec>> {
     let block = sizes.automatic;
     let piece_size = (PIECE_BYTES / block).max(1) * block;
     let pieces = (input.len() / piece_size).max(1);
@@ -206,16 +219,25 @@ fn encode_in_pieces(
             _ => return Ok(None),
         }
     };
+    // A header of another length means c-blosc chose another block size than predicted: the
+    // streams would not follow it, and the bytes between would never be written.
+    if layout.head.len() != streams_at {
+        return Ok(None);
+    }
     let mut end = streams_at;
     for (piece, streams) in layout.streams.iter().enumerate() {
         let from = frame_at(piece) + streams.start;
+        if from < end {
+            return Ok(None); // the move would overwrite streams not yet moved
+        }
         whole.copy_within(from..from + streams.len(), end);
         end += streams.len();
     }
     for (place, &byte) in whole.iter_mut().zip(&layout.head) {
         *place = MaybeUninit::new(byte);
     }
-    // SAFETY: the header and block starts, then every piece's streams, fill the first `end` bytes.
+    // SAFETY: the header and block starts (checked to end where the streams start), then every
+    // piece's streams, fill the first `end` bytes.
     unsafe { out.assume_init_len(end) };
     Ok(Some(out))
 }
@@ -508,6 +530,26 @@ mod tests {
             }
         }
         assert!(joined > 200 && split_frames > 100, "{joined} frames joined, {split_frames} split");
+    }
+
+    /// A block size other than the predicted one (a c-blosc that chose differently) makes the
+    /// encoder fall back to the one call.
+    #[test]
+    fn a_wrong_block_size_prediction_falls_back() {
+        let blosc = crate::filters::native::blosc().unwrap();
+        let data: Vec<u8> = (0..(6usize << 20)).map(|i| (i / 1000) as u8).collect();
+        let s = Settings { type_size: 4, level: 5, shuffle: 1, compressor: 1 };
+        let serial = compress(blosc, s, &data, 0, data.len() + MAX_OVERHEAD).unwrap();
+        let right = block_sizes(blosc, s).unwrap();
+        let made = |sizes| encode_in_sized_pieces(blosc, s, sizes, &data, data.len() + MAX_OVERHEAD, worker_pool::run);
+        assert!(made(right).unwrap().unwrap().as_slice() == serial.as_slice(), "the right prediction joins");
+        // c-blosc's blocks then hold more (a longer header than predicted) or fewer bytes than
+        // predicted (pieces of one block each, clamped to the piece: a shorter header).
+        let fewer_blocks = BlockSizes { automatic: 2 * right.automatic, ..right };
+        let more_blocks = BlockSizes { automatic: right.automatic / 4, ..right };
+        for wrong in [fewer_blocks, more_blocks] {
+            assert!(made(wrong).unwrap().is_none(), "{wrong:?} {right:?}: made in pieces");
+        }
     }
 
     #[test]

@@ -88,8 +88,17 @@ pub fn fail<T>(message: impl Into<String>) -> FilterResult<T> {
     Err(FilterError(message.into()))
 }
 
+/// What a filter says when an allocation failed.
+const OUT_OF_MEMORY: &str = "out of memory";
+
 pub fn out_of_memory(_: crate::error::NcError) -> FilterError {
-    FilterError("out of memory".into())
+    FilterError(OUT_OF_MEMORY.into())
+}
+
+impl FilterError {
+    fn is_out_of_memory(&self) -> bool {
+        self.0 == OUT_OF_MEMORY
+    }
 }
 
 /// A new C-heap output buffer of `capacity` bytes.
@@ -104,16 +113,25 @@ pub fn output_uninit(capacity: usize) -> FilterResult<CVec> {
 
 /// `work(0)`, …, `work(pieces - 1)` side by side through `runner`, their results in piece order:
 /// the first failure, or `name: a piece panicked` when one panicked (the others still ran).
+/// A piece that ran out of memory makes them all run again on the calling thread alone, as
+/// `NCFILTERS_THREADS=1` would: the bytes are the same, and workers' stacks and malloc arenas
+/// count against a process's address-space limit (`ulimit -v`) where one thread's do not.
 pub fn map_pieces<T: Send>(
     name: &str,
     pieces: usize,
     work: &(dyn Fn(usize) -> FilterResult<T> + Sync),
     runner: worker_pool::Runner,
 ) -> FilterResult<Vec<T>> {
-    worker_pool::map(pieces, work, runner)
-        .map_err(|_| FilterError(format!("{name}: a piece panicked")))?
-        .into_iter()
-        .collect()
+    let run = |runner| {
+        worker_pool::map(pieces, work, runner)
+            .map_err(|_| FilterError(format!("{name}: a piece panicked")))?
+            .into_iter()
+            .collect::<FilterResult<Vec<T>>>()
+    };
+    match run(runner) {
+        Err(error) if error.is_out_of_memory() => run(worker_pool::run_serially),
+        result => result,
+    }
 }
 
 /// A part of an output buffer that one piece of work, on whichever thread runs it, writes.
@@ -223,6 +241,29 @@ mod tests {
         drop(places);
         assert_eq!(buffer[3], 7, "the third place starts after the first two");
         assert!(disjoint_places(&mut buffer, [6, 5]).is_none());
+    }
+
+    #[test]
+    fn a_piece_out_of_memory_makes_the_pieces_run_on_the_calling_thread() {
+        let caller = std::thread::current().id();
+        let tries = std::sync::atomic::AtomicUsize::new(0);
+        let on_the_caller_only = |i: usize| {
+            tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if std::thread::current().id() == caller {
+                Ok(i)
+            } else {
+                Err(FilterError(OUT_OF_MEMORY.into()))
+            }
+        };
+        // A runner that puts every piece on another thread, as a pool of workers would.
+        fn elsewhere(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
+            std::thread::scope(|scope| scope.spawn(|| (0..pieces).for_each(work)).join())
+                .map_err(|_| worker_pool::PiecePanicked)
+        }
+        assert_eq!(map_pieces("t", 3, &on_the_caller_only, elsewhere), Ok(vec![0, 1, 2]));
+        assert_eq!(tries.into_inner(), 6, "three pieces elsewhere, then three here");
+        let other_failure = map_pieces("t", 3, &|_| fail::<usize>("t: corrupt"), elsewhere);
+        assert_eq!(other_failure, fail("t: corrupt"), "only running out of memory is tried again");
     }
 
     #[test]

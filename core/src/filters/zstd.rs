@@ -77,20 +77,46 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     }
 }
 
+/// The smallest window limit: 8 MiB, the window libzstd's levels up to 19 write a frame with
+/// when its size is not known in advance, so that such frames decode whatever the chunk's size.
+const WINDOW_LOG_FLOOR: u32 = 23;
+
+/// The window a streamed decode of at most `limit` bytes may reserve, as a power of two: what
+/// holds `limit` bytes, at least [`WINDOW_LOG_FLOOR`], at most libzstd's own default (128 MiB).
+/// Without it a few-byte frame could make libzstd reserve 128 MiB for a chunk of a few kilobytes.
+fn window_log_max(limit: usize) -> u32 {
+    let holds_limit = usize::BITS - limit.saturating_sub(1).leading_zeros();
+    holds_limit.clamp(WINDOW_LOG_FLOOR, zstd_safe::zstd_sys::ZSTD_WINDOWLOG_LIMIT_DEFAULT)
+}
+
 /// A frame without a content size: stream into a growing buffer up to `limit`.
 fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
     DECOMPRESSOR.with(|slot| {
         let mut slot = slot.borrow_mut();
         let dctx = slot.get_or_insert_with(DCtx::create);
         dctx.reset(zstd_safe::ResetDirective::SessionOnly).map_err(|code| error("reset failed", code))?;
+        let window_log = window_log_max(limit);
+        dctx.set_parameter(zstd_safe::DParameter::WindowLogMax(window_log))
+            .map_err(|code| error("setting the window limit failed", code))?;
+        let too_large =
+            (zstd_safe::zstd_sys::ZSTD_ErrorCode::ZSTD_error_frameParameter_windowTooLarge as usize).wrapping_neg();
+        let failed = |code: usize| {
+            if code == too_large {
+                super::FilterError(format!(
+                    "zstd: the frame needs a window over {} bytes, more than a chunk of at most {limit} bytes may use",
+                    1u64 << window_log
+                ))
+            } else {
+                error("corrupt frame", code)
+            }
+        };
         let mut out = super::decode_buffer(input.len(), 4, limit)?;
         let mut source = InBuffer::around(input);
         loop {
             let written = out.len();
             let (remaining, pos) = {
                 let mut sink = OutBuffer::around_pos(out.whole_mut(), written);
-                let remaining =
-                    dctx.decompress_stream(&mut sink, &mut source).map_err(|code| error("corrupt frame", code))?;
+                let remaining = dctx.decompress_stream(&mut sink, &mut source).map_err(failed)?;
                 (remaining, sink.pos())
             };
             out.set_len(pos);
@@ -134,6 +160,30 @@ mod tests {
         assert!(decode(&packed.as_slice()[..packed.len() - 3], usize::MAX).is_err());
         assert!(decode(b"definitely not zstd", usize::MAX).is_err());
         assert_eq!(level(&[(-3i32) as u32]), Ok(-3));
+    }
+
+    /// A frame without a content size that asks for a larger window than its chunk's limit
+    /// allows is refused before libzstd reserves the window; a default frame still decodes.
+    #[test]
+    fn the_window_follows_the_decode_limit() {
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        let streamed = |window_log: u32| {
+            let mut frame = Vec::new();
+            let mut encoder = zstd::stream::Encoder::new(&mut frame, 3).unwrap();
+            encoder.set_parameter(zstd_safe::CParameter::WindowLog(window_log)).unwrap();
+            std::io::Write::write_all(&mut encoder, &data).unwrap();
+            encoder.finish().unwrap();
+            assert!(matches!(zstd_safe::get_frame_content_size(&frame), Ok(None)));
+            frame
+        };
+        let wide = streamed(27);
+        let refused = decode(&wide, 1 << 20).unwrap_err().0;
+        assert!(refused.contains("window over 8388608 bytes"), "{refused}");
+        assert_eq!(decode(&wide, 1 << 27).unwrap().as_slice(), &data[..], "a chunk that may use the window");
+        assert_eq!(decode(&streamed(23), 1 << 20).unwrap().as_slice(), &data[..], "the floor's window");
+        assert_eq!(window_log_max(0), 23);
+        assert_eq!(window_log_max((1 << 24) + 1), 25);
+        assert_eq!(window_log_max(usize::MAX), 27);
         assert!(level(&[]).is_err() && level(&[1, 2]).is_err());
     }
 }

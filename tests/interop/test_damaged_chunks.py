@@ -1,0 +1,277 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Damaged chunks: what ncdump and nccopy of each build make of them.
+
+Each build (stock netcdf-c with its C plugins, and ncfilters) writes a float variable with each
+standard filter, to netCDF-4 and to NCZarr, with its own nccopy -F. Chunk 0 is then damaged in
+each way below (netCDF-4 through h5py's direct chunk write, NCZarr by rewriting the chunk's file)
+and the file is read with ncdump and copied with nccopy (the copy then dumped), each under a
+timeout and with its peak memory measured. Every read falls in one of: crash, hang, clean error,
+right values, wrong values returned as success.
+
+ncfilters must never crash, hang or use more than MEMORY_BOUND. Both builds' tallies go to the
+file NCFILTERS_DAMAGE_REPORT names (the harness prints it). Stock's are reported, not judged.
+"""
+import concurrent.futures
+import glob
+import os
+import random
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import ncapi
+
+# name: nccopy -F parameters after the variable's name
+FILTERS = {
+    "deflate": "1,5",
+    "shuffle+deflate": "2|1,5",
+    "fletcher32": "3",
+    "szip": "4,32,32",
+    "bzip2": "307,9",
+    "zstd": "32015,3",
+    "blosc": "32001,0,0,0,0,5,1,1",
+}
+FORMATS = ("netcdf4", "nczarr")
+OUTCOMES = ("crash", "hang", "clean error", "right values", "wrong values")
+TIMEOUT = 10
+MEMORY_BOUND = 256 << 20
+CHUNK = 1000
+VALUES = (np.sin(np.arange(4 * CHUNK) / 50.0) * 100).astype("float32")
+
+
+def forged_size(chunk, name):
+    """The chunk with the uncompressed size its format declares made huge, or None without one."""
+    data = bytearray(chunk)
+    if name == "zstd" and len(data) > 5 and data[:4] == b"\x28\xb5\x2f\xfd":
+        descriptor = data[4]
+        single_segment = descriptor >> 5 & 1
+        field = {0: single_segment, 1: 2, 2: 4, 3: 8}[descriptor >> 6]
+        start = 5 + (0 if single_segment else 1) + {0: 0, 1: 1, 2: 2, 3: 4}[descriptor & 3]
+        if field == 0 or start + field > len(data):
+            return None
+        data[start:start + field] = b"\xff" * field
+    elif name == "blosc" and len(data) >= 16:
+        data[4:8] = (0xFFFFFFF0).to_bytes(4, "little")
+    elif name == "szip" and len(data) >= 4:  # H5Zszip's 4-byte size before the stream
+        data[0:4] = (0xFFFFFFF0).to_bytes(4, "little")
+    else:
+        return None
+    return bytes(data)
+
+
+def damages(chunk, name):
+    """Each way chunk 0 is damaged: {kind: bytes}."""
+    noise = random.Random(len(chunk)).randbytes
+    middle = len(chunk) // 2
+    flipped = bytearray(chunk)
+    for i in range(middle, min(middle + 8, len(chunk))):
+        flipped[i] ^= 0xFF
+    kinds = {
+        "bytes flipped": bytes(flipped),
+        "header zeroed": bytes(min(16, len(chunk))) + chunk[16:],
+        "truncated to half": chunk[:middle],
+        "truncated to 4 bytes": chunk[:4],
+        "empty": b"",
+        "garbage": noise(len(chunk)),
+        "extended": chunk + noise(100),
+    }
+    forged = forged_size(chunk, name)
+    if forged is not None:
+        kinds["forged size"] = forged
+    return kinds
+
+
+class Build:
+    def __init__(self, name, ncdump, lib_dir, plugins):
+        self.name = name
+        self.ncdump = ncdump
+        self.nccopy = os.path.join(os.path.dirname(ncdump), "nccopy")
+        self.env = dict(os.environ, LD_LIBRARY_PATH=lib_dir, HDF5_PLUGIN_PATH=plugins)
+
+    def run(self, args):
+        """(outcome so far, stdout, peak RSS in bytes): the process under TIMEOUT, in its own
+        process group (killed whole on a hang), reaped here for its resource usage."""
+        process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=self.env,
+                                   start_new_session=True)
+        hung = threading.Event()
+
+        def kill():
+            hung.set()
+            os.killpg(process.pid, signal.SIGKILL)
+
+        timer = threading.Timer(TIMEOUT, kill)
+        timer.start()
+        out = process.stdout.read()
+        process.stdout.close()
+        _, status, usage = os.wait4(process.pid, 0)
+        timer.cancel()
+        process.returncode = os.waitstatus_to_exitcode(status)
+        peak = usage.ru_maxrss * 1024
+        if hung.is_set():
+            return "hang", b"", peak
+        if process.returncode < 0:
+            return "crash", out, peak
+        return ("ok" if process.returncode == 0 else "clean error"), out, peak
+
+
+def builds():
+    ncfilters_build = os.path.dirname(os.path.dirname(os.environ["NCDUMP"]))
+    stock_lib = os.environ["NCFILTERS_STOCK_LIB"]
+    stock_build = os.environ.get("NCFILTERS_STOCK_BUILD") or os.path.dirname(stock_lib)
+    return [
+        Build("stock", os.path.join(stock_build, "ncdump", "ncdump"), os.path.dirname(stock_lib),
+              os.environ["NCFILTERS_STOCK_PLUGINS"]),
+        Build("ncfilters", os.environ["NCDUMP"], os.path.dirname(os.environ["NETCDF_LIB"]),
+              os.environ["HDF5_PLUGIN_PATH"]),
+    ]
+
+
+def url(path, fmt):
+    return ncapi.zarr_url(path) if fmt == "nczarr" else path
+
+
+def data_section(dump):
+    return dump.split(b"data:", 1)[-1]
+
+
+def chunk_zero(path, fmt):
+    if fmt == "nczarr":
+        (name,) = glob.glob(os.path.join(path, "v", "0"))
+        with open(name, "rb") as f:
+            return f.read()
+    import h5py
+    with h5py.File(path, "r") as f:
+        return f["v"].id.read_direct_chunk((0,))[1]
+
+
+def replace_chunk_zero(path, fmt, data):
+    if fmt == "nczarr":
+        with open(os.path.join(path, "v", "0"), "wb") as f:
+            f.write(data)
+        return
+    import h5py
+    with h5py.File(path, "r+") as f:
+        f["v"].id.write_direct_chunk((0,), data, 0)
+
+
+def copy_tree(source, destination):
+    subprocess.run(["cp", "-a", source, destination], check=True)
+
+
+def read_all_ways(build, path, fmt, expected, work):
+    """The outcomes of ncdump and of nccopy (its copy dumped) on one damaged file, with the peak."""
+    results = {}
+    outcome, out, peak = build.run([build.ncdump, url(path, fmt)])
+    if outcome == "ok":
+        outcome = "right values" if data_section(out) == expected else "wrong values"
+    results["ncdump"] = (outcome, peak)
+    copy = os.path.join(work, "copy.nc")
+    outcome, _, peak = build.run([build.nccopy, "-k", "nc4", url(path, fmt), copy])
+    if outcome == "ok":
+        dumped, out, more = build.run([build.ncdump, copy])
+        peak = max(peak, more)
+        outcome = dumped if dumped != "ok" else "right values" if data_section(out) == expected else "wrong values"
+    results["nccopy"] = (outcome, peak)
+    return results
+
+
+def trial(build, name, fmt, base):
+    """Every damage of one filter and format on one build: [(kind, tool, outcome, peak)], or None
+    when the build cannot write the filter."""
+    work = os.path.join(base, build.name, name.replace("+", "-"), fmt)
+    os.makedirs(work)
+    pristine = os.path.join(work, "pristine" + (".zarr" if fmt == "nczarr" else ".nc"))
+    written, _, _ = build.run([build.nccopy, "-F", f"v,{FILTERS[name]}", os.path.join(base, "source.nc"), url(pristine, fmt)])
+    if written != "ok":
+        return None
+    outcome, dump, _ = build.run([build.ncdump, url(pristine, fmt)])
+    if outcome != "ok":
+        return None
+    expected = data_section(dump)
+    rows = []
+    for kind, data in damages(chunk_zero(pristine, fmt), name).items():
+        damaged = os.path.join(work, kind.replace(" ", "-") + os.path.splitext(pristine)[1])
+        copy_tree(pristine, damaged)
+        try:
+            replace_chunk_zero(damaged, fmt, data)
+        except Exception:  # HDF5 refuses some chunks (an empty one): nothing to read
+            continue
+        kind_work = os.path.join(work, kind.replace(" ", "-") + "-work")
+        os.makedirs(kind_work)
+        for tool, (outcome, peak) in read_all_ways(build, damaged, fmt, expected, kind_work).items():
+            rows.append((kind, tool, outcome, peak))
+    return rows
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    base = str(tmp_path_factory.mktemp("damaged"))
+    with ncapi.Dataset(os.path.join(base, "source.nc"), "w") as ds:
+        dim = ds.def_dim("x", len(VALUES))
+        ds.def_var("v", "float32", [dim], chunks=[CHUNK])
+        ds.enddef()
+        ds.put("v", VALUES)
+    started = time.monotonic()
+    jobs = {}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=4) as pool:
+        for build in builds():
+            for name in FILTERS:
+                for fmt in FORMATS:
+                    jobs[(build.name, name, fmt)] = pool.submit(trial, build, name, fmt, base)
+    results = {key: job.result() for key, job in jobs.items()}
+    report(results, time.monotonic() - started)
+    return results
+
+
+def report(results, seconds):
+    lines = [f"damaged chunks: {len(FILTERS)} filters x {len(FORMATS)} formats, read by ncdump and nccopy "
+             f"({seconds:.0f} s)"]
+    for build in ("stock", "ncfilters"):
+        tally = dict.fromkeys(OUTCOMES, 0)
+        unwritable = []
+        peak = 0
+        for (name, key_name, fmt), rows in results.items():
+            if name != build:
+                continue
+            if rows is None:
+                unwritable.append(f"{key_name} {fmt}")
+                continue
+            for _, _, outcome, used in rows:
+                tally[outcome] += 1
+                peak = max(peak, used)
+        counts = ", ".join(f"{outcome} {count}" for outcome, count in tally.items())
+        missing = f"; cannot write {', '.join(unwritable)}" if unwritable else ""
+        lines.append(f"  {build}: {counts}; peak {peak >> 20} MiB{missing}")
+    text = "\n".join(lines) + "\n"
+    destination = os.environ.get("NCFILTERS_DAMAGE_REPORT")
+    if destination:
+        with open(destination, "w") as f:
+            f.write(text)
+    print(text)
+
+
+def test_ncfilters_writes_every_standard_filter_in_both_formats(outcomes):
+    unwritable = [key for key, rows in outcomes.items() if key[0] == "ncfilters" and rows is None]
+    assert not unwritable, unwritable
+
+
+def test_ncfilters_never_crashes_hangs_or_grows_on_a_damaged_chunk(outcomes):
+    bad = [(name, fmt, kind, tool, outcome, peak >> 20)
+           for (build, name, fmt), rows in outcomes.items() if build == "ncfilters"
+           for kind, tool, outcome, peak in rows or []
+           if outcome in ("crash", "hang") or peak > MEMORY_BOUND]
+    assert not bad, bad
+
+
+def test_a_checksum_or_a_header_catches_what_it_covers(outcomes):
+    """fletcher32 fails every damaged chunk; no filter returns an empty or truncated chunk as data."""
+    for (build, name, fmt), rows in outcomes.items():
+        if build != "ncfilters":
+            continue
+        for kind, tool, outcome, _ in rows:
+            if name == "fletcher32" or kind in ("empty", "truncated to 4 bytes"):
+                assert outcome == "clean error", (name, fmt, kind, tool, outcome)
