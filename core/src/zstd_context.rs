@@ -159,13 +159,7 @@ impl Compressor {
         } else {
             None
         };
-        let workers = if multithreaded { worker_pool::threads() } else { 0 };
-        match self.compress_with(level, input, out, workers) {
-            // The same frame with one worker: less memory than several (libzstd's job buffers;
-            // `ulimit -v` counts each of them).
-            Err(OUT_OF_MEMORY) if workers > 1 => self.compress_with(level, input, out, 1),
-            result => result,
-        }
+        self.compress_with(level, input, out, if multithreaded { worker_pool::threads() } else { 0 })
     }
 
     /// [`Self::compress`] with `workers` threads (0: a single-threaded frame).

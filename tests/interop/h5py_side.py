@@ -9,6 +9,11 @@ libaec) or registered by `import hdf5plugin`, never one of netcdf-c's or ncfilte
 
     python h5py_side.py write FILE.h5 DATA.npz CHUNKS.json FILTER-EXPRESSION
     python h5py_side.py read FILE.h5 OUT.npz
+    python h5py_side.py chunk-read FILE.nc OUT
+    python h5py_side.py chunk-write FILE.nc DATA [FILE.nc DATA ...]
+
+chunk-read and chunk-write read and write the stored bytes of variable v's first chunk as they are
+(test_damaged_chunks.py), with no filter run.
 
 FILTER-EXPRESSION is a Python expression giving create_dataset's filter keywords, e.g.
 `dict(compression="szip", compression_opts=("nn", 32))` or `hdf5plugin.Zstd(clevel=3)`. Both commands
@@ -50,6 +55,19 @@ def main(argv):
             names = [name for name in f if isinstance(f[name], h5py.Dataset) and not f[name].is_scale]
             np.savez(argv[3], **{name: f[name][...] for name in names})
             result = {name: pipeline(f[name]) for name in names}
+    elif command == "chunk-read":
+        with h5py.File(path, "r") as f, open(argv[3], "wb") as out:
+            out.write(f["v"].id.read_direct_chunk((0,))[1])
+        result = {}
+    elif command == "chunk-write":
+        refused = []
+        for path, data in zip(argv[2::2], argv[3::2]):
+            with h5py.File(path, "r+") as f, open(data, "rb") as chunk:
+                try:
+                    f["v"].id.write_direct_chunk((0,), chunk.read(), 0)
+                except (ValueError, OSError):  # HDF5 refuses some chunks (an empty one)
+                    refused.append(path)
+        result = {"refused": refused}
     else:
         raise SystemExit(f"unknown command {command}")
     check_independent()
