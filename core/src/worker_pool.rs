@@ -4,7 +4,8 @@
 //!
 //! Rules (issue 15, after issue 6's "never fork, never a thread per call"):
 //! - [`threads`] is the process's CPU affinity (`sched_getaffinity`, so an MPI rank pinned to one
-//!   core gets 1), capped by `NCFILTERS_THREADS`; 1 means no worker thread here (libzstd's
+//!   core gets 1), capped by `NCFILTERS_THREADS` and by an address-space limit (one thread per
+//!   512 MiB of `ulimit -v`); 1 means no worker thread here (libzstd's
 //!   own pool keeps one, see `zstd_context`, so that a frame's bytes stay the same).
 //! - The pool starts `threads() - 1` workers once; the calling thread is the last worker.
 //! - Work split into pieces never depends on the thread count, so the bytes written do not either.
@@ -51,8 +52,30 @@ fn limits() -> &'static Limits {
             ));
             cores
         });
-        Limits { threads, cores }
+        Limits { threads: threads.min(threads_within(address_space_limit())), cores }
     })
+}
+
+/// The address space a thread of [`threads`] costs before any chunk buffer, rounded up: its stack
+/// and malloc arena here and in libzstd's pool (8 + 64 MiB each on 64-bit glibc).
+const ADDRESS_SPACE_PER_THREAD: u64 = 512 << 20;
+
+/// The threads a process whose address space is limited to `limit` bytes (`ulimit -v`, common
+/// on HPC login nodes) may use: at least 1. Under 200 MB, workers' stacks and arenas alone
+/// would leave a 37 MB zstd chunk no room, where one thread compresses it.
+fn threads_within(limit: Option<u64>) -> usize {
+    limit.map_or(usize::MAX, |bytes| usize::try_from(bytes / ADDRESS_SPACE_PER_THREAD).unwrap_or(usize::MAX).max(1))
+}
+
+/// The process's address-space limit (`RLIMIT_AS`), if it has one.
+fn address_space_limit() -> Option<u64> {
+    if cfg!(miri) {
+        return None; // Miri runs no C
+    }
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: `limit` is a writable rlimit; getrlimit only writes it.
+    let status = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
+    (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
 }
 
 /// The thread count for a `NCFILTERS_THREADS` setting and the cores available; Err: the setting
@@ -368,6 +391,15 @@ mod tests {
         assert_eq!(threads_for(Some("-2"), 8), Err("-2"));
         assert_eq!(threads_for(Some("all"), 8), Err("all"));
         assert_eq!(threads_for(Some("2"), 0), Ok(1), "never no thread");
+    }
+
+    #[test]
+    fn an_address_space_limit_caps_the_threads() {
+        assert_eq!(threads_within(None), usize::MAX, "no limit");
+        assert_eq!(threads_within(Some(200_000 << 10)), 1, "ulimit -v 200000");
+        assert_eq!(threads_within(Some(1 << 30)), 2);
+        assert_eq!(threads_within(Some(16 << 30)), 32);
+        assert_eq!(threads_within(Some(0)), 1, "never no thread");
     }
 
     #[test]
