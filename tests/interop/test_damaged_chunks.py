@@ -12,12 +12,10 @@ ncfilters must never crash, hang or use more than MEMORY_BOUND. Both builds' tal
 file NCFILTERS_DAMAGE_REPORT names (the harness prints it). Stock's are reported, not judged.
 """
 import concurrent.futures
-import json
 import os
 import random
 import signal
 import subprocess
-import sys
 import threading
 import time
 
@@ -25,6 +23,7 @@ import numpy as np
 import pytest
 
 import ncapi
+from test_hdf5_interop import h5py_side
 
 # name: nccopy -F parameters after the variable's name
 FILTERS = {
@@ -40,7 +39,6 @@ FORMATS = ("netcdf4", "nczarr")
 OUTCOMES = ("crash", "hang", "clean error", "right values", "wrong values")
 TIMEOUT = 5
 MEMORY_BOUND = 256 << 20
-HERE = os.path.dirname(os.path.abspath(__file__))
 CHUNK = 1000
 VALUES = (np.sin(np.arange(4 * CHUNK) / 50.0) * 100).astype("float32")
 
@@ -121,11 +119,9 @@ class Build:
 
 
 def builds():
-    ncfilters_build = os.path.dirname(os.path.dirname(os.environ["NCDUMP"]))
     stock_lib = os.environ["NCFILTERS_STOCK_LIB"]
-    stock_build = os.environ.get("NCFILTERS_STOCK_BUILD") or os.path.dirname(stock_lib)
     return [
-        Build("stock", os.path.join(stock_build, "ncdump", "ncdump"), os.path.dirname(stock_lib),
+        Build("stock", os.path.join(os.environ["NCFILTERS_STOCK_BUILD"], "ncdump", "ncdump"), os.path.dirname(stock_lib),
               os.environ["NCFILTERS_STOCK_PLUGINS"]),
         Build("ncfilters", os.environ["NCDUMP"], os.path.dirname(os.environ["NETCDF_LIB"]),
               os.environ["HDF5_PLUGIN_PATH"]),
@@ -140,13 +136,11 @@ def data_section(dump):
     return dump.split(b"data:", 1)[-1]
 
 
-def h5py_side(*args):
-    """h5py_side.py in a process of its own (h5py's HDF5 and libnetcdf's must not mix); its answer."""
-    env = {k: v for k, v in os.environ.items() if k not in ("HDF5_PLUGIN_PATH", "LD_LIBRARY_PATH", "LD_PRELOAD")}
-    run = subprocess.run([sys.executable, os.path.join(HERE, "h5py_side.py"), *args], env=env, capture_output=True,
-                         text=True, timeout=120)
-    assert run.returncode == 0, f"h5py side failed:\n{run.stderr}"
-    return json.loads(run.stdout)
+def judged(outcome, dump, expected):
+    """A run's outcome, an "ok" one judged by the values its ncdump output holds."""
+    if outcome != "ok":
+        return outcome
+    return "right values" if data_section(dump) == expected else "wrong values"
 
 
 def chunk_zero(path, fmt):
@@ -181,15 +175,12 @@ def read_all_ways(build, path, fmt, expected, work):
     """The outcomes of ncdump and of nccopy (its copy dumped) on one damaged file, with the peak."""
     results = {}
     outcome, out, peak = build.run([build.ncdump, url(path, fmt)])
-    if outcome == "ok":
-        outcome = "right values" if data_section(out) == expected else "wrong values"
-    results["ncdump"] = (outcome, peak)
+    results["ncdump"] = (judged(outcome, out, expected), peak)
     copy = os.path.join(work, "copy.nc")
     outcome, _, peak = build.run([build.nccopy, "-k", "nc4", url(path, fmt), copy])
     if outcome == "ok":
-        dumped, out, more = build.run([build.ncdump, copy])
-        peak = max(peak, more)
-        outcome = dumped if dumped != "ok" else "right values" if data_section(out) == expected else "wrong values"
+        outcome, out, more = build.run([build.ncdump, copy])
+        outcome, peak = judged(outcome, out, expected), max(peak, more)
     results["nccopy"] = (outcome, peak)
     return results
 

@@ -74,10 +74,11 @@ CHUNKS = {"temperature": [10, 40], "anomaly": [10, 40], "pressure": [300]}
 
 
 def h5py_side(*args):
-    """Runs h5py_side.py without netcdf-c's plugin path; returns its JSON answer (the pipelines)."""
+    """Runs h5py_side.py without netcdf-c's plugin path or libraries (h5py's HDF5 and libnetcdf's
+    must not mix); returns its JSON answer. test_damaged_chunks.py uses it too."""
     env = {k: v for k, v in os.environ.items() if k not in ("HDF5_PLUGIN_PATH", "LD_LIBRARY_PATH", "LD_PRELOAD")}
     result = subprocess.run([sys.executable, os.path.join(HERE, "h5py_side.py"), *args], env=env,
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, f"h5py side failed:\n{result.stderr}"
     return json.loads(result.stdout)
 
