@@ -6,7 +6,7 @@ netcdf-c built with ncfilters and no plugin path (its built-in filters), side by
 
     bench_nccopy.py STOCK_BUILD NCFILTERS_BUILD WORKDIR FILE.nc... [--runs N] [--also LABEL=BUILD]...
 
-For every case (zstd 1 and 3, bzip2 9, blosc lz4, shuffle + deflate 1) and target format:
+For every case (zstd 1 and 3, fletcher32 + zstd 3, bzip2 9, blosc lz4, shuffle + deflate 1) and target format:
   * encode: `nccopy -u -F` (or -d/-s) of every FILE into the target, nccopy's default chunking
     (`-u`: unlimited dimensions become fixed, which NCZarr in 4.9.0 requires);
   * decode: `nccopy -k nc6` of those copies back to plain netCDF (every chunk decoded).
@@ -26,6 +26,8 @@ from bench_nczarr import fresh, run, url
 CASES = {
     "zstd 1": ["-F", "*,32015,1"],
     "zstd 3": ["-F", "*,32015,3"],
+    # What a checksum that catches damaged chunks costs on top (docs/filters.md).
+    "fletcher32 + zstd 3": ["-F", "*,3|32015,3"],
     "bzip2 9": ["-F", "*,307,9"],
     "blosc lz4": ["-F", "*,32001,0,0,0,0,5,1,1"],
     "shuffle + deflate 1": ["-s", "-d", "1"],
