@@ -284,3 +284,22 @@ fn lib_rs_declares_exactly_the_layered_modules() {
         assert_eq!(declared_modules(&krate.src.join("lib.rs")), layers, "{}", krate.src.display());
     }
 }
+
+/// The panic boundary is `ffi_export!` alone: no other code calls the functions it expands to.
+#[test]
+fn only_the_boundary_macro_catches_panics_for_c() {
+    let mut calls = Vec::new();
+    for krate in [core(), plugin(), library()] {
+        let mut files = Vec::new();
+        rust_files(&krate.src, &mut files);
+        for file in files.iter().filter(|f| !f.ends_with("ffi_boundary.rs")) {
+            let code = code_of(&std::fs::read_to_string(file).unwrap());
+            for call in ["guarded(", "exported(", "status_of("] {
+                if code.contains(call) {
+                    calls.push(format!("{}: {call}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(calls.is_empty(), "calls of the panic boundary outside ffi_export!: {calls:?}");
+}

@@ -54,7 +54,9 @@ impl<T> OnPanic for Option<T> {
 }
 
 /// Runs `body`, turning a panic into `R::on_panic()` with a diagnostic naming `function`, so
-/// that no unwind ever reaches C.
+/// that no unwind ever reaches C. Called through [`ffi_export!`](crate::ffi_export!) only
+/// (`tests/layers.rs` checks).
+#[doc(hidden)]
 pub fn guarded<R: OnPanic>(function: &str, body: impl FnOnce() -> R) -> R {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
         report(format_args!("internal error (panic) in {function}; {}", R::MEANING));
@@ -139,17 +141,32 @@ impl<T> OnNull for *const T {
     }
 }
 
-/// Runs the body of an exported function inside the panic boundary, named after `function`:
-/// what [`ffi_export!`](crate::ffi_export!) expands to.
+/// Runs the body of a function called from C inside the panic boundary, named `function`: what
+/// [`ffi_export!`](crate::ffi_export!) expands to.
+#[doc(hidden)]
 pub fn exported<R: CReturn>(function: &str, body: impl FnOnce() -> R::Body) -> R {
     guarded(function, || R::from_body(body()))
 }
 
-/// The one form of an exported function's body: `ffi_export!(|| { ... })` runs the closure
-/// inside the panic boundary ([`exported`]), with the function's own name in its diagnostics;
-/// the closure yields the return type's [`CReturn::Body`] (an [`NcResult`] for `int`).
+/// The panic boundary: every function C calls runs its body through this macro, and nothing
+/// else catches a panic. Its forms:
+/// - `ffi_export!(|| { ... })`: an exported function's body, with the function's own name in
+///   its diagnostics; the closure yields the return type's [`CReturn::Body`] (an [`NcResult`]
+///   for `int`);
+/// - `ffi_export!(named NAME, || { ... })`: the same for a C entry point that is not an exported
+///   Rust function and is named otherwise (a codec's `NCZ_codec_t` functions: `"zstd
+///   NCZ_codec_to_hdf5"`);
+/// - `ffi_export!(caught NAME, || { ... })`: a body whose result is returned as it is, a panic
+///   becoming its type's [`OnPanic`] value (an `H5Z_func_t`'s 0, a lookup's `None`), for a
+///   callback's body or a call into code a panic must not leave half done.
 #[macro_export]
 macro_rules! ffi_export {
+    (named $name:expr, $body:expr) => {
+        $crate::ffi_boundary::exported($name, $body)
+    };
+    (caught $name:expr, $body:expr) => {
+        $crate::ffi_boundary::guarded($name, $body)
+    };
     ($body:expr) => {
         $crate::ffi_boundary::exported($crate::function_name!(), $body)
     };
@@ -172,12 +189,6 @@ macro_rules! reject_null {
 /// The diagnostic of [`reject_null!`](crate::reject_null!).
 pub fn report_null(function: &str, argument: &str) {
     report(format_args!("{function}: argument `{argument}` is NULL"));
-}
-
-/// Runs the body of an `int`-returning export: `Ok(())` becomes `NC_NOERR`, `Err` its code, and
-/// a panic `NC_EINTERNAL`.
-pub fn status_of(function: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
-    guarded(function, || status_code(body()))
 }
 
 /// The name of the enclosing function, for diagnostics (what
@@ -272,18 +283,21 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_each_return_type_s_failure() {
-        assert_eq!(status_of("test", || panic!("deliberate")), NC_EINTERNAL.code());
-        assert_eq!(guarded("test", || -> usize { panic!("deliberate") }), 0);
-        assert_eq!(guarded("test", || -> Option<u8> { panic!("deliberate") }), None);
-        assert_eq!(guarded("test", || -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
-        let () = guarded("test", || -> () { panic!("deliberate") });
-        assert_eq!(guarded("test", || 7usize), 7, "no panic, the body's value");
+        let status: c_int = crate::ffi_export!(named "test", || panic!("deliberate"));
+        assert_eq!(status, NC_EINTERNAL.code());
+        assert_eq!(crate::ffi_export!(caught "test", || -> usize { panic!("deliberate") }), 0);
+        assert_eq!(crate::ffi_export!(caught "test", || -> Option<u8> { panic!("deliberate") }), None);
+        assert_eq!(crate::ffi_export!(caught "test", || -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
+        let () = crate::ffi_export!(caught "test", || -> () { panic!("deliberate") });
+        assert_eq!(crate::ffi_export!(caught "test", || 7usize), 7, "no panic, the body's value");
     }
 
     #[test]
     fn statuses_and_results_convert_both_ways() {
-        assert_eq!(status_of("test", || Ok(())), NC_NOERR);
-        assert_eq!(status_of("test", || Err(NC_EFILTER)), NC_EFILTER.code());
+        let status: c_int = crate::ffi_export!(named "test", || Ok(()));
+        assert_eq!(status, NC_NOERR);
+        let status: c_int = crate::ffi_export!(named "test", || Err(NC_EFILTER));
+        assert_eq!(status, NC_EFILTER.code());
         assert_eq!(check(NC_NOERR), Ok(()));
         assert_eq!(check(-132), Err(NC_EFILTER));
     }

@@ -15,7 +15,6 @@ use crate::c_types::{
 };
 use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
-use crate::ffi_boundary::status_of;
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -421,7 +420,7 @@ impl CodecPart {
     /// Runs a native codec function as its `NCZ_codec_t` entry point would: a panic becomes
     /// `NC_EINTERNAL`, reported under the entry point's name.
     fn native_status(&self, entry_point: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
-        status_of(&format!("{} {entry_point}", self.codec_id), body)
+        crate::ffi_export!(named & format!("{} {entry_point}", self.codec_id), body)
     }
 
     /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.

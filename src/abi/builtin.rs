@@ -19,7 +19,6 @@
 use super::plugin::{working_parameters, StaticClass, STANDARD};
 use crate::c_types::{hid_t, H5Z_class2_t};
 use crate::error::report;
-use crate::ffi_boundary::guarded;
 use crate::plugin_loader::{CodecPart, FilterPart};
 use crate::plugin_registry::{self, Registry};
 use crate::standard_filter_table::standard_filter_rows;
@@ -54,7 +53,7 @@ pub fn registry() -> Arc<Registry> {
 /// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
 /// This runs per chunk: it takes an `Arc`, it copies nothing.
 fn with_preferred<R>(id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
-    let plugin = guarded("the filter lookup", || registry().get(id).cloned())?;
+    let plugin = crate::ffi_export!(caught "the filter lookup", || registry().get(id).cloned())?;
     plugin.filter.as_ref().map(use_part)
 }
 
@@ -194,7 +193,7 @@ pub fn unavailable_reason(id: u32) -> Option<String> {
     if !is_stand_in(id) {
         return None;
     }
-    match guarded("the filter lookup", || registry().get(id).cloned()) {
+    match crate::ffi_export!(caught "the filter lookup", || registry().get(id).cloned()) {
         Some(plugin) => plugin.unavailable_reason(),
         None => Some(format!("no implementation of filter {id} was found")),
     }

@@ -6,7 +6,7 @@ use super::builtin;
 use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
-use crate::ffi_boundary::{c_str_bytes, guarded};
+use crate::ffi_boundary::c_str_bytes;
 use crate::filter_report::{self, Hdf5Facts, Refusal};
 use serde_json::{json, Value};
 use std::os::raw::{c_char, c_int};
@@ -21,7 +21,7 @@ unsafe fn answer(
     json_out: *mut *mut c_char,
     body: impl FnOnce() -> Result<Value, Refusal>,
 ) -> NcResult<()> {
-    let outcome = guarded(function, || {
+    let outcome = crate::ffi_export!(caught function, || {
         Some(match body() {
             Ok(value) => (NC_NOERR, value.to_string()),
             Err(refusal) => (refusal.status.code(), refusal.to_json().to_string()),

@@ -190,7 +190,8 @@ fn every_export_runs_inside_the_one_boundary_form() {
     for export in &exports {
         let body = &export.body;
         let inside = if NOT_A_STATUS.contains(&export.name.as_str()) {
-            body.contains("guarded(crate::function_name!()") || !body[body.find('{').unwrap()..].contains('(')
+            body.contains("ffi_export!(caught crate::function_name!()")
+                || !body[body.find('{').unwrap()..].contains('(')
         } else {
             body.contains("ffi_export!(")
         };

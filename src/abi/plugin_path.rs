@@ -12,7 +12,7 @@
 use crate::c_heap::{c_string, CArray, CStrings};
 use crate::c_types::NCPluginList;
 use crate::error::{check, report, NcResult, NC_EHDFERR, NC_EINVAL};
-use crate::ffi_boundary::{c_str_bytes, guarded, write_opt};
+use crate::ffi_boundary::{c_str_bytes, write_opt};
 use crate::plugin_path;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
@@ -332,7 +332,8 @@ fn fortran_text() -> String {
 #[no_mangle]
 pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
     // A length, not a status: -1 also when the body panics.
-    guarded(crate::function_name!(), || Some(c_int::try_from(fortran_text().len()).unwrap_or(-1))).unwrap_or(-1)
+    crate::ffi_export!(caught crate::function_name!(), || Some(c_int::try_from(fortran_text().len()).unwrap_or(-1)))
+        .unwrap_or(-1)
 }
 
 /// Copies the plugin path joined with `;` into `path`, as `strncpy` does.

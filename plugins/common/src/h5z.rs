@@ -10,7 +10,6 @@ use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
 use crate::c_types::{H5Z_can_apply_func_t, H5Z_func_t, H5Z_set_local_func_t, H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
 use crate::codecs::Codec;
 use crate::error::report;
-use crate::ffi_boundary::guarded;
 use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_set_local_params, szip_bits_per_pixel, szip_local_params};
@@ -77,7 +76,7 @@ unsafe fn run_filter(
         // SAFETY: the block and its size are ours to replace per the protocol.
         unsafe { commit(result, block, nbytes, buf_size, buf) }
     };
-    guarded(name, || {
+    crate::ffi_export!(caught name, || {
         run().unwrap_or_else(|why| {
             report(format_args!("{name} filter: {why}"));
             0
@@ -319,7 +318,7 @@ pub const fn hdf5_functions(codec: Codec) -> Hdf5Functions {
 
 /// Runs a `can_apply`/`set_local` body: its error (or a panic) becomes HDF5's -1, reported.
 fn callback_status(name: &str, body: impl FnOnce() -> Result<c_int, String>) -> c_int {
-    guarded(name, || {
+    crate::ffi_export!(caught name, || {
         body().unwrap_or_else(|why| {
             report(format_args!("{name}: {why}"));
             -1

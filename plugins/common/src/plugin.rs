@@ -11,7 +11,6 @@ use crate::c_heap::{CArray, CParams};
 use crate::c_types::{H5Z_can_apply_func_t, H5Z_class2_t, H5Z_func_t, H5Z_set_local_func_t, NCZ_codec_t};
 use crate::codecs::{Codec, VarFacts};
 use crate::error::NcResult;
-use crate::ffi_boundary::status_of;
 use crate::h5z;
 use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
@@ -95,14 +94,14 @@ macro_rules! standard_filter_module {
                 nparamsp: *mut usize,
                 paramsp: *mut *mut c_uint,
             ) -> c_int {
-                status_of(concat!($id, " NCZ_codec_to_hdf5"), || {
+                $crate::ffi_export!(named concat!($id, " NCZ_codec_to_hdf5"), || {
                     // SAFETY: netcdf-c passes the codec's NUL-terminated JSON text and valid out-pointers.
                     unsafe { codec_to_hdf5($codec, codec, nparamsp, paramsp) }
                 })
             }
 
             unsafe extern "C" fn to_codec(nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> c_int {
-                status_of(concat!($id, " NCZ_hdf5_to_codec"), || {
+                $crate::ffi_export!(named concat!($id, " NCZ_hdf5_to_codec"), || {
                     // SAFETY: netcdf-c passes nparams readable words (or NULL) and a valid out-pointer.
                     unsafe { hdf5_to_codec($codec, nparams, params, codecp) }
                 })
@@ -116,7 +115,7 @@ macro_rules! standard_filter_module {
                 wnparamsp: *mut usize,
                 wparamsp: *mut *mut c_uint,
             ) -> c_int {
-                status_of(concat!($id, " NCZ_modify_parameters"), || {
+                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), || {
                     // SAFETY: netcdf-c passes the filter's C-heap visible and working vectors.
                     unsafe { modify_parameters($codec, ncid, varid, vnparamsp, vparamsp, wnparamsp, wparamsp) }
                 })
