@@ -31,9 +31,10 @@ pub use ncfilters_core::{
 
 pub(crate) use ncfilters_plugin::hdf5_sys;
 
-pub mod abi;
-pub mod abi_layout;
+// The layers, lowest first (`tests/layers.rs` reads this order).
 pub(crate) mod netcdf_sys;
+pub mod abi_layout;
+pub mod abi;
 
 /// What the integration tests in `tests/` reach beyond the C ABI; not part of any interface.
 #[doc(hidden)]

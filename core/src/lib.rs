@@ -45,32 +45,32 @@ pub const NCFILTERS_BUILD: &str = env!("NCFILTERS_BUILD");
 /// internal functions ncfilters then exports too.
 pub const PLUGIN_PATH_RELEASE: bool = cfg!(ncf_plugin_path_release);
 
-pub mod c_types;
+// The layers, lowest first: `tests/layers.rs` reads this order (rustfmt keeps it:
+// `reorder_modules = false`). The modules that hold unsafe code say why where they are declared.
 pub mod error;
-// malloc'd buffers and strings that C frees.
-#[allow(unsafe_code)]
+pub mod c_types;
+#[expect(unsafe_code, reason = "malloc'd buffers and strings that C frees")]
 pub mod c_heap;
-// catch_unwind around every export, and pointer reads and writes for the exports.
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "catch_unwind around every export, and pointer reads and writes for the exports")]
 pub mod ffi_boundary;
-// pthreads (joined by the library's destructor) sharing a borrowed batch of chunk pieces.
-#[allow(unsafe_code)]
+#[expect(
+    unsafe_code,
+    reason = "pthreads, joined by the library's destructor, sharing a borrowed batch of chunk pieces"
+)]
 pub mod worker_pool;
-// libzstd's thread pool and a context parameter the zstd crate does not wrap.
+#[expect(unsafe_code, reason = "libzstd's thread pool and a context parameter the zstd crate does not wrap")]
+pub mod zstd_context;
+pub mod filterspec;
+pub mod plugin_path;
+pub mod hdf5_filter_rules;
+pub mod standard_filter_table;
+pub mod standard_filters;
 pub mod codec_json;
 pub mod codecs;
 pub mod filters;
-pub mod filterspec;
-pub mod hdf5_filter_rules;
-pub mod plugin_path;
-pub mod standard_filter_table;
-pub mod standard_filters;
-#[allow(unsafe_code)]
-pub mod zstd_context;
-// dlopen of plugin libraries and calls through their C function pointers.
-pub mod filter_chain;
-pub mod filter_explain;
-pub mod filter_report;
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "dlopen of plugin libraries and calls through their C function pointers")]
 pub mod plugin_loader;
 pub mod plugin_registry;
+pub mod filter_chain;
+pub mod filter_report;
+pub mod filter_explain;

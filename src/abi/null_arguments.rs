@@ -139,48 +139,15 @@ const POLICY: &[(&str, &[(&str, OnNullArgument)])] = &[
 /// The exports whose body may skip [`crate::ffi_export!`]: their `int` is not a status.
 const NOT_A_STATUS: [&str; 2] = ["H5PLget_plugin_type", "ncaux_plugin_path_stringlen"];
 
-const SOURCES: [(&str, &str); 8] = [
-    ("filter_api.rs", include_str!("filter_api.rs")),
-    ("filter_report.rs", include_str!("filter_report.rs")),
-    ("filterspec.rs", include_str!("filterspec.rs")),
-    ("hdf5filter.rs", include_str!("hdf5filter.rs")),
-    ("plugin.rs", include_str!("../../plugins/common/src/plugin.rs")),
-    ("plugin_path.rs", include_str!("plugin_path.rs")),
-    ("zfilter.rs", include_str!("zfilter.rs")),
-    ("builtin.rs", include_str!("builtin.rs")),
-];
-
-/// An export as its source declares it.
-struct Export {
-    name: String,
-    pointer_arguments: Vec<String>,
-    body: String,
-}
-
-/// Every `#[no_mangle]` function of the sources, with its pointer arguments and its body.
-fn exports() -> Vec<Export> {
-    let mut found = Vec::new();
-    for (_, source) in SOURCES {
-        let pieces: Vec<&str> = source.split("#[no_mangle]").collect();
-        for piece in pieces.iter().skip(1) {
-            let start = piece.find("extern \"C\" fn ").expect("an extern fn after #[no_mangle]") + 14;
-            let rest = &piece[start..];
-            let name = rest[..rest.find('(').unwrap()].to_string();
-            let close = rest.find(')').unwrap();
-            let pointer_arguments = rest[rest.find('(').unwrap() + 1..close]
-                .split(',')
-                .filter(|a| a.contains('*'))
-                .map(|a| a.split(':').next().unwrap().trim().to_string())
-                .collect();
-            // The body ends at the first `}` as indented as the `pub` of the signature.
-            let line_start = piece[..start].rfind('\n').map_or(0, |n| n + 1);
-            let indent = &piece[line_start..line_start + piece[line_start..].find("pub").unwrap()];
-            let end = rest.find(&format!("\n{indent}}}")).expect("the function's closing brace");
-            let body = rest[..end].to_string();
-            found.push(Export { name, pointer_arguments, body });
-        }
-    }
-    found
+/// Every `#[no_mangle]` function of the library's sources (`src/`) and of the plugin crate's export
+/// macros (`plugins/common/src/`), read by the one source parser.
+fn exports() -> Vec<ncfilters_source_scan::Export> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("src"), root.join("plugins/common/src")]
+        .iter()
+        .flat_map(|dir| ncfilters_source_scan::exports(dir))
+        .filter(|export| !export.file.ends_with("null_arguments.rs"))
+        .collect()
 }
 
 #[test]
@@ -188,14 +155,12 @@ fn every_export_runs_inside_the_one_boundary_form() {
     let exports = exports();
     assert!(exports.len() > 70, "found {} exports", exports.len());
     for export in &exports {
-        let body = &export.body;
         let inside = if NOT_A_STATUS.contains(&export.name.as_str()) {
-            body.contains("ffi_export!(caught crate::function_name!()")
-                || !body[body.find('{').unwrap()..].contains('(')
+            export.invokes("ffi_export", Some("caught")) || !export.calls_anything
         } else {
-            body.contains("ffi_export!(")
+            export.invokes("ffi_export", None)
         };
-        assert!(inside, "{} does not run inside ffi_export!", export.name);
+        assert!(inside, "{} ({}) does not run inside ffi_export!", export.name, export.file.display());
     }
 }
 

@@ -216,7 +216,7 @@ mod tests {
         let members = [("ncfilters".to_string(), ".".to_string())];
         assert_eq!(
             shipped_workspace(manifest, &members).unwrap(),
-            "[workspace]\nmembers = [\n    \".\",\n]\nexclude = [\"fuzz\", \"tools/bench-filters\", \"tools/gen-headers\", \"xtask\"]\nresolver = \"2\"\n"
+            "[workspace]\nmembers = [\n    \".\",\n]\nexclude = [\"fuzz\", \"tools/bench-filters\", \"tools/gen-headers\", \"tools/source-scan\", \"xtask\"]\nresolver = \"2\"\n"
         );
     }
 }

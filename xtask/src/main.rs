@@ -323,33 +323,22 @@ mod tests {
     use std::collections::{BTreeMap, BTreeSet};
 
     /// The modules each file of xtask/src names through `crate::` (`use crate::a::…`,
-    /// `crate::a::f()`, and each path of a grouped `use crate::{a, b::c}`).
+    /// `crate::a::f()`, and each path of a grouped `use crate::{a, b::c}`), read by the one
+    /// source parser.
     fn module_uses() -> BTreeMap<String, BTreeSet<String>> {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-        let mut uses = BTreeMap::new();
-        for entry in std::fs::read_dir(&src).unwrap() {
-            let path = entry.unwrap().path();
-            let module = path.file_stem().unwrap().to_string_lossy().into_owned();
-            let text = std::fs::read_to_string(&path).unwrap();
-            let code: String =
-                text.lines().map(|line| line.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
-            let mut used = BTreeSet::new();
-            for (at, _) in code.match_indices("crate::") {
-                let rest = &code[at + "crate::".len()..];
-                let paths = match rest.strip_prefix('{') {
-                    Some(group) => group[..group.find('}').unwrap_or(group.len())].split(',').map(str::trim).collect(),
-                    None => vec![rest],
-                };
-                for path in paths {
-                    let name: String = path.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect();
-                    if !name.is_empty() && name != module {
-                        used.insert(name);
-                    }
-                }
-            }
-            uses.insert(module, used);
-        }
-        uses
+        ncfilters_source_scan::rust_files(&src)
+            .into_iter()
+            .map(|path| {
+                let module = path.file_stem().unwrap().to_string_lossy().into_owned();
+                let used = ncfilters_source_scan::paths_from(&path, &["crate"])
+                    .into_iter()
+                    .map(|(_, name)| name)
+                    .filter(|name| *name != module)
+                    .collect();
+                (module, used)
+            })
+            .collect()
     }
 
     #[test]

@@ -11,7 +11,7 @@ use std::cell::Cell;
 use std::os::raw::{c_uint, c_void};
 
 /// Filters that rewrite the chunk: they must allocate and free C memory.
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "filters behind H5Z_func_t pointers free and allocate C memory")]
 mod fixtures {
     use crate::c_types::H5Z_FLAG_REVERSE;
     use std::os::raw::{c_uint, c_void};

@@ -6,20 +6,19 @@
 //! adapter can hand results to C without a copy. Decoders never allocate without bound: output
 //! stops at [`MAX_DECODED`] (HDF5's largest chunk) or a smaller limit the caller knows.
 
-// The modules that call C libraries (blosc, szip, the native-library loader) or use SIMD
-// intrinsics hold unsafe code; the rest of the filters forbid it.
-#[allow(unsafe_code)]
-pub mod blosc;
+// The modules that call C libraries or use SIMD intrinsics say so; the rest forbid unsafe code.
 mod blosc_frame;
+#[expect(unsafe_code, reason = "calls into libblosc, loaded by `native`")]
+pub mod blosc;
 pub mod bzip2;
 pub mod deflate;
 pub mod fletcher32;
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "dlopen of libblosc and libsz, and their functions' pointers")]
 mod native;
 pub mod shuffle;
-#[allow(unsafe_code)]
+#[cfg_attr(target_arch = "x86_64", expect(unsafe_code, reason = "SSSE3 intrinsics, behind a run-time CPU check"))]
 mod shuffle_simd;
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "calls into libsz (libaec), loaded by `native`")]
 pub mod szip;
 pub mod zstd;
 
@@ -174,7 +173,7 @@ pub fn decode_buffer(input_len: usize, ratio: usize, limit: usize) -> FilterResu
 }
 
 #[cfg(test)]
-#[allow(unsafe_code)] // CVec's assume_init_len after the shuffle kernels wrote the bytes.
+#[expect(unsafe_code, reason = "CVec's assume_init_len after the shuffle kernels wrote the bytes")]
 mod tests {
     use super::*;
     use crate::c_heap::CVec;

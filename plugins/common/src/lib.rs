@@ -19,7 +19,8 @@ pub use ncfilters_core::{
     standard_filters,
 };
 
-pub mod h5z;
+// The layers, lowest first (`tests/layers.rs` reads this order).
 pub mod hdf5_sys;
 pub mod netcdf_api;
+pub mod h5z;
 pub mod plugin;
