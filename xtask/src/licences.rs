@@ -38,6 +38,9 @@ pub fn test_licences(h: &Harness) -> Result {
         fail!("{NOTICES} is stale: it is not what the shipped crates' licence files say (run `cargo xtask licences --write` and commit it)");
     }
     println!("PASS {NOTICES} names every crate the library, plugins and command link, with their licence texts");
+    let metadata = metadata(&h.repo)?;
+    let shipped: Vec<String> = shipped_members(&h.repo, &metadata).into_iter().map(|(name, _)| name).collect();
+    println!("{}", crate::toolchain::check_rust_versions(&metadata, &shipped)?);
     let version = workspace_version(&h.repo)?;
     let changelog = crate::harness::read_to_string(&h.repo.join("CHANGELOG.md"))?;
     let newest = changelog

@@ -32,6 +32,7 @@ mod rust_checks;
 mod setup;
 mod slow_checks;
 mod text;
+mod toolchain;
 mod valgrind;
 
 use std::process::ExitCode;
@@ -79,7 +80,8 @@ enum Step {
     Fmt,
     /// cargo clippy --all-targets -- -D warnings of every workspace (no netcdf-c build needed)
     Clippy,
-    /// Every source file's SPDX line, THIRD-PARTY-NOTICES current, CHANGELOG.md's version (no netcdf-c build needed)
+    /// Every source file's SPDX line, THIRD-PARTY-NOTICES current, CHANGELOG.md's version, each crate's
+    /// stated Rust version against its dependencies' (no netcdf-c build needed)
     Licences {
         /// Write THIRD-PARTY-NOTICES anew instead of checking it
         #[arg(long)]

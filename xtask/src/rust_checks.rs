@@ -6,7 +6,7 @@ use std::process::Command;
 
 use crate::harness::{create_dir_all, fail, log, Harness, Result};
 use crate::process::{cmd, on_path, output, run, succeeds_into_log};
-use crate::release::Release;
+use crate::release::{Release, RELEASES};
 use crate::setup::hdf5_cflags;
 use crate::text::print_tail;
 
@@ -17,7 +17,8 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
     cargo
 }
 
-/// `releases`: those of this run (`rotation`); the crate is tested for each after the first.
+/// `releases`: those of this run (`rotation`). The crate is tested for every release after the
+/// first (the workspace's default), those of this run in their own target directories.
 pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
@@ -186,19 +187,24 @@ pub fn test_clippy(h: &Harness, releases: &[&'static Release]) -> Result {
     )
 }
 
-/// `cargo <args>` of the crate built for each of `releases` but the first (its own cfgs and target
-/// directory), `what` naming it in the progress line.
+/// `cargo <args>` of the crate built for every release but the first (its own cfgs), whichever
+/// releases this run builds: in the release's own target directory when it is one of `releases`
+/// (its CMake build then reuses the artifacts), else in `target/cfg-sets`, which the others share
+/// and where only ncfilters' own crates compile again per release. `what` names it in the progress line.
 fn for_later_releases<const N: usize>(
     h: &Harness,
     releases: &[&'static Release],
     what: &str,
     args: [&str; N],
 ) -> Result {
-    for release in releases.iter().filter(|r| !r.is_first()) {
+    for release in RELEASES.iter().filter(|r| !r.is_first()) {
         let h = h.for_release(release);
-        log(format!("cargo {what} of ncfilters for netcdf-c {}", release.version));
+        let built_this_run = releases.iter().any(|r| r.version == release.version);
+        let target = if built_this_run { h.cargo_target() } else { h.repo.join("target/cfg-sets") };
+        let not_built = if built_this_run { "" } else { " (not built this run: its cfg set only)" };
+        log(format!("cargo {what} of ncfilters for netcdf-c {}{not_built}", release.version));
         let mut command = cargo(&h, args);
-        run(command.env("CARGO_TARGET_DIR", h.cargo_target()).env("NCFILTERS_NETCDF_VERSION", release.version))?;
+        run(command.env("CARGO_TARGET_DIR", target).env("NCFILTERS_NETCDF_VERSION", release.version))?;
     }
     Ok(())
 }
