@@ -20,13 +20,13 @@
 #![allow(rustdoc::private_intra_doc_links)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
+pub use ncfilters_core::{
+    arg, c_args, c_types, codec_json, error, ffi_boundary, ffi_export, filters, filterspec, function_name, reject_null,
+    standard_filter_table, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
+};
 pub(crate) use ncfilters_core::{
     c_heap, filter_chain, filter_report, hdf5_filter_rules, plugin_loader, plugin_path, plugin_registry,
     standard_filters,
-};
-pub use ncfilters_core::{
-    c_types, codec_json, error, ffi_boundary, ffi_export, filters, filterspec, function_name, reject_null,
-    standard_filter_table, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
 };
 
 pub(crate) use ncfilters_plugin::hdf5_sys;

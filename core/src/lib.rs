@@ -9,6 +9,7 @@
 //! 1. [`error`]: status codes and diagnostics; [`c_types`]: the `repr(C)` types of netcdf-c's
 //!    public filter headers;
 //! 2. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
+//!    [`c_args`]: the exports' pointer arguments as typed handles;
 //!    [`worker_pool`]: how many cores filters may use, and the threads that run a large
 //!    chunk's pieces; [`zstd_context`]: a zstd context with libzstd's block pre-splitter off and
 //!    its multithreaded frames;
@@ -53,6 +54,8 @@ pub mod c_types;
 pub mod c_heap;
 #[expect(unsafe_code, reason = "catch_unwind around every export, and pointer reads and writes for the exports")]
 pub mod ffi_boundary;
+#[expect(unsafe_code, reason = "the one conversion of each kind of pointer argument into its typed handle")]
+pub mod c_args;
 #[expect(
     unsafe_code,
     reason = "pthreads, joined by the library's destructor, sharing a borrowed batch of chunk pieces"

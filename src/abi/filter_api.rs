@@ -4,18 +4,13 @@
 //! Same signatures, check order and return codes as netcdf-c 4.9.0; the intended
 //! differences are listed in docs/compatibility.md.
 
+use crate::arg;
+use crate::c_args::{CountedOut, Out, Params};
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
-use crate::error::{check, report, NcError, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_ENOFILTER};
-use crate::ffi_boundary::write_opt;
-use crate::netcdf_sys::{dispatch_table, type_is_fixed_size, var_type};
+use crate::error::{NcResult, NC_EFILTER};
+use crate::netcdf_sys::{type_is_fixed_size, var_type, FormatFilters};
 use crate::standard_filters::{self, BloscSettings};
 use std::os::raw::{c_int, c_uint};
-use std::ptr;
-
-fn missing_entry(ncid: c_int, entry: &str) -> NcError {
-    report(format_args!("ncid {ncid}: the format's dispatch table has no {entry} entry"));
-    NC_EINTERNAL
-}
 
 /// Defines a filter on a variable (in netcdf-c 4.9.0 not on variable-length types: `NC_EFILTER`).
 ///
@@ -31,18 +26,17 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
-        let table = dispatch_table(ncid)?;
-        if !cfg!(ncf_vlen_filters) && !type_is_fixed_size(ncid, var_type(ncid, varid)?)? {
-            return Err(NC_EFILTER);
-        }
-        if nparams > 0 && parms.is_null() {
-            return Err(NC_EINVAL);
-        }
-        let define = table.def_var_filter.ok_or_else(|| missing_entry(ncid, "def_var_filter"))?;
-        // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
-        check(unsafe { define(ncid, varid, id, nparams, parms) })
-    })
+    crate::ffi_export!(|| define_filter(ncid, varid, id, arg!((parms, nparams) => Params)))
+}
+
+/// `nc_def_var_filter`'s checks, in its order (the parameters' after the variable's type), then
+/// the format's own entry.
+fn define_filter(ncid: c_int, varid: c_int, id: u32, params: NcResult<&[u32]>) -> NcResult<()> {
+    let filters = FormatFilters::of(ncid)?;
+    if !cfg!(ncf_vlen_filters) && !type_is_fixed_size(ncid, var_type(ncid, varid)?)? {
+        return Err(NC_EFILTER);
+    }
+    filters.define(varid, id, params?)
 }
 
 /// The ids of a variable's filters, in application order; `ids` NULL asks for the count.
@@ -57,10 +51,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     filterids: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|| {
-        let table = dispatch_table(ncid)?;
-        let inquire = table.inq_var_filter_ids.ok_or_else(|| missing_entry(ncid, "inq_var_filter_ids"))?;
-        // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
-        check(unsafe { inquire(ncid, varid, nfilters, filterids) })
+        FormatFilters::of(ncid)?.inquire_ids(varid, &mut arg!((nfilters, filterids) => CountedOut<c_uint>))
     })
 }
 
@@ -77,10 +68,7 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     params: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|| {
-        let table = dispatch_table(ncid)?;
-        let inquire = table.inq_var_filter_info.ok_or_else(|| missing_entry(ncid, "inq_var_filter_info"))?;
-        // SAFETY: the caller's arguments are forwarded unchanged to the format's own entry.
-        check(unsafe { inquire(ncid, varid, id, nparams, params) })
+        FormatFilters::of(ncid)?.inquire_info(varid, id, &mut arg!((nparams, params) => CountedOut<c_uint>))
     })
 }
 
@@ -97,22 +85,14 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     params: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|| {
-        dispatch_table(ncid)?;
-        let mut count = 0usize;
-        // SAFETY: count is a valid out-pointer; a NULL ids vector asks for the count only.
-        check(unsafe { nc_inq_var_filter_ids(ncid, varid, &mut count, ptr::null_mut()) })?;
-        if count == 0 {
-            // SAFETY: idp is NULL or writable per the contract.
-            unsafe { write_opt(idp, 0) };
+        let filters = FormatFilters::of(ncid)?;
+        let mut idp = arg!(idp => Out<c_uint>);
+        let Some(&first) = filters.ids(varid)?.first() else {
+            idp.write(0);
             return Ok(());
-        }
-        let mut ids = vec![0 as c_uint; count];
-        // SAFETY: ids has room for `count` ids, the number just reported.
-        check(unsafe { nc_inq_var_filter_ids(ncid, varid, &mut count, ids.as_mut_ptr()) })?;
-        // SAFETY: the caller's out-pointers are forwarded unchanged.
-        check(unsafe { nc_inq_var_filter_info(ncid, varid, ids[0], nparams, params) })?;
-        // SAFETY: idp is NULL or writable per the contract.
-        unsafe { write_opt(idp, ids[0]) };
+        };
+        filters.inquire_info(varid, first, &mut arg!((nparams, params) => CountedOut<c_uint>))?;
+        idp.write(first);
         Ok(())
     })
 }
@@ -120,48 +100,30 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 /// `NC_NOERR` if filter `id` can be used with this file, else `NC_ENOFILTER`.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|| {
-        let table = dispatch_table(ncid)?;
-        let inquire = table.inq_filter_avail.ok_or_else(|| missing_entry(ncid, "inq_filter_avail"))?;
-        // SAFETY: plain integer arguments forwarded to the format's own entry.
-        check(unsafe { inquire(ncid, id) })
-    })
+    crate::ffi_export!(|| FormatFilters::of(ncid)?.available(id))
 }
 
 /// Defines one standard filter after checking it is available, as dfilter.c does.
 fn define_standard<const N: usize>(ncid: c_int, varid: c_int, id: u32, params: NcResult<[u32; N]>) -> NcResult<()> {
-    check(nc_inq_filter_avail(ncid, id))?;
+    FormatFilters::of(ncid)?.available(id)?;
     let params = params?;
-    // SAFETY: params is a live slice of params.len() words.
-    check(unsafe { nc_def_var_filter(ncid, varid, id, params.len(), params.as_ptr()) })
+    define_filter(ncid, varid, id, Ok(&params))
 }
 
 /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
 fn defined_params(ncid: c_int, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
-    check(nc_inq_filter_avail(ncid, id))?;
-    let mut count = 0usize;
-    // SAFETY: count is a valid out-pointer; NULL params asks for the count only.
-    match check(unsafe { nc_inq_var_filter_info(ncid, varid, id, &mut count, ptr::null_mut()) }) {
-        Err(NC_ENOFILTER) => return Ok(None),
-        result => result?,
-    }
-    let mut params = vec![0 as c_uint; count];
-    // SAFETY: params has room for the `count` words just reported.
-    check(unsafe { nc_inq_var_filter_info(ncid, varid, id, &mut count, params.as_mut_ptr()) })?;
-    params.truncate(count);
-    Ok(Some(params))
+    let filters = FormatFilters::of(ncid)?;
+    filters.available(id)?;
+    filters.params(varid, id)
 }
 
 /// Shared body of the `nc_inq_var_{bzip2,zstandard}` helpers: 1 level parameter.
-///
-/// # Safety
-/// `hasfilterp` and `levelp` are NULL or writable.
-unsafe fn inquire_level(
+fn inquire_level(
     ncid: c_int,
     varid: c_int,
     id: u32,
-    hasfilterp: *mut c_int,
-    levelp: *mut c_int,
+    mut hasfilterp: Out<c_int>,
+    mut levelp: Out<c_int>,
 ) -> NcResult<()> {
     let mut found = (0, 0);
     let mut inquire = || {
@@ -172,11 +134,9 @@ unsafe fn inquire_level(
         Ok(())
     };
     let result = inquire();
-    // SAFETY: out-pointers are NULL or writable per the contract; written on every exit as in 4.9.0.
-    unsafe {
-        write_opt(levelp, found.1);
-        write_opt(hasfilterp, found.0);
-    }
+    // Written on every exit, as in 4.9.0.
+    levelp.write(found.1);
+    hasfilterp.write(found.0);
     result
 }
 
@@ -197,8 +157,9 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    crate::ffi_export!(|| unsafe { inquire_level(ncid, varid, H5Z_FILTER_BZIP2, hasfilterp, levelp) })
+    crate::ffi_export!(|| {
+        inquire_level(ncid, varid, H5Z_FILTER_BZIP2, arg!(hasfilterp => Out<c_int>), arg!(levelp => Out<c_int>))
+    })
 }
 
 /// Zstandard (id 32015) at `level` -131072..=22. `NC_ENOFILTER` when no zstd filter is available
@@ -219,8 +180,9 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    // SAFETY: forwarded contract.
-    crate::ffi_export!(|| unsafe { inquire_level(ncid, varid, H5Z_FILTER_ZSTD, hasfilterp, levelp) })
+    crate::ffi_export!(|| {
+        inquire_level(ncid, varid, H5Z_FILTER_ZSTD, arg!(hasfilterp => Out<c_int>), arg!(levelp => Out<c_int>))
+    })
 }
 
 /// Blosc (id 32001). `NC_ENOFILTER` when no blosc filter is available (4.9.0 built without
@@ -262,18 +224,15 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
             };
             hasfilter = 1;
             let settings = standard_filters::blosc_settings(&params)?;
-            // SAFETY: out-pointers are NULL or writable per the contract.
-            unsafe {
-                write_opt(blocksizep, settings.blocksize);
-                write_opt(levelp, settings.level);
-                write_opt(addshufflep, settings.addshuffle);
-                write_opt(subcompressorp, settings.subcompressor);
-            }
+            arg!(blocksizep => Out<c_uint>).write(settings.blocksize);
+            arg!(levelp => Out<c_uint>).write(settings.level);
+            arg!(addshufflep => Out<c_uint>).write(settings.addshuffle);
+            arg!(subcompressorp => Out<c_uint>).write(settings.subcompressor);
             Ok(())
         };
         let result = inquire();
-        // SAFETY: hasfilterp is NULL or writable; written on every exit as in 4.9.0.
-        unsafe { write_opt(hasfilterp, hasfilter) };
+        // Written on every exit, as in 4.9.0.
+        arg!(hasfilterp => Out<c_int>).write(hasfilter);
         result
     })
 }

@@ -3,22 +3,20 @@
 //! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
 
 use super::builtin;
+use crate::arg;
+use crate::c_args::{Out, Text};
 use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
-use crate::ffi_boundary::c_str_bytes;
 use crate::filter_report::{self, Hdf5Facts, Refusal};
 use serde_json::{json, Value};
 use std::os::raw::{c_char, c_int};
 
 /// Runs `body` inside its own panic boundary, so that `*json_out` is set even when it panics,
 /// and stores its JSON, or `{"error": …}`, in `*json_out`.
-///
-/// # Safety
-/// `json_out` is writable.
-unsafe fn answer(
+fn answer(
     function: &str,
-    json_out: *mut *mut c_char,
+    mut json_out: Out<*mut c_char>,
     body: impl FnOnce() -> Result<Value, Refusal>,
 ) -> NcResult<()> {
     let outcome = crate::ffi_export!(caught function, || {
@@ -35,18 +33,14 @@ unsafe fn answer(
         Ok(text) => (status, text),
         Err(error) => (error.code(), std::ptr::null_mut()),
     };
-    // SAFETY: writable per the contract. The caller owns the text from here.
-    unsafe { json_out.write(text) };
+    // The caller owns the text from here.
+    json_out.write(text);
     check(status)
 }
 
 /// An input string, refused when NULL (`NC_EINVAL`) or not UTF-8.
-///
-/// # Safety
-/// `text` is NULL or NUL-terminated, and outlives `'a`.
-unsafe fn text_arg<'a>(text: *const c_char, what: &str) -> Result<&'a str, Refusal> {
-    // SAFETY: forwarded contract.
-    let bytes = unsafe { c_str_bytes(text) }.ok_or_else(|| Refusal::new(NC_EINVAL, format!("{what} is NULL")))?;
+fn text_arg<'a>(text: Text<'a>, what: &str) -> Result<&'a str, Refusal> {
+    let bytes = text.0.ok_or_else(|| Refusal::new(NC_EINVAL, format!("{what} is NULL")))?;
     std::str::from_utf8(bytes)
         .map_err(|_| Refusal::new(NC_EFILTER, format!("{what} {:?} is not UTF-8", String::from_utf8_lossy(bytes))))
 }
@@ -90,8 +84,7 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
             let _ = crate::netcdf_sys::initialize();
             Ok(filter_report::report(&builtin::registry(), hdf5_facts))
         };
-        // SAFETY: non-NULL, and writable per the contract.
-        unsafe { answer(crate::function_name!(), json_out, body) }
+        answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
     })
 }
 
@@ -112,13 +105,12 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
 pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: *mut *mut c_char) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(json_out);
+        let spec = arg!(spec => Text);
         let body = || {
-            // SAFETY: forwarded contract.
-            let spec = unsafe { text_arg(spec, "the filter spec") }?;
+            let spec = text_arg(spec, "the filter spec")?;
             filter_report::describe_spec(&builtin::registry(), spec, Dialect::current())
         };
-        // SAFETY: non-NULL, and writable per the contract.
-        unsafe { answer(crate::function_name!(), json_out, body) }
+        answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
     })
 }
 
@@ -135,13 +127,12 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
 pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, json_out: *mut *mut c_char) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(json_out);
+        let codec_json = arg!(codec_json => Text);
         let body = || {
-            // SAFETY: forwarded contract.
-            let text = unsafe { text_arg(codec_json, "the codec JSON") }?;
+            let text = text_arg(codec_json, "the codec JSON")?;
             filter_report::describe_codec(&builtin::registry(), text)
         };
-        // SAFETY: non-NULL, and writable per the contract.
-        unsafe { answer(crate::function_name!(), json_out, body) }
+        answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
     })
 }
 

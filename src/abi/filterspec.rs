@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! `netcdf_aux.h` filter-spec functions (replacing the parser in `libdispatch/daux.c`).
 
+use crate::arg;
+use crate::c_args::{CountedOut, InOut, Out, Text};
 use crate::c_heap::CArray;
 use crate::c_types::NC_H5_Filterspec;
 use crate::error::{report, NcError, NcResult, NC_EINVAL};
-use crate::ffi_boundary::write_opt;
 use crate::filterspec::{self, FilterSpec, SpecError};
-use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uchar, c_uint};
 use std::ptr;
 
@@ -39,17 +39,14 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(txt);
-        // SAFETY: non-NULL, and NUL-terminated per the contract.
-        let text = unsafe { CStr::from_ptr(txt) }.to_bytes();
+        let text = arg!(txt => Text).0.unwrap_or_default();
         let spec = filterspec::parse_spec(text).map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
         let params = CArray::from_slice(&spec.params)?;
-        // SAFETY: out-pointers are NULL or writable per the contract.
-        unsafe {
-            write_opt(idp, spec.id);
-            write_opt(nparamsp, spec.params.len());
-            if !paramsp.is_null() {
-                *paramsp = params.into_raw();
-            }
+        arg!(idp => Out<c_uint>).write(spec.id);
+        arg!(nparamsp => Out<usize>).write(spec.params.len());
+        let mut paramsp = arg!(paramsp => Out<*mut c_uint>);
+        if !paramsp.is_null() {
+            paramsp.write(params.into_raw());
         }
         Ok(())
     })
@@ -69,26 +66,23 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(txt0);
-        // SAFETY: non-NULL, and NUL-terminated per the contract.
-        let text = unsafe { CStr::from_ptr(txt0) }.to_bytes();
+        let text = arg!(txt0 => Text).0.unwrap_or_default();
         let list = filterspec::parse_spec_list(text).map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
         let vector = if list.specs.is_empty() {
-            ptr::null_mut()
+            None
         } else {
             let mut vector = SpecVector::with_len(list.specs.len())?;
             for (slot, spec) in list.specs.iter().enumerate() {
                 vector.set(slot, c_spec(spec)?);
             }
-            vector.into_raw()
+            Some(vector)
         };
-        // SAFETY: out-pointers are NULL or writable per the contract.
-        unsafe {
-            write_opt(formatp, list.format);
-            write_opt(nspecsp, list.specs.len());
-            match vectorp.is_null() {
-                false => *vectorp = vector,
-                true => drop(SpecVector::from_raw(vector, list.specs.len())),
-            }
+        arg!(formatp => Out<c_int>).write(list.format);
+        arg!(nspecsp => Out<usize>).write(list.specs.len());
+        let mut vectorp = arg!(vectorp => Out<*mut *mut NC_H5_Filterspec>);
+        // With no place for it, the vector is freed here.
+        if !vectorp.is_null() {
+            vectorp.write(vector.map_or(ptr::null_mut(), SpecVector::into_raw));
         }
         Ok(())
     })
@@ -107,16 +101,11 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(txt, uiparams);
-        // SAFETY: non-NULL, and NUL-terminated per the contract.
-        let text = unsafe { CStr::from_ptr(txt) }.to_bytes();
+        let text = arg!(txt => Text).0.unwrap_or_default();
         let encoded =
             filterspec::parse_parameter(text).map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
-        let words = encoded.words();
-        // SAFETY: uiparams is non-NULL and has room for 2 words per the contract.
-        unsafe {
-            ptr::copy_nonoverlapping(words.as_ptr(), uiparams, words.len());
-            write_opt(nuiparamsp, words.len());
-        }
+        // uiparams has room for 2 words, the most a parameter takes.
+        arg!((nuiparamsp, uiparams) => CountedOut<c_uint>).write(encoded.words());
         Ok(())
     })
 }
@@ -147,8 +136,8 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
     crate::ffi_export!(|| {
-        // SAFETY: mem8 is NULL or valid for 8 bytes per the contract; u8 has alignment 1.
-        if let Some(mem) = unsafe { mem8.cast::<[u8; 8]>().as_mut() } {
+        // u8 has alignment 1, so 8 bytes at mem8 are a [u8; 8].
+        if let Some(mem) = arg!(mem8.cast::<[u8; 8]>() => InOut<[u8; 8]>).get() {
             filterspec::fix8(mem, decode != 0);
         }
     })
@@ -156,35 +145,29 @@ pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_i
 
 /// A C-heap vector of C-heap specs that frees everything unless handed to C.
 struct SpecVector {
-    slots: CArray<*mut NC_H5_Filterspec>,
+    /// `None` once handed to C.
+    slots: Option<CArray<*mut NC_H5_Filterspec>>,
 }
 
 impl SpecVector {
     fn with_len(len: usize) -> NcResult<Self> {
-        Ok(SpecVector { slots: CArray::zeroed(len)? })
-    }
-
-    /// # Safety
-    /// `raw` is NULL or a vector of `len` specs from [`SpecVector::into_raw`].
-    unsafe fn from_raw(raw: *mut *mut NC_H5_Filterspec, len: usize) -> Option<Self> {
-        // SAFETY: forwarded from this function's contract.
-        unsafe { CArray::from_raw(raw, len) }.map(|slots| SpecVector { slots })
+        Ok(SpecVector { slots: Some(CArray::zeroed(len)?) })
     }
 
     fn set(&mut self, slot: usize, spec: *mut NC_H5_Filterspec) {
-        self.slots.as_mut_slice()[slot] = spec;
+        if let Some(slots) = &mut self.slots {
+            slots.as_mut_slice()[slot] = spec;
+        }
     }
 
-    fn into_raw(self) -> *mut *mut NC_H5_Filterspec {
-        let this = std::mem::ManuallyDrop::new(self);
-        // SAFETY: moving the field out of a ManuallyDrop that is never used again.
-        unsafe { ptr::read(&this.slots) }.into_raw()
+    fn into_raw(mut self) -> *mut *mut NC_H5_Filterspec {
+        self.slots.take().map_or(ptr::null_mut(), CArray::into_raw)
     }
 }
 
 impl Drop for SpecVector {
     fn drop(&mut self) {
-        for &spec in self.slots.as_mut_slice().iter() {
+        for &spec in self.slots.iter_mut().flat_map(|slots| slots.as_mut_slice().iter()) {
             // SAFETY: each non-NULL slot was produced by c_spec and is still owned here.
             unsafe { ncaux_h5filterspec_free(spec) };
         }

@@ -2,22 +2,14 @@
 //! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
-use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER};
-use crate::ffi_boundary::{params_slice, write_counted, write_opt};
+use crate::arg;
+use crate::c_args::{CountedOut, Out, Params};
+use crate::error::{NcResult, NC_ENOFILTER};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Location, Hdf5Var};
 use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
-
-/// The variable behind a pointer C passed in (`NC_EINVAL` for NULL).
-///
-/// # Safety
-/// `var` is NULL or a live HDF5 `NC_VAR_INFO_T` not accessed elsewhere meanwhile.
-unsafe fn var_arg(var: *mut NC_VAR_INFO) -> NcResult<Hdf5Var> {
-    // SAFETY: forwarded contract.
-    unsafe { Hdf5Var::new(var) }.ok_or(NC_EINVAL)
-}
 
 /// Adds filter `id` to the variable, or, if it is already there, replaces its parameters
 /// and flags in place. New fletcher32 and shuffle filters go first (see [`rules::insert_position`]).
@@ -56,8 +48,7 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
+        let (mut var, params) = (arg!(var => Hdf5Var)?, arg!((params, nparams) => Params)?);
         add_filter(&mut var, id, params, flags)
     })
 }
@@ -81,8 +72,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         let access = rules::parallel_access_for_filter(found.is_parallel())?;
         filter_will_run(id)?;
         found.var.ensure_list()?;
-        // SAFETY: params is NULL or readable for nparams words per the contract.
-        let params = unsafe { params_slice(params, nparams)? };
+        let params = arg!((params, nparams) => Params)?;
         rules::define_filter(&mut found, id, params)?;
         if access == rules::ParallelAccess::Collective {
             found.set_collective();
@@ -105,8 +95,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
         let found = find_hdf5_var(ncid, varid)?;
-        // SAFETY: out-pointers are NULL or large enough per the contract.
-        unsafe { write_counted(nfiltersp, ids, &found.var.ids()) };
+        arg!((nfiltersp, ids) => CountedOut<_>).write(&found.var.ids());
         Ok(())
     })
 }
@@ -128,8 +117,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
         let mut found = find_hdf5_var(ncid, varid)?;
         found.var.ensure_list()?;
         let index = found.var.position(id).ok_or(NC_ENOFILTER)?;
-        // SAFETY: out-pointers are NULL or large enough per the contract.
-        unsafe { write_counted(nparamsp, params, found.var.params(index)) };
+        arg!((nparamsp, params) => CountedOut<_>).write(found.var.params(index));
         Ok(())
     })
 }
@@ -165,12 +153,10 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => Hdf5Var)?;
         var.ensure_list()?;
         let index = var.position(id).ok_or(NC_ENOFILTER)?;
-        // SAFETY: specp is NULL or writable per the contract.
-        unsafe { write_opt(specp, var.filters()[index]) };
+        arg!(specp => Out<_>).write(var.filters()[index]);
         Ok(())
     })
 }
@@ -183,8 +169,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => Hdf5Var)?;
         let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
         var.remove(index);
         Ok(())
@@ -199,8 +184,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        unsafe { var_arg(var)? }.free_list();
+        arg!(var => Hdf5Var)?.free_list();
         Ok(())
     })
 }
@@ -213,14 +197,12 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let var = unsafe { var_arg(var)? };
+        let var = arg!(var => Hdf5Var)?;
         let missing = (0..var.filters().len())
             .map(|i| var.filter(i))
             .find(|f| f.flags & NC_HDF5_FILTER_MISSING != 0)
             .map_or(0, |f| f.filterid);
-        // SAFETY: idp is NULL or writable per the contract.
-        unsafe { write_opt(idp, missing) };
+        arg!(idp => Out<_>).write(missing);
         Ok(())
     })
 }

@@ -9,12 +9,12 @@
 //! (`ncaux_plugin_path_clear`). Where netcdf-c writes into a caller's non-NULL `dirs` vector,
 //! so does this: the caller gives it room for every directory (`nc_plugin_path_ndirs`).
 
-use crate::c_heap::{c_string, CArray, CStrings};
+use crate::arg;
+use crate::c_args::{Bytes, MallocdPluginList, Out, OutBytes, PluginList, PluginListOut, Text};
 use crate::c_types::NCPluginList;
-use crate::error::{check, report, NcResult, NC_EHDFERR, NC_EINVAL};
-use crate::ffi_boundary::{c_str_bytes, write_opt};
+use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
 use crate::plugin_path;
-use std::ffi::{CStr, CString};
+use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
 use std::sync::{Mutex, MutexGuard};
 
@@ -23,55 +23,6 @@ static CHANGE: Mutex<()> = Mutex::new(());
 
 fn change_lock() -> MutexGuard<'static, ()> {
     CHANGE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The directories of a caller's list (`NC_EINVAL` for a NULL list, a NULL vector with
-/// directories, a NULL directory or one that is not UTF-8).
-///
-/// # Safety
-/// `dirs` is NULL or a valid `NCPluginList` whose vector holds `ndirs` pointers.
-unsafe fn read_list(function: &str, dirs: *const NCPluginList) -> NcResult<Vec<String>> {
-    // SAFETY: NULL or valid per the contract.
-    let list = unsafe { dirs.as_ref() }.ok_or(NC_EINVAL)?;
-    if list.ndirs == 0 {
-        return Ok(Vec::new());
-    }
-    if list.dirs.is_null() {
-        report(format_args!("{function}: {} directories but a NULL vector", list.ndirs));
-        return Err(NC_EINVAL);
-    }
-    (0..list.ndirs)
-        .map(|i| {
-            // SAFETY: the vector holds ndirs pointers, each NULL or NUL-terminated.
-            let bytes = unsafe { c_str_bytes(*list.dirs.add(i)) }.ok_or_else(|| {
-                report(format_args!("{function}: directory {i} is NULL"));
-                NC_EINVAL
-            })?;
-            String::from_utf8(bytes.to_vec()).map_err(|_| {
-                report(format_args!("{function}: directory {i} ({:?}) is not UTF-8", String::from_utf8_lossy(bytes)));
-                NC_EINVAL
-            })
-        })
-        .collect()
-}
-
-/// Stores `dirs` in the caller's list: a new vector when its vector is NULL, else its own.
-///
-/// # Safety
-/// `out` is a valid, writable `NCPluginList`; a non-NULL vector has room for `dirs.len()`.
-unsafe fn write_list<S: AsRef<[u8]>>(out: *mut NCPluginList, dirs: &[S]) -> NcResult<()> {
-    let strings = CStrings::copy_of(dirs)?;
-    // SAFETY: valid and writable per the contract.
-    let list = unsafe { &mut *out };
-    if list.dirs.is_null() && !strings.is_empty() {
-        list.dirs = CArray::<*mut c_char>::zeroed(strings.len())?.into_raw();
-    }
-    for (i, string) in strings.into_raw().into_iter().enumerate() {
-        // SAFETY: the vector has room for every directory per the contract.
-        unsafe { list.dirs.add(i).write(string) };
-    }
-    list.ndirs = dirs.len();
-    Ok(())
 }
 
 /// Pushes the plugin path into HDF5's search table (nothing to do where HDF5 is not loaded).
@@ -102,9 +53,7 @@ fn current_dirs() -> Vec<String> {
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
     crate::ffi_export!(|| {
-        let ndirs = plugin_path::snapshot().dirs.len();
-        // SAFETY: NULL or writable per the contract.
-        unsafe { write_opt(ndirsp, ndirs) };
+        arg!(ndirsp => Out<usize>).write(plugin_path::snapshot().dirs.len());
         Ok(())
     })
 }
@@ -122,8 +71,7 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
         if dirs.is_null() {
             return Ok(());
         }
-        // SAFETY: valid and writable per the contract.
-        unsafe { write_list(dirs, &current_dirs()) }
+        arg!(dirs => PluginListOut).store(&current_dirs())
     })
 }
 
@@ -138,9 +86,7 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        // SAFETY: forwarded contract.
-        let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
-        set_everywhere(&dirs)
+        set_everywhere(&arg!(dirs.cast_const() => PluginList).dirs(crate::function_name!())?)
     })
 }
 
@@ -165,19 +111,19 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        if pathlen == 0 || pathlist0.is_null() {
-            // SAFETY: valid and writable per the contract.
-            unsafe { (*dirs).ndirs = 0 };
-            return Ok(());
-        }
-        // SAFETY: readable for pathlen bytes, stopping at a NUL, per the contract.
-        let bytes = unsafe { std::slice::from_raw_parts(pathlist0.cast::<u8>(), pathlen) };
-        let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
-        let sep = separator(sep).map_or(b':', |c| c as u8);
-        let pieces: Vec<&[u8]> = text.split(|&b| b == sep).collect();
-        // SAFETY: forwarded contract.
-        unsafe { write_list(dirs, &pieces) }
+        split_into(arg!((pathlist0, pathlen) => Bytes), sep, arg!(dirs => PluginListOut))
     })
+}
+
+/// Splits `text` on `sep` (`'\0'`: `:`) into `dirs`, empty pieces kept; no text: no directories.
+fn split_into(text: Bytes, sep: c_char, mut dirs: PluginListOut) -> NcResult<()> {
+    if text.0.is_none_or(<[u8]>::is_empty) {
+        dirs.set_empty();
+        return Ok(());
+    }
+    let sep = separator(sep).map_or(b':', |c| c as u8);
+    let pieces: Vec<&[u8]> = text.text().split(|&b| b == sep).collect();
+    dirs.store(&pieces)
 }
 
 /// [`ncaux_plugin_path_parsen`] of a NUL-terminated `pathlist0`.
@@ -192,10 +138,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        // SAFETY: NULL or NUL-terminated per the contract.
-        let len = unsafe { c_str_bytes(pathlist0) }.map_or(0, <[u8]>::len);
-        // SAFETY: forwarded contract.
-        check(unsafe { ncaux_plugin_path_parsen(len, pathlist0, sep, dirs) })
+        split_into(Bytes(arg!(pathlist0 => Text).0), sep, arg!(dirs => PluginListOut))
     })
 }
 
@@ -213,26 +156,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        // SAFETY: non-NULL, and valid per the contract.
-        let list = unsafe { &*dirs };
-        if list.ndirs > 0 && list.dirs.is_null() {
-            return Err(NC_EINVAL);
-        }
-        let sep = separator(sep).map_or(b':', |c| c as u8);
-        let mut text = Vec::new();
-        for i in 0..list.ndirs {
-            if i > 0 {
-                text.push(sep);
-            }
-            // SAFETY: the vector holds ndirs pointers, each NULL or NUL-terminated.
-            text.extend_from_slice(unsafe { c_str_bytes(*list.dirs.add(i)) }.unwrap_or_default());
-        }
-        if !catp.is_null() {
-            let cat = c_string(&text)?;
-            // SAFETY: checked non-NULL; writable per the contract.
-            unsafe { catp.write(cat) };
-        }
-        Ok(())
+        let text = arg!(dirs => PluginList).joined(separator(sep).map_or(b':', |c| c as u8))?;
+        crate::c_args::out_string(&mut arg!(catp => Out<*mut c_char>), &text)
     })
 }
 
@@ -243,10 +168,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
-        // SAFETY: NULL or valid per the contract.
-        if let Some(list) = unsafe { dirs.as_mut() } {
-            // SAFETY: the list owns its vector and strings per the contract.
-            drop(unsafe { CStrings::take_list(list) });
+        if let Some(mut list) = arg!(dirs => MallocdPluginList).contents() {
+            list.clear();
         }
         Ok(())
     })
@@ -259,40 +182,13 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
-        // SAFETY: forwarded contract.
-        check(unsafe { ncaux_plugin_path_clear(dirs) })?;
-        // SAFETY: NULL or malloc'd per the contract (free(NULL) is a no-op).
-        unsafe { libc::free(dirs.cast()) };
+        let mut list = arg!(dirs => MallocdPluginList);
+        if let Some(mut contents) = list.contents() {
+            contents.clear();
+        }
+        list.free();
         Ok(())
     })
-}
-
-/// Adds `dir` to `dirs`, at the end or (`front`) at the start, in a new vector.
-///
-/// # Safety
-/// `dirs` is valid and writable, its vector `malloc`'d; `dir` is NUL-terminated.
-unsafe fn insert_dir(dirs: *mut NCPluginList, dir: *const c_char, front: bool) -> NcResult<()> {
-    // SAFETY: valid per the contract.
-    let list = unsafe { &mut *dirs };
-    // SAFETY: NUL-terminated per the contract.
-    let dir = unsafe { CStr::from_ptr(dir) }.to_bytes();
-    if list.ndirs > 0 && list.dirs.is_null() {
-        return Err(NC_EINVAL);
-    }
-    let added = CStrings::copy_of(&[dir])?;
-    let mut vector = CArray::<*mut c_char>::zeroed(list.ndirs + 1)?;
-    let slots = vector.as_mut_slice();
-    let (new_slot, old_slots) = if front { (0, 1..) } else { (list.ndirs, 0..) };
-    for (slot, i) in old_slots.zip(0..list.ndirs) {
-        // SAFETY: the old vector holds ndirs pointers.
-        slots[slot] = unsafe { *list.dirs.add(i) };
-    }
-    slots[new_slot] = added.into_raw()[0];
-    // SAFETY: the old vector is malloc'd; its strings moved to the new one.
-    unsafe { libc::free(list.dirs.cast()) };
-    list.dirs = vector.into_raw();
-    list.ndirs += 1;
-    Ok(())
 }
 
 /// Appends a copy of `dir` to `dirs` (`dirs->dirs` may move).
@@ -301,11 +197,9 @@ unsafe fn insert_dir(dirs: *mut NCPluginList, dir: *const c_char, front: bool) -
 /// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    // SAFETY: forwarded contract.
     crate::ffi_export!(|| {
         crate::reject_null!(dirs, dir);
-        // SAFETY: non-NULL, otherwise as the contract says.
-        unsafe { insert_dir(dirs, dir, false) }
+        arg!(dirs => PluginListOut).insert(arg!(dir => Text).0.unwrap_or_default(), false)
     })
 }
 
@@ -315,11 +209,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: 
 /// As for `ncaux_plugin_path_append`.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    // SAFETY: forwarded contract.
     crate::ffi_export!(|| {
         crate::reject_null!(dirs, dir);
-        // SAFETY: non-NULL, otherwise as the contract says.
-        unsafe { insert_dir(dirs, dir, true) }
+        arg!(dirs => PluginListOut).insert(arg!(dir => Text).0.unwrap_or_default(), true)
     })
 }
 
@@ -347,13 +239,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
     crate::ffi_export!(|| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
-        let text = fortran_text();
-        let copied = text.len().min(len);
-        // SAFETY: path is writable for len bytes; copied <= len.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), path.cast::<u8>(), copied);
-            std::ptr::write_bytes(path.cast::<u8>().add(copied), 0, len - copied);
-        }
+        arg!((path, len) => OutBytes).fill_nul_padded(fortran_text().as_bytes());
         Ok(())
     })
 }
@@ -367,10 +253,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *cons
     crate::ffi_export!(|| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
-        // SAFETY: readable for len bytes per the contract.
-        let bytes = unsafe { std::slice::from_raw_parts(path.cast::<u8>(), len) };
-        let text = bytes.split(|&b| b == 0).next().unwrap_or_default();
-        let text = std::str::from_utf8(text).map_err(|_| NC_EINVAL)?;
+        let text = std::str::from_utf8(arg!((path, len) => Bytes).text()).map_err(|_| NC_EINVAL)?;
         set_everywhere(&plugin_path::parse(text, Some(';')))
     })
 }
@@ -407,8 +290,7 @@ pub(crate) mod release {
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
         crate::ffi_export!(|| {
             let count = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?.len();
-            // SAFETY: NULL or writable per the contract.
-            unsafe { write_opt(ndirsp, count) };
+            arg!(ndirsp => Out<usize>).write(count);
             Ok(())
         })
     }
@@ -422,8 +304,7 @@ pub(crate) mod release {
         crate::ffi_export!(|| {
             crate::reject_null!(dirs);
             let table = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?;
-            // SAFETY: valid and writable per the contract.
-            unsafe { write_list(dirs, &table) }
+            arg!(dirs => PluginListOut).store(&table)
         })
     }
 
@@ -435,8 +316,7 @@ pub(crate) mod release {
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         crate::ffi_export!(|| {
             crate::reject_null!(dirs);
-            // SAFETY: forwarded contract.
-            let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
+            let dirs = arg!(dirs.cast_const() => PluginList).dirs(crate::function_name!())?;
             let _change = change_lock();
             push_to_hdf5(&dirs)
         })
@@ -485,8 +365,10 @@ pub(crate) mod release {
     /// `ndirsp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-        // SAFETY: forwarded contract.
-        crate::ffi_export!(|| check(unsafe { nc_plugin_path_ndirs(ndirsp) }))
+        crate::ffi_export!(|| {
+            arg!(ndirsp => Out<usize>).write(plugin_path::snapshot().dirs.len());
+            Ok(())
+        })
     }
 
     /// # Safety
@@ -496,8 +378,7 @@ pub(crate) mod release {
         crate::ffi_export!(|| {
             // Unlike nc_plugin_path_get, as zplugins.c.
             crate::reject_null!(dirs);
-            // SAFETY: forwarded contract.
-            check(unsafe { nc_plugin_path_get(dirs) })
+            arg!(dirs => PluginListOut).store(&current_dirs())
         })
     }
 
@@ -509,8 +390,7 @@ pub(crate) mod release {
     pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         crate::ffi_export!(|| {
             crate::reject_null!(dirs);
-            // SAFETY: forwarded contract.
-            let dirs = unsafe { read_list(crate::function_name!(), dirs)? };
+            let dirs = arg!(dirs.cast_const() => PluginList).dirs(crate::function_name!())?;
             let _change = change_lock();
             plugin_path::set(&dirs);
             Ok(())
@@ -522,6 +402,7 @@ pub(crate) mod release {
 mod tests {
     use super::*;
     use crate::error::{capture_reports, NC_EINVAL};
+    use crate::ffi_boundary::c_str_bytes;
 
     /// The messages name the exported function, never the closure it runs in (they read
     /// "{{closure}}: directory 1 is NULL" when the name was taken inside the boundary's closure).

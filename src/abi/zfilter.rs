@@ -4,28 +4,21 @@
 //! `zclose.c` call.
 
 use super::builtin;
+use crate::arg;
+use crate::c_args::{CallerChunk, CountedOut, Out, Params, Text};
 use crate::c_heap::ChunkBuffer;
 use crate::codec_json::Dialect;
 use crate::error::{NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
-use crate::ffi_boundary::{c_str_bytes, params_slice, write_counted, write_opt};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, Stage, ZarrFilter};
 use crate::hdf5_filter_rules as rules;
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
 use crate::netcdf_sys::nczarr::{
-    ncjson_parse, ncjson_text, FilterHandle, FilterList, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, NCZ_VAR_INFO,
+    ncjson_parse, FilterHandle, FilterList, JsonOut, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, ZarrVarInfo,
+    NCZ_VAR_INFO,
 };
 use crate::plugin_registry::{self, MAX_FILTER_ID};
 use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
-
-/// The variable behind a pointer C passed in (`NC_EINVAL` for NULL).
-///
-/// # Safety
-/// `var` is NULL or a live NCZarr `NC_VAR_INFO_T` not accessed elsewhere meanwhile.
-unsafe fn var_arg(var: *const NC_VAR_INFO) -> NcResult<ZarrVar> {
-    // SAFETY: forwarded contract.
-    unsafe { ZarrVar::new(var.cast_mut()) }.ok_or(NC_EINVAL)
-}
 
 /// `NC_EFILTER`, with its diagnostic, when a codec of the variable's `.zarray` is broken.
 fn check_not_broken(var: &ZarrVar) -> NcResult<()> {
@@ -108,8 +101,7 @@ pub unsafe extern "C" fn NCZ_addfilter(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let (mut var, params) = unsafe { (var_arg(var)?, params_slice(params, nparams)?) };
+        let (mut var, params) = (arg!(var => ZarrVar)?, arg!((params, nparams) => Params)?);
         add_filter(&mut var, id, params)
     })
 }
@@ -130,8 +122,7 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
         dispatch_table(ncid)?;
         let mut found = ZarrLocation::find(ncid, varid)?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
-        // SAFETY: forwarded contract.
-        let params = unsafe { params_slice(params, nparams)? };
+        let params = arg!((params, nparams) => Params)?;
         rules::define_filter(&mut found, id, params)?;
         if found.parallel() {
             return Err(NC_EINVAL);
@@ -154,8 +145,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
         let found = ZarrLocation::find(ncid, varid)?;
         check_not_broken(&found.var)?;
         let filter_ids: Vec<u32> = found.var.filters(FilterList::Chain).iter().map(|f| f.hdf5_id).collect();
-        // SAFETY: out-pointers are NULL or large enough per the contract.
-        unsafe { write_counted(nfiltersp, ids, &filter_ids) };
+        arg!((nfiltersp, ids) => CountedOut<_>).write(&filter_ids);
         Ok(())
     })
 }
@@ -176,8 +166,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
         check_not_broken(&found.var)?;
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
         let filters = found.var.filters(FilterList::Chain);
-        // SAFETY: out-pointers are NULL or large enough per the contract.
-        unsafe { write_counted(nparamsp, params, filters[index].visible.as_slice()) };
+        arg!((nparamsp, params) => CountedOut<_>).write(filters[index].visible.as_slice());
         Ok(())
     })
 }
@@ -229,8 +218,7 @@ pub extern "C" fn NCZ_filter_finalize() -> c_int {
 pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => ZarrVar)?;
         let (ncid, varid) = (var.ncid()?, var.varid());
         for ptr in var.filter_handles(FilterList::Chain) {
             if var.with_filter(FilterList::Chain, ptr, |f| f.is_complete())? {
@@ -249,8 +237,7 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
 pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => ZarrVar)?;
         var.free_list(FilterList::Chain)?;
         var.free_list(FilterList::Incomplete)
     })
@@ -283,8 +270,7 @@ pub(crate) mod plugin_table {
             if !(1..=MAX_FILTER_ID as usize).contains(&filterid) {
                 return Err(NC_EINVAL);
             }
-            // SAFETY: forwarded contract.
-            unsafe { write_opt(pp, std::ptr::null_mut()) };
+            arg!(pp => Out<_>).write(std::ptr::null_mut());
             Ok(())
         })
     }
@@ -297,8 +283,7 @@ pub(crate) mod plugin_table {
     pub unsafe extern "C" fn NCZ_plugin_loaded_byname(name: *const c_char, pp: *mut *mut NCZ_Plugin) -> c_int {
         crate::ffi_export!(|| {
             crate::reject_null!(name);
-            // SAFETY: forwarded contract.
-            unsafe { write_opt(pp, std::ptr::null_mut()) };
+            arg!(pp => Out<_>).write(std::ptr::null_mut());
             Ok(())
         })
     }
@@ -313,11 +298,7 @@ pub(crate) mod plugin_table {
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(zvar);
-        // SAFETY: forwarded contract.
-        let zvar = unsafe { zvar.as_mut() }.ok_or(NC_EINVAL)?;
-        let list = std::mem::replace(&mut zvar.incompletefilters, std::ptr::null_mut());
-        // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
-        unsafe { crate::netcdf_sys::nczarr::free_filter_list(list) };
+        arg!(zvar => ZarrVarInfo).free_incomplete_filters();
         Ok(())
     })
 }
@@ -330,8 +311,7 @@ pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
 pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => ZarrVar)?;
         let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
         var.remove(FilterList::Chain, index);
         Ok(())
@@ -361,16 +341,16 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     encode: c_int,
 ) -> c_int {
     let encoding = encode != 0;
-    // SAFETY: on decode the caller hands over the block (see the doc comment).
-    let mut taken = (!encoding).then(|| unsafe { ChunkBuffer::from_raw(indata, inlen) });
+    let chunk = arg!((indata, inlen) => CallerChunk);
+    // On decode the caller hands the block over; on encode it stays the caller's until success.
+    let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
     let mut result = None;
     let status = crate::ffi_export!(|| {
         crate::reject_null!(var, chain, outlenp, outdatap);
         if indata.is_null() && inlen > 0 {
             return Err(NC_EINVAL);
         }
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => ZarrVar)?;
         if chain != var.info().filters.cast() {
             return Err(NC_EINVAL);
         }
@@ -387,31 +367,33 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         };
         let (input, stages) = match taken.take() {
             Some(chunk) => (chunk, &stages[..]),
-            None => match first_stage_on_borrowed(&stages, indata, inlen) {
-                Some(first) => (first, &stages[1..]),
-                // SAFETY: indata holds inlen bytes (contract); the copy is ours, indata stays C's.
-                None => (unsafe { ChunkBuffer::copy_of(indata, inlen)? }, &stages[..]),
-            },
+            None => {
+                let kept = kept.as_ref().ok_or(NC_EINVAL)?;
+                let borrowed = (!kept.is_null()).then(|| kept.bytes());
+                match first_stage_on_borrowed(&stages, borrowed) {
+                    Some(first) => (first, &stages[1..]),
+                    // The copy is ours; the caller's block stays the caller's.
+                    None => (kept.copy()?, &stages[..]),
+                }
+            }
         };
         result = Some(apply_chain(stages, &name, input, direction)?);
         Ok(())
     });
-    let (data, used) = match result {
-        Some(filtered) => {
-            if encoding {
-                // SAFETY: the chain succeeded on a copy; the caller's block is ours to free now.
-                unsafe { libc::free(indata) };
+    let (data, used) = match (result, kept) {
+        (Some(filtered), kept) => {
+            // Encoded from a copy: the caller's block is ours to free now.
+            if let Some(kept) = kept {
+                kept.free();
             }
             filtered.into_raw()
         }
-        None if encoding => (indata, inlen),
-        None => (std::ptr::null_mut(), 0),
+        (None, Some(kept)) => kept.into_raw(),
+        (None, None) => (std::ptr::null_mut(), 0),
     };
-    // SAFETY: NULL or writable per the contract; C owns the block from here.
-    unsafe {
-        write_opt(outlenp, used);
-        write_opt(outdatap, data);
-    }
+    // C owns the block from here.
+    arg!(outlenp => Out<usize>).write(used);
+    arg!(outdatap => Out<*mut c_void>).write(data);
     status
 }
 
@@ -419,15 +401,11 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
 /// filter that writes a new block: the chain then holds no copy of the chunk (a whole chunk less
 /// at the peak). `None` when the stage needs the chunk's own block, is a plugin's (which may free
 /// the block it is given), or fails: the chain then runs on a copy and reports the failure.
-fn first_stage_on_borrowed(stages: &[Stage], indata: *const c_void, inlen: usize) -> Option<ChunkBuffer> {
+fn first_stage_on_borrowed(stages: &[Stage], chunk: Option<&[u8]>) -> Option<ChunkBuffer> {
     let (id, params) = stages.first()?.built_in()?;
-    if indata.is_null() {
-        return None;
-    }
-    // SAFETY: indata holds inlen bytes (NCZ_applyfilterchain's contract), left unchanged while
-    // the built-in filter reads them; no plugin or netcdf-c call runs meanwhile.
-    let chunk = unsafe { std::slice::from_raw_parts(indata.cast::<u8>(), inlen) };
-    super::h5z::encode_into_new_block(id, params, chunk)?.ok().map(ChunkBuffer::from)
+    // The chunk is left unchanged while the built-in filter reads it: no plugin or netcdf-c call
+    // runs meanwhile.
+    super::h5z::encode_into_new_block(id, params, chunk?)?.ok().map(ChunkBuffer::from)
 }
 
 /// The stages of a variable's chain, each filter checked usable and its working parameters
@@ -471,8 +449,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var, filter);
-        // SAFETY: forwarded contract.
-        let mut var = unsafe { var_arg(var)? };
+        let mut var = arg!(var => ZarrVar)?;
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
         var.ensure_working(filter, ncid, varid)?;
@@ -480,14 +457,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         let (plugin, visible) = var.with_filter(FilterList::Chain, filter, |f| f.codec_job())??;
         let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
         var.with_filter(FilterList::Chain, filter, |f| f.set_codec(codec_id, text.clone()))?;
-        let json = ncjson_parse(&text)?;
-        if jfilterp.is_null() {
-            // SAFETY: nobody else has the tree; netcdf-c's own reclaim frees it.
-            unsafe { crate::netcdf_sys::nczarr::ncjson_free(json.as_ptr()) };
-        } else {
-            // SAFETY: checked non-NULL; the caller owns the tree from here.
-            unsafe { jfilterp.write(json.as_ptr()) };
-        }
+        arg!(jfilterp => JsonOut).give(ncjson_parse(&text)?);
         Ok(())
     })
 }
@@ -506,8 +476,8 @@ pub unsafe extern "C" fn NCZ_filter_build(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        unsafe { build_codec(var, "codec", jfilter, chainindex) }
+        let var = arg!(var => ZarrVar)?;
+        build_codec(var, "codec", arg!(jfilter => NCjson)?, chainindex)
     })
 }
 
@@ -530,18 +500,14 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: NULL or NUL-terminated per the contract.
-        let key = unsafe { c_str_bytes(key) }.map_or_else(|| "codec".into(), String::from_utf8_lossy);
-        // SAFETY: forwarded contract.
-        unsafe { build_codec(var, &key, jcodec, chainindex) }
+        let key = arg!(key => Text).0.map_or_else(|| "codec".into(), String::from_utf8_lossy);
+        let var = arg!(var => ZarrVar)?;
+        build_codec(var, &key, arg!(jcodec => NCjson)?, chainindex)
     })
 }
 
-/// # Safety
-/// As [`ncfilters_zarr_codec`].
-unsafe fn build_codec(var: *mut NC_VAR_INFO, key: &str, jcodec: *const NCjson, chainindex: c_int) -> NcResult<()> {
-    // SAFETY: forwarded contract.
-    let (mut var, text) = unsafe { (var_arg(var)?, ncjson_text(jcodec)?) };
+/// Adds the codec `text` of `.zarray`'s `key` to the variable's chain (see [`ncfilters_zarr_codec`]).
+fn build_codec(mut var: ZarrVar, key: &str, text: String, chainindex: c_int) -> NcResult<()> {
     var.ensure_lists()?;
     let registry = builtin::registry();
     let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
@@ -569,8 +535,7 @@ unsafe fn build_codec(var: *mut NC_VAR_INFO, key: &str, jcodec: *const NCjson, c
 pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let var = unsafe { var_arg(var)? };
+        let var = arg!(var => ZarrVar)?;
         match var.chunk_bytes() {
             Ok(expected) if expected as u64 == size => Ok(()),
             Ok(expected) => {
@@ -599,13 +564,12 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: forwarded contract.
-        let var = unsafe { var_arg(var)? };
+        let var = arg!(var => ZarrVar)?;
         let mut all = var.filters(FilterList::Chain);
         all.extend(var.filters(FilterList::Incomplete));
         let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
-        // SAFETY: lenp is NULL or writable; the caller sized data, if any, for len bytes (nc_inq_att's length).
-        unsafe { write_counted(lenp, data.cast::<u8>(), text.as_bytes()) };
+        // The caller sized data, if any, for len bytes (nc_inq_att's length).
+        arg!((lenp, data.cast::<u8>()) => CountedOut<u8>).write(text.as_bytes());
         Ok(())
     })
 }
@@ -657,13 +621,13 @@ mod tests {
         let chunk: Vec<u8> = (0..100_000u32).flat_map(|i| (i / 7).to_le_bytes()).collect();
         let kept = chunk.clone();
         let zstd = [stage(&registry, 32015, &[3])];
-        let encoded = first_stage_on_borrowed(&zstd, chunk.as_ptr().cast(), chunk.len()).expect("built in");
+        let encoded = first_stage_on_borrowed(&zstd, Some(&chunk)).expect("built in");
         assert_eq!(chunk, kept, "the caller's chunk is unchanged");
         let decoded = apply_chain(&zstd, "v", encoded, Direction::Decode { chunk_bytes: chunk.len() }).unwrap();
         assert!(decoded.bytes() == chunk.as_slice());
-        assert!(first_stage_on_borrowed(&[stage(&registry, 3, &[])], chunk.as_ptr().cast(), chunk.len()).is_none());
-        assert!(first_stage_on_borrowed(&[stage(&registry, 1, &[1])], chunk.as_ptr().cast(), chunk.len()).is_some());
-        assert!(first_stage_on_borrowed(&zstd, std::ptr::null(), 0).is_none());
-        assert!(first_stage_on_borrowed(&[], chunk.as_ptr().cast(), chunk.len()).is_none());
+        assert!(first_stage_on_borrowed(&[stage(&registry, 3, &[])], Some(&chunk)).is_none());
+        assert!(first_stage_on_borrowed(&[stage(&registry, 1, &[1])], Some(&chunk)).is_some());
+        assert!(first_stage_on_borrowed(&zstd, None).is_none());
+        assert!(first_stage_on_borrowed(&[], Some(&chunk)).is_none());
     }
 }

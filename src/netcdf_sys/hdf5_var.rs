@@ -98,6 +98,17 @@ impl std::ops::Deref for Hdf5Var {
     }
 }
 
+/// An export's variable argument: a live `NC_VAR_INFO_T` of an HDF5 file (NULL refused first);
+/// `NC_EINVAL` when it is not one.
+impl crate::c_args::FromRawArgument<*mut NC_VAR_INFO> for Hdf5Var {
+    type Output = crate::error::NcResult<Hdf5Var>;
+
+    unsafe fn from_raw(var: *mut NC_VAR_INFO) -> crate::error::NcResult<Hdf5Var> {
+        // SAFETY: the handle's contract is Hdf5Var::new's.
+        unsafe { Hdf5Var::new(var) }.ok_or(crate::error::NC_EINVAL)
+    }
+}
+
 impl Hdf5Var {
     /// # Safety
     /// `var` is NULL or a live `NC_VAR_INFO_T` of an HDF5 file (see [`VarPtr::new`]).

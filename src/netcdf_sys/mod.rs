@@ -7,6 +7,7 @@
 //! `libncfilters.so` linkable; see [`netcdf_linked`].
 #![allow(non_camel_case_types)]
 
+use crate::c_args::{CountedOut, FromRawArgument};
 use crate::error::{check, NcResult};
 pub use ncfilters_plugin::netcdf_api::{initialize, var_type};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -151,6 +152,90 @@ pub fn dispatch_table(ncid: c_int) -> NcResult<&'static NC_Dispatch> {
             ));
             Err(crate::error::NC_EINTERNAL)
         }
+    }
+}
+
+/// The filter entries of the dispatch table of the file `ncid`, called with typed arguments.
+#[derive(Clone, Copy)]
+pub struct FormatFilters {
+    ncid: c_int,
+    table: &'static NC_Dispatch,
+}
+
+impl FormatFilters {
+    /// The entries of `ncid`'s format ([`dispatch_table`]).
+    pub fn of(ncid: c_int) -> NcResult<Self> {
+        Ok(FormatFilters { ncid, table: dispatch_table(ncid)? })
+    }
+
+    /// An entry, or `NC_EINTERNAL` (reported) when the format has none.
+    fn entry<F>(&self, entry: Option<F>, name: &str) -> NcResult<F> {
+        entry.ok_or_else(|| {
+            crate::error::report(format_args!("ncid {}: the format's dispatch table has no {name} entry", self.ncid));
+            crate::error::NC_EINTERNAL
+        })
+    }
+
+    /// `def_var_filter`.
+    pub fn define(&self, varid: c_int, id: u32, params: &[u32]) -> NcResult<()> {
+        let define = self.entry(self.table.def_var_filter, "def_var_filter")?;
+        // SAFETY: params is a live slice of params.len() words.
+        check(unsafe { define(self.ncid, varid, id, params.len(), params.as_ptr()) })
+    }
+
+    /// `inq_var_filter_ids` into the caller's `(count, vector)`.
+    pub fn inquire_ids(&self, varid: c_int, out: &mut CountedOut<c_uint>) -> NcResult<()> {
+        let inquire = self.entry(self.table.inq_var_filter_ids, "inq_var_filter_ids")?;
+        let (count, ids) = out.as_raw_parts();
+        // SAFETY: CountedOut's contract is the entry's: NULL or writable, ids with room for them all.
+        check(unsafe { inquire(self.ncid, varid, count, ids) })
+    }
+
+    /// `inq_var_filter_info` of filter `id` into the caller's `(count, vector)`.
+    pub fn inquire_info(&self, varid: c_int, id: u32, out: &mut CountedOut<c_uint>) -> NcResult<()> {
+        let inquire = self.entry(self.table.inq_var_filter_info, "inq_var_filter_info")?;
+        let (count, params) = out.as_raw_parts();
+        // SAFETY: CountedOut's contract is the entry's: NULL or writable, params with room for them all.
+        check(unsafe { inquire(self.ncid, varid, id, count, params) })
+    }
+
+    /// The ids of a variable's filters, in application order.
+    pub fn ids(&self, varid: c_int) -> NcResult<Vec<u32>> {
+        let mut count = 0usize;
+        // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
+        self.inquire_ids(varid, &mut unsafe {
+            CountedOut::from_raw((&mut count as *mut usize, std::ptr::null_mut()))
+        })?;
+        let mut ids = vec![0 as c_uint; count];
+        // SAFETY: ids has room for the `count` ids just reported.
+        self.inquire_ids(varid, &mut unsafe { CountedOut::from_raw((&mut count as *mut usize, ids.as_mut_ptr())) })?;
+        ids.truncate(count);
+        Ok(ids)
+    }
+
+    /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
+    pub fn params(&self, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
+        let mut count = 0usize;
+        // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
+        let mut asked = unsafe { CountedOut::from_raw((&mut count as *mut usize, std::ptr::null_mut())) };
+        match self.inquire_info(varid, id, &mut asked) {
+            Err(crate::error::NC_ENOFILTER) => return Ok(None),
+            result => result?,
+        }
+        let mut params = vec![0 as c_uint; count];
+        // SAFETY: params has room for the `count` words just reported.
+        self.inquire_info(varid, id, &mut unsafe {
+            CountedOut::from_raw((&mut count as *mut usize, params.as_mut_ptr()))
+        })?;
+        params.truncate(count);
+        Ok(Some(params))
+    }
+
+    /// `inq_filter_avail`: `NC_NOERR` if filter `id` can be used with this file.
+    pub fn available(&self, id: u32) -> NcResult<()> {
+        let inquire = self.entry(self.table.inq_filter_avail, "inq_filter_avail")?;
+        // SAFETY: plain integer arguments.
+        check(unsafe { inquire(self.ncid, id) })
     }
 }
 

@@ -129,6 +129,29 @@ pub unsafe fn ncjson_free(json: *mut NCjson) {
     unsafe { ncfilters_NCJreclaim(json) }
 }
 
+/// An export's `NCZ_VAR_INFO_T` argument: a live one, not accessed elsewhere meanwhile (NULL
+/// refused first).
+#[derive(Debug)]
+pub struct ZarrVarInfo<'a>(&'a mut NCZ_VAR_INFO);
+
+impl<'a> crate::c_args::FromRawArgument<*mut NCZ_VAR_INFO> for ZarrVarInfo<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw(info: *mut NCZ_VAR_INFO) -> Self {
+        // SAFETY: live and non-NULL per the contract.
+        ZarrVarInfo(unsafe { &mut *info })
+    }
+}
+
+impl ZarrVarInfo<'_> {
+    /// Frees the list of filters defined with incomplete plugins, leaving none.
+    pub fn free_incomplete_filters(&mut self) {
+        let list = std::mem::replace(&mut self.0.incompletefilters, ptr::null_mut());
+        // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
+        unsafe { free_filter_list(list) };
+    }
+}
+
 /// Frees a filter list and the ncfilters filters in it.
 ///
 /// # Safety
@@ -155,6 +178,43 @@ pub fn ncjson_parse(text: &str) -> NcResult<NonNull<NCjson>> {
     match NonNull::new(json) {
         Some(json) if code == 0 => Ok(json),
         _ => Err(NC_EFILTER),
+    }
+}
+
+/// An export's `NCjson` argument: NULL or a live tree; converts to its text (`NC_EFILTER` for
+/// NULL or a tree netcdf-c cannot write).
+impl crate::c_args::FromRawArgument<*const NCjson> for NCjson {
+    type Output = NcResult<String>;
+
+    unsafe fn from_raw(json: *const NCjson) -> NcResult<String> {
+        // SAFETY: the handle's contract is ncjson_text's.
+        unsafe { ncjson_text(json) }
+    }
+}
+
+/// An export's out-pointer for a JSON tree it makes: NULL (the tree is freed) or writable, the
+/// caller then owning the tree.
+#[derive(Debug)]
+pub struct JsonOut(*mut *mut NCjson);
+
+impl crate::c_args::FromRawArgument<*mut *mut NCjson> for JsonOut {
+    type Output = Self;
+
+    unsafe fn from_raw(out: *mut *mut NCjson) -> Self {
+        JsonOut(out)
+    }
+}
+
+impl JsonOut {
+    /// Hands `json`, which nobody else holds, to the caller, or frees it when the pointer is NULL.
+    pub fn give(self, json: NonNull<NCjson>) {
+        if self.0.is_null() {
+            // SAFETY: nobody else has the tree; netcdf-c's own reclaim frees it.
+            unsafe { ncjson_free(json.as_ptr()) };
+        } else {
+            // SAFETY: non-NULL and writable per the contract; the caller owns the tree from here.
+            unsafe { self.0.write(json.as_ptr()) };
+        }
     }
 }
 
@@ -256,6 +316,28 @@ impl std::ops::Deref for ZarrVar {
     type Target = VarPtr;
     fn deref(&self) -> &VarPtr {
         &self.var
+    }
+}
+
+/// An export's variable argument: a live NCZarr `NC_VAR_INFO_T` not accessed elsewhere meanwhile
+/// (NULL refused first); `NC_EINVAL` when it is not one.
+impl crate::c_args::FromRawArgument<*mut NC_VAR_INFO> for ZarrVar {
+    type Output = NcResult<ZarrVar>;
+
+    unsafe fn from_raw(var: *mut NC_VAR_INFO) -> NcResult<ZarrVar> {
+        // SAFETY: the handle's contract is ZarrVar::new's.
+        unsafe { ZarrVar::new(var) }.ok_or(NC_EINVAL)
+    }
+}
+
+/// The same for an export that declares its variable `const` (netcdf-c's signature); ncfilters'
+/// NCZarr filter lists are the variable's own to change.
+impl crate::c_args::FromRawArgument<*const NC_VAR_INFO> for ZarrVar {
+    type Output = NcResult<ZarrVar>;
+
+    unsafe fn from_raw(var: *const NC_VAR_INFO) -> NcResult<ZarrVar> {
+        // SAFETY: the same contract.
+        unsafe { <ZarrVar as crate::c_args::FromRawArgument<*mut NC_VAR_INFO>>::from_raw(var.cast_mut()) }
     }
 }
 

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! Typed handles of the exports' pointer arguments. Each pointer an export receives becomes a
+//! handle once, through [`arg!`](crate::arg!) and the handle's one audited [`FromRawArgument`]
+//! conversion; the export's body then calls safe methods. The contract a pointer must meet is
+//! the handle's (its docs), which the export's `# Safety` section states for its callers.
+//!
+//! NULL follows netcdf-c: an optional out-pointer or out-vector may be NULL (nothing is written),
+//! a text may be NULL (`None`); an export refuses a NULL it cannot take with
+//! [`reject_null!`](crate::reject_null!) before converting.
+
+use crate::c_heap::{c_string, CArray, CStrings, ChunkBuffer};
+use crate::c_types::NCPluginList;
+use crate::error::{report, NcResult, NC_EINVAL};
+use std::marker::PhantomData;
+use std::os::raw::c_void;
+use std::os::raw::{c_char, c_uint};
+
+/// A handle made from an export's raw pointer argument(s) `Raw`: the handle itself, or a result
+/// of it where a pointer can be refused (a variable that is not one, say).
+pub trait FromRawArgument<Raw>: Sized {
+    type Output;
+    /// # Safety
+    /// `raw` meets the handle's contract (its type's docs) for the handle's lifetime.
+    unsafe fn from_raw(raw: Raw) -> Self::Output;
+}
+
+/// `arg!(raw => Handle)`: an export's pointer argument (or a tuple of them) as its typed handle,
+/// under the contract the export's `# Safety` section states.
+#[macro_export]
+macro_rules! arg {
+    ($raw:expr => $handle:ty) => {{
+        let raw = $raw;
+        // SAFETY: the export's `# Safety` section states the handle's contract for its callers.
+        unsafe { <$handle as $crate::c_args::FromRawArgument<_>>::from_raw(raw) }
+    }};
+}
+
+/// An optional out-pointer: NULL (nothing is written) or valid for a write of `T`.
+#[derive(Debug)]
+pub struct Out<'a, T> {
+    target: *mut T,
+    _borrow: PhantomData<&'a mut T>,
+}
+
+impl<T> FromRawArgument<*mut T> for Out<'_, T> {
+    type Output = Self;
+
+    unsafe fn from_raw(target: *mut T) -> Self {
+        Out { target, _borrow: PhantomData }
+    }
+}
+
+impl<T> Out<'_, T> {
+    pub fn is_null(&self) -> bool {
+        self.target.is_null()
+    }
+
+    /// Stores `value`, unless the pointer is NULL.
+    pub fn write(&mut self, value: T) {
+        if !self.target.is_null() {
+            // SAFETY: non-NULL, and valid for a write of T per the handle's contract.
+            unsafe { self.target.write(value) }
+        }
+    }
+}
+
+/// A value the function reads and rewrites in place: NULL (nothing done) or valid for reads and
+/// writes of `T`.
+#[derive(Debug)]
+pub struct InOut<'a, T>(Option<&'a mut T>);
+
+impl<'a, T> FromRawArgument<*mut T> for InOut<'a, T> {
+    type Output = Self;
+
+    unsafe fn from_raw(value: *mut T) -> Self {
+        // SAFETY: NULL or valid for reads and writes per the contract.
+        InOut(unsafe { value.as_mut() })
+    }
+}
+
+impl<T> InOut<'_, T> {
+    pub fn get(&mut self) -> Option<&mut T> {
+        self.0.as_deref_mut()
+    }
+}
+
+/// netcdf-c's `(count, vector)` answer: an optional count and an optional vector with room for
+/// as many values as the function answers (the caller asked for the count first).
+#[derive(Debug)]
+pub struct CountedOut<'a, T> {
+    count: Out<'a, usize>,
+    values: *mut T,
+}
+
+impl<T> FromRawArgument<(*mut usize, *mut T)> for CountedOut<'_, T> {
+    type Output = Self;
+
+    unsafe fn from_raw((count, values): (*mut usize, *mut T)) -> Self {
+        // SAFETY: the count's part of this handle's contract.
+        CountedOut { count: unsafe { Out::from_raw(count) }, values }
+    }
+}
+
+impl<T> CountedOut<'_, T> {
+    /// The two pointers as the caller gave them, for a C function with the same contract.
+    pub fn as_raw_parts(&mut self) -> (*mut usize, *mut T) {
+        (self.count.target, self.values)
+    }
+}
+
+impl<T: Copy> CountedOut<'_, T> {
+    /// Stores `values.len()` and copies `values`, each unless its pointer is NULL.
+    pub fn write(&mut self, values: &[T]) {
+        self.count.write(values.len());
+        if !self.values.is_null() {
+            // SAFETY: non-NULL, with room for every value of the answer per the contract.
+            unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), self.values, values.len()) };
+        }
+    }
+}
+
+/// A text: NULL, or NUL-terminated and alive for `'a`.
+#[derive(Debug, Clone, Copy)]
+pub struct Text<'a>(pub Option<&'a [u8]>);
+
+impl<'a> FromRawArgument<*const c_char> for Text<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw(text: *const c_char) -> Self {
+        // SAFETY: NULL or NUL-terminated per the contract.
+        Text(unsafe { crate::ffi_boundary::c_str_bytes(text) })
+    }
+}
+
+/// `(bytes, len)`: NULL, or readable for `len` bytes; the text ends at the first NUL within them.
+#[derive(Debug, Clone, Copy)]
+pub struct Bytes<'a>(pub Option<&'a [u8]>);
+
+impl<'a> FromRawArgument<(*const c_char, usize)> for Bytes<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw((bytes, len): (*const c_char, usize)) -> Self {
+        if bytes.is_null() {
+            return Bytes(None);
+        }
+        // SAFETY: non-NULL and readable for len bytes per the contract.
+        Bytes(Some(unsafe { std::slice::from_raw_parts(bytes.cast::<u8>(), len) }))
+    }
+}
+
+impl<'a> Bytes<'a> {
+    /// The bytes before the first NUL (all of them without one; none for NULL).
+    pub fn text(&self) -> &'a [u8] {
+        self.0.unwrap_or_default().split(|&b| b == 0).next().unwrap_or_default()
+    }
+}
+
+/// `(buffer, len)` to fill: writable for `len` bytes (NULL refused first by the export).
+#[derive(Debug)]
+pub struct OutBytes<'a> {
+    buffer: *mut c_char,
+    len: usize,
+    _borrow: PhantomData<&'a mut [u8]>,
+}
+
+impl FromRawArgument<(*mut c_char, usize)> for OutBytes<'_> {
+    type Output = Self;
+
+    unsafe fn from_raw((buffer, len): (*mut c_char, usize)) -> Self {
+        OutBytes { buffer, len, _borrow: PhantomData }
+    }
+}
+
+impl OutBytes<'_> {
+    /// Copies `text` as `strncpy` does: at most `len` bytes, NUL-padded, no NUL when it fills them.
+    pub fn fill_nul_padded(&mut self, text: &[u8]) {
+        if self.buffer.is_null() {
+            return;
+        }
+        let copied = text.len().min(self.len);
+        // SAFETY: writable for len bytes per the contract; copied <= len.
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), self.buffer.cast::<u8>(), copied);
+            std::ptr::write_bytes(self.buffer.cast::<u8>().add(copied), 0, self.len - copied);
+        }
+    }
+}
+
+/// A filter's `(params, nparams)`: NULL (only with `nparams == 0`) or readable for `nparams` words;
+/// converts to the words (`NC_EINVAL` for NULL with `nparams > 0`).
+#[derive(Debug)]
+pub struct Params<'a>(PhantomData<&'a [u32]>);
+
+impl<'a> FromRawArgument<(*const c_uint, usize)> for Params<'a> {
+    type Output = NcResult<&'a [u32]>;
+
+    unsafe fn from_raw((params, nparams): (*const c_uint, usize)) -> NcResult<&'a [u32]> {
+        // SAFETY: NULL or readable for nparams words per the contract.
+        unsafe { crate::ffi_boundary::params_slice(params, nparams) }
+    }
+}
+
+/// A caller's `NCPluginList`, to read: valid, its vector NULL or holding `ndirs` pointers, each
+/// NULL or NUL-terminated (NULL refused first by the export).
+#[derive(Debug, Clone, Copy)]
+pub struct PluginList<'a>(&'a NCPluginList);
+
+impl<'a> FromRawArgument<*const NCPluginList> for PluginList<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw(list: *const NCPluginList) -> Self {
+        // SAFETY: valid per the contract (and non-NULL: refused before).
+        PluginList(unsafe { &*list })
+    }
+}
+
+impl<'a> PluginList<'a> {
+    /// Each directory's bytes, `None` for a NULL one; `NC_EINVAL` for a NULL vector with directories.
+    fn entries(&self) -> NcResult<Vec<Option<&'a [u8]>>> {
+        if self.0.ndirs == 0 {
+            return Ok(Vec::new());
+        }
+        if self.0.dirs.is_null() {
+            return Err(NC_EINVAL);
+        }
+        // SAFETY: the vector holds ndirs pointers, each NULL or NUL-terminated, per the contract.
+        Ok((0..self.0.ndirs).map(|i| unsafe { crate::ffi_boundary::c_str_bytes(*self.0.dirs.add(i)) }).collect())
+    }
+
+    /// The directories (`NC_EINVAL`, reported as `function`'s, for a NULL vector with directories,
+    /// a NULL directory or one that is not UTF-8).
+    pub fn dirs(&self, function: &str) -> NcResult<Vec<String>> {
+        let entries = self.entries().inspect_err(|_| {
+            report(format_args!("{function}: {} directories but a NULL vector", self.0.ndirs));
+        })?;
+        entries
+            .into_iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                let bytes = entry.ok_or_else(|| {
+                    report(format_args!("{function}: directory {i} is NULL"));
+                    NC_EINVAL
+                })?;
+                String::from_utf8(bytes.to_vec()).map_err(|_| {
+                    report(format_args!(
+                        "{function}: directory {i} ({:?}) is not UTF-8",
+                        String::from_utf8_lossy(bytes)
+                    ));
+                    NC_EINVAL
+                })
+            })
+            .collect()
+    }
+
+    /// The directories joined with `sep`, a NULL one as empty.
+    pub fn joined(&self, sep: u8) -> NcResult<Vec<u8>> {
+        Ok(self.entries()?.into_iter().map(Option::unwrap_or_default).collect::<Vec<_>>().join(&sep))
+    }
+}
+
+/// A caller's `NCPluginList`, to write: valid and writable; a non-NULL vector `malloc`'d with its
+/// strings and owned by the list, with room for what is stored into it (NULL refused first).
+#[derive(Debug)]
+pub struct PluginListOut<'a>(&'a mut NCPluginList);
+
+impl<'a> FromRawArgument<*mut NCPluginList> for PluginListOut<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
+        // SAFETY: valid and writable per the contract (and non-NULL: refused before).
+        PluginListOut(unsafe { &mut *list })
+    }
+}
+
+impl PluginListOut<'_> {
+    /// The list read-only.
+    pub fn as_list(&self) -> PluginList<'_> {
+        PluginList(self.0)
+    }
+
+    /// Stores `dirs`: into a new vector when the list's is NULL, else into its own.
+    pub fn store<S: AsRef<[u8]>>(&mut self, dirs: &[S]) -> NcResult<()> {
+        let strings = CStrings::copy_of(dirs)?;
+        if self.0.dirs.is_null() && !strings.is_empty() {
+            self.0.dirs = CArray::<*mut c_char>::zeroed(strings.len())?.into_raw();
+        }
+        for (i, string) in strings.into_raw().into_iter().enumerate() {
+            // SAFETY: the vector has room for every directory per the contract.
+            unsafe { self.0.dirs.add(i).write(string) };
+        }
+        self.0.ndirs = dirs.len();
+        Ok(())
+    }
+
+    /// Says the list has no directories (its vector stays as it is).
+    pub fn set_empty(&mut self) {
+        self.0.ndirs = 0;
+    }
+
+    /// Frees the directories and the vector, and empties the list.
+    pub fn clear(&mut self) {
+        // SAFETY: the list owns its malloc'd vector and strings per the contract.
+        drop(unsafe { CStrings::take_list(self.0) });
+    }
+
+    /// Adds a copy of `dir`, at the end or (`front`) at the start, in a new vector.
+    pub fn insert(&mut self, dir: &[u8], front: bool) -> NcResult<()> {
+        if self.0.ndirs > 0 && self.0.dirs.is_null() {
+            return Err(NC_EINVAL);
+        }
+        let added = CStrings::copy_of(&[dir])?;
+        let mut vector = CArray::<*mut c_char>::zeroed(self.0.ndirs + 1)?;
+        let slots = vector.as_mut_slice();
+        let (new_slot, old_slots) = if front { (0, 1..) } else { (self.0.ndirs, 0..) };
+        for (slot, i) in old_slots.zip(0..self.0.ndirs) {
+            // SAFETY: the old vector holds ndirs pointers.
+            slots[slot] = unsafe { *self.0.dirs.add(i) };
+        }
+        slots[new_slot] = added.into_raw()[0];
+        // SAFETY: the old vector is malloc'd per the contract; its strings moved to the new one.
+        unsafe { libc::free(self.0.dirs.cast()) };
+        self.0.dirs = vector.into_raw();
+        self.0.ndirs += 1;
+        Ok(())
+    }
+}
+
+/// A `malloc`'d `NCPluginList` the caller hands back to be freed (NULL: nothing to free), its
+/// vector and strings as [`PluginListOut`]'s.
+#[derive(Debug)]
+pub struct MallocdPluginList(*mut NCPluginList);
+
+impl FromRawArgument<*mut NCPluginList> for MallocdPluginList {
+    type Output = Self;
+
+    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
+        MallocdPluginList(list)
+    }
+}
+
+impl MallocdPluginList {
+    /// The list's contents, to clear; `None` for NULL.
+    pub fn contents(&mut self) -> Option<PluginListOut<'_>> {
+        // SAFETY: NULL or valid and writable per the contract.
+        unsafe { self.0.as_mut() }.map(PluginListOut)
+    }
+
+    /// Frees the list itself (its contents first cleared by the caller).
+    pub fn free(self) {
+        // SAFETY: NULL or malloc'd per the contract (free(NULL) does nothing).
+        unsafe { libc::free(self.0.cast()) };
+    }
+}
+
+/// A new `malloc`'d C string for an out-pointer the caller frees.
+pub fn out_string(out: &mut Out<'_, *mut c_char>, text: &[u8]) -> NcResult<()> {
+    if !out.is_null() {
+        out.write(c_string(text)?);
+    }
+    Ok(())
+}
+
+/// A chunk a caller hands to a filter chain: NULL (only with `len == 0`) or a `malloc`'d block of
+/// `len` bytes, left unchanged while it is read, which the chain may take over or free.
+#[derive(Debug)]
+pub struct CallerChunk {
+    data: *mut c_void,
+    len: usize,
+}
+
+impl FromRawArgument<(*mut c_void, usize)> for CallerChunk {
+    type Output = Self;
+
+    unsafe fn from_raw((data, len): (*mut c_void, usize)) -> Self {
+        CallerChunk { data, len }
+    }
+}
+
+impl CallerChunk {
+    pub fn is_null(&self) -> bool {
+        self.data.is_null()
+    }
+
+    /// The chunk's bytes (none for NULL), for reading while no one else runs on it.
+    pub fn bytes(&self) -> &[u8] {
+        if self.data.is_null() {
+            return &[];
+        }
+        // SAFETY: a block of len bytes per the contract, unchanged while borrowed.
+        unsafe { std::slice::from_raw_parts(self.data.cast::<u8>(), self.len) }
+    }
+
+    /// A copy in a block of ours; the caller's stays the caller's.
+    pub fn copy(&self) -> NcResult<ChunkBuffer> {
+        // SAFETY: NULL or a block of len bytes per the contract.
+        unsafe { ChunkBuffer::copy_of(self.data, self.len) }
+    }
+
+    /// The block itself, now ours.
+    pub fn take(self) -> ChunkBuffer {
+        // SAFETY: a malloc'd block of len bytes that the caller gives up, per the contract.
+        unsafe { ChunkBuffer::from_raw(self.data, self.len) }
+    }
+
+    /// Frees the block (after a chain has replaced it).
+    pub fn free(self) {
+        // SAFETY: NULL or malloc'd per the contract (free(NULL) does nothing).
+        unsafe { libc::free(self.data) };
+    }
+
+    /// The block given back as it came, `(data, len)`.
+    pub fn into_raw(self) -> (*mut c_void, usize) {
+        (self.data, self.len)
+    }
+}
