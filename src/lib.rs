@@ -9,7 +9,9 @@
 //! 1. [`netcdf_sys`]: bindings to netcdf-c internals (the NCZarr filter lists hold
 //!    ncfilters-core's `filter_chain` filters); then [`abi_layout`]: the layout table the ABI
 //!    check compares with netcdf-c's headers;
-//! 2. [`abi`]: every exported C function, one file per replaced netcdf-c source file, and the
+//! 2. [`nczarr_filters`]: NCZarr's filter policy (the registry with the built-in filters, defining
+//!    a filter, `.zarray`'s codecs, a chain's stages), safe code the exports call;
+//! 3. [`abi`]: every exported C function, one file per replaced netcdf-c source file, and the
 //!    built-in standard filters.
 //!
 //! The modules of the crates below are re-exported under their own names, so `crate::filters`
@@ -34,6 +36,7 @@ pub(crate) use ncfilters_plugin::hdf5_sys;
 // The layers, lowest first (`tests/layers.rs` reads this order).
 pub(crate) mod netcdf_sys;
 pub mod abi_layout;
+pub(crate) mod nczarr_filters;
 pub mod abi;
 
 /// What the integration tests in `tests/` reach beyond the C ABI; not part of any interface.
@@ -44,6 +47,6 @@ pub mod test_support {
 
     /// Whether the NCZarr registry (discovered now if need be) has a complete filter `id`.
     pub fn registry_has(id: u32) -> bool {
-        crate::abi::builtin::registry().get(id).is_some()
+        crate::nczarr_filters::registry().get(id).is_some()
     }
 }

@@ -6,48 +6,23 @@
 //! (`H5Zregister`) with a *stand-in* class. Registering must not search the plugin path (that
 //! would load every plugin library into every netCDF program), so the stand-in decides only when
 //! HDF5 first uses the filter: a plugin on `HDF5_PLUGIN_PATH` with the id, if there is one,
-//! else ncfilters' own filter (both found through [`plugin_registry`]). The order is:
+//! else ncfilters' own filter (both found through `crate::plugin_registry`). The order is:
 //! 1. a class already registered with HDF5 for the id: HDF5's own predefined filters (deflate,
 //!    shuffle, fletcher32 and, where HDF5 has it, szip) or one the application registered
 //!    (hdf5plugin, h5py): it is never replaced;
 //! 2. a plugin library on `HDF5_PLUGIN_PATH`;
 //! 3. ncfilters' built-in filter.
 //!
-//! The same filters, with their codecs, are what NCZarr has built in: [`registry`] hands them to
-//! [`plugin_registry`]'s discovery.
+//! The same filters, with their codecs, are what NCZarr has built in
+//! (`crate::nczarr_filters::registry`).
 
-use super::plugin::{working_parameters, StaticClass, STANDARD};
+use super::plugin::{StaticClass, STANDARD};
 use crate::c_types::{hid_t, H5Z_class2_t};
 use crate::error::report;
-use crate::plugin_loader::{CodecPart, FilterPart};
-use crate::plugin_registry::{self, Registry};
+use crate::nczarr_filters::registry;
+use crate::plugin_loader::FilterPart;
 use crate::standard_filter_table::standard_filter_rows;
 use std::os::raw::{c_int, c_uint, c_void};
-use std::sync::Arc;
-
-/// The standard filters as the NCZarr registry takes them: native parts, whose functions are
-/// ncfilters' own Rust.
-pub fn builtin_parts() -> Vec<(FilterPart, CodecPart)> {
-    STANDARD
-        .iter()
-        .map(|standard| {
-            let filter = FilterPart {
-                id: standard.id,
-                name: standard.name.to_string_lossy().into_owned(),
-                function: standard.function,
-                can_apply: standard.can_apply,
-                set_local: standard.set_local,
-                set_decode_limit: None, // in this library: the chain's limit is already its own
-            };
-            (filter, CodecPart::native(standard.codec, working_parameters))
-        })
-        .collect()
-}
-
-/// The NCZarr filter registry, discovered on first use with the standard filters built in.
-pub fn registry() -> Arc<Registry> {
-    plugin_registry::registry(builtin_parts)
-}
 
 /// Runs `use_part` on the filter HDF5 should run for `id` (the path's plugin or ncfilters' own),
 /// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
@@ -205,6 +180,7 @@ mod tests {
     use super::*;
     use crate::c_heap::CParams;
     use crate::plugin_loader::test_parts::library_codec;
+    use crate::plugin_loader::CodecPart;
     use std::ffi::CStr;
 
     /// NCZarr's built-ins are the plugin libraries' classes and codecs, run as Rust.
@@ -219,7 +195,7 @@ mod tests {
             (&p::zstd::CLASS, &p::zstd::CODEC, &[3]),
             (&p::blosc::CLASS, &p::blosc::CODEC, &[0, 0, 0, 1, 5, 1, 4]),
         ];
-        let builtins = builtin_parts();
+        let builtins = crate::nczarr_filters::builtin_parts();
         assert_eq!(builtins.len(), libraries.len());
         for ((filter, native), (class, codec, params)) in builtins.iter().zip(libraries) {
             let class = &class.0;

@@ -82,7 +82,7 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
         let body = || {
             // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
             let _ = crate::netcdf_sys::initialize();
-            Ok(filter_report::report(&builtin::registry(), hdf5_facts))
+            Ok(filter_report::report(&crate::nczarr_filters::registry(), hdf5_facts))
         };
         answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
     })
@@ -108,7 +108,7 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
         let spec = arg!(spec => Text);
         let body = || {
             let spec = text_arg(spec, "the filter spec")?;
-            filter_report::describe_spec(&builtin::registry(), spec, Dialect::current())
+            filter_report::describe_spec(&crate::nczarr_filters::registry(), spec, Dialect::current())
         };
         answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
     })
@@ -130,7 +130,7 @@ pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, jso
         let codec_json = arg!(codec_json => Text);
         let body = || {
             let text = text_arg(codec_json, "the codec JSON")?;
-            filter_report::describe_codec(&builtin::registry(), text)
+            filter_report::describe_codec(&crate::nczarr_filters::registry(), text)
         };
         answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
     })

@@ -3,8 +3,10 @@
 //!
 //! Each export only converts arguments and calls safe Rust, its body inside
 //! [`ffi_export!`](crate::ffi_export) (the panic boundary: a panic becomes the return type's
-//! failure value) with its pointer arguments checked by [`reject_null!`](crate::reject_null);
-//! `null_arguments` holds every export to that.
+//! failure value) with its pointer arguments checked by [`reject_null!`](crate::reject_null)
+//! and each converted once into a typed handle by [`arg!`](crate::arg) (`crate::c_args`);
+//! `null_arguments` holds every export to the first two. NCZarr's policy is
+//! `crate::nczarr_filters`'.
 //!
 //! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path` is
 //! netcdf-c 4.9.3's plugin-path API, added to 4.9.0 builds.
