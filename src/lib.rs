@@ -10,7 +10,9 @@
 //!    ncfilters-core's `filter_chain` filters); then [`abi_layout`]: the layout table the ABI
 //!    check compares with netcdf-c's headers;
 //! 2. [`nczarr_filters`]: NCZarr's filter policy (the registry with the built-in filters, defining
-//!    a filter, `.zarray`'s codecs, a chain's stages), safe code the exports call;
+//!    a filter, `.zarray`'s codecs, a chain's stages); then [`hdf5_filters`]: netCDF-4/HDF5's
+//!    (defining a filter, whether one will run, which classes are ncfilters' stand-ins); safe
+//!    code the exports call;
 //! 3. [`abi`]: every exported C function, one file per replaced netcdf-c source file, and the
 //!    built-in standard filters.
 //!
@@ -37,6 +39,7 @@ pub(crate) use ncfilters_plugin::hdf5_sys;
 pub(crate) mod netcdf_sys;
 pub mod abi_layout;
 pub(crate) mod nczarr_filters;
+pub(crate) mod hdf5_filters;
 pub mod abi;
 
 /// What the integration tests in `tests/` reach beyond the C ABI; not part of any interface.

@@ -124,18 +124,6 @@ macro_rules! stand_ins {
 }
 standard_filter_rows!(stand_ins);
 
-/// The ids whose stand-in this process registered.
-static REGISTERED: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
-
-fn registered_ids() -> std::sync::MutexGuard<'static, Vec<u32>> {
-    REGISTERED.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// Whether HDF5's class for `id` is the stand-in this process registered.
-pub fn is_stand_in(id: u32) -> bool {
-    registered_ids().contains(&id)
-}
-
 /// Registers a stand-in for each standard filter that has no class registered with HDF5 yet
 /// (see the module documentation). Asks HDF5's registered table only, so HDF5 never searches
 /// its plugin path here, and a class registered before (HDF5's own, an application's, or ours
@@ -150,27 +138,9 @@ pub fn register_standard_filters() {
             Err(_) => return, // HDF5 is not in the process
         }
         match crate::hdf5_sys::register(&class.0) {
-            Ok(()) => {
-                let mut ids = registered_ids();
-                if !ids.contains(&id) {
-                    ids.push(id);
-                }
-            }
+            Ok(()) => crate::hdf5_filters::record_stand_in(id),
             Err(e) => report(format_args!("built-in filter {id}: {} failed", e.0)),
         }
-    }
-}
-
-/// Why HDF5's filter `id`, found available, cannot actually run: when HDF5's class for it is our
-/// stand-in and the implementation it would pick is ncfilters' own blosc or szip, whose C library
-/// does not load. `None` when it will run (or the class is not ours to judge).
-pub fn unavailable_reason(id: u32) -> Option<String> {
-    if !is_stand_in(id) {
-        return None;
-    }
-    match crate::ffi_export!(caught "the filter lookup", || registry().get(id).cloned()) {
-        Some(plugin) => plugin.unavailable_reason(),
-        None => Some(format!("no implementation of filter {id} was found")),
     }
 }
 

@@ -2,7 +2,6 @@
 //! ncfilters' own C API (`include/ncfilters.h`, not part of netcdf-c): the filter report and
 //! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
 
-use super::builtin;
 use crate::arg;
 use crate::c_args::{Out, Text};
 use crate::c_heap::c_string;
@@ -50,7 +49,7 @@ fn text_arg<'a>(text: Text<'a>, what: &str) -> Result<&'a str, Refusal> {
 fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
     let registered = crate::hdf5_sys::filter_registered(id).ok()?;
     let available = crate::hdf5_sys::filter_avail(id).unwrap_or(false);
-    Some(Hdf5Facts { registered, stand_in: registered && builtin::is_stand_in(id), available })
+    Some(Hdf5Facts { registered, stand_in: registered && crate::hdf5_filters::is_stand_in(id), available })
 }
 
 /// Reports which filters this process can use, for netCDF-4 (HDF5) files and for NCZarr, and

@@ -4,37 +4,13 @@
 
 use crate::arg;
 use crate::c_args::{CountedOut, Out, Params};
-use crate::error::{NcResult, NC_ENOFILTER};
+use crate::error::NC_ENOFILTER;
 use crate::hdf5_filter_rules as rules;
+use crate::hdf5_filters::{add_filter, filter_will_run};
 use crate::netcdf_sys::dispatch_table;
-use crate::netcdf_sys::hdf5_var::{find_hdf5_var, hdf5_filter_available, Hdf5Location, Hdf5Var};
+use crate::netcdf_sys::hdf5_var::{find_hdf5_var, Hdf5Var};
 use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
-
-/// Adds filter `id` to the variable, or, if it is already there, replaces its parameters
-/// and flags in place. New fletcher32 and shuffle filters go first (see [`rules::insert_position`]).
-fn add_filter(var: &mut Hdf5Var, id: u32, params: &[u32], flags: c_int) -> NcResult<()> {
-    var.ensure_list()?;
-    match var.position(id) {
-        Some(index) => var.replace(index, params, flags),
-        None => var.insert(rules::insert_position(&var.ids(), id), id, params, flags),
-    }
-}
-
-impl rules::FilterTarget for Hdf5Location {
-    fn has_filter(&self, id: u32) -> bool {
-        self.var.position(id).is_some()
-    }
-    fn dim_lengths(&self) -> Vec<usize> {
-        self.var.dim_lengths()
-    }
-    fn make_chunked(&mut self) -> NcResult<()> {
-        Hdf5Location::make_chunked(self)
-    }
-    fn add_filter(&mut self, id: u32, params: &[u32]) -> NcResult<()> {
-        add_filter(&mut self.var, id, params, 0)
-    }
-}
 
 /// # Safety
 /// `var` is NULL or a live HDF5 variable; `params` is NULL or readable for `nparams` words.
@@ -126,19 +102,6 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
     crate::ffi_export!(|| filter_will_run(id))
-}
-
-/// HDF5 has filter `id` and it will run: a built-in stand-in whose C library (libblosc,
-/// libsz) does not load is not available, so callers learn it before the first chunk fails.
-fn filter_will_run(id: c_uint) -> NcResult<()> {
-    hdf5_filter_available(id)?;
-    match super::builtin::unavailable_reason(id) {
-        Some(why) => {
-            crate::error::report(format_args!("filter {id} is not available: {why}"));
-            Err(NC_ENOFILTER)
-        }
-        None => Ok(()),
-    }
 }
 
 /// Finds filter `id` on the variable (creating its empty list if it has none).
