@@ -273,11 +273,6 @@ impl<'a> FromRawArgument<*mut NCPluginList> for PluginListOut<'a> {
 }
 
 impl PluginListOut<'_> {
-    /// The list read-only.
-    pub fn as_list(&self) -> PluginList<'_> {
-        PluginList(self.0)
-    }
-
     /// Stores `dirs`: into a new vector when the list's is NULL, else into its own.
     pub fn store<S: AsRef<[u8]>>(&mut self, dirs: &[S]) -> NcResult<()> {
         let strings = CStrings::copy_of(dirs)?;

@@ -67,6 +67,21 @@ fn shown((major, minor, patch): (u32, u32, u32)) -> String {
     }
 }
 
+/// Adds to `wrong` each of `packages` (the `kind` of crate) whose rust-version is not `expected`
+/// (`why` it is expected).
+fn stating_otherwise(packages: &[&Value], expected: (u32, u32, u32), kind: &str, why: &str, wrong: &mut Vec<String>) {
+    for package in packages {
+        if package["rust_version"].as_str().and_then(parse) != Some(expected) {
+            wrong.push(format!(
+                "{} ({kind}) states {:?}, not {} ({why})",
+                package["name"],
+                package["rust_version"],
+                shown(expected)
+            ));
+        }
+    }
+}
+
 /// Checks the stated versions; returns the line that says what holds.
 pub fn check_rust_versions(metadata: &Value, shipped_names: &[String]) -> Result<String> {
     let members: Vec<&Value> =
@@ -78,16 +93,7 @@ pub fn check_rust_versions(metadata: &Value, shipped_names: &[String]) -> Result
         shipped.iter().find(|p| p["name"] == "ncfilters").and_then(|p| parse(p["rust_version"].as_str()?));
     let Some(workspace_version) = workspace_version else { fail!("the ncfilters crate states no rust-version") };
     let mut wrong = Vec::new();
-    for package in &shipped {
-        if package["rust_version"].as_str().and_then(parse) != Some(workspace_version) {
-            wrong.push(format!(
-                "{} (shipped) states {:?}, not the workspace's {}",
-                package["name"],
-                package["rust_version"],
-                shown(workspace_version)
-            ));
-        }
-    }
+    stating_otherwise(&shipped, workspace_version, "shipped", "the workspace's", &mut wrong);
     let built = reachable(metadata, &shipped.iter().map(|p| id(p)).collect::<Vec<_>>(), |kind| kind != Some("dev"));
     let Some((built_needs, built_by)) = highest(metadata, &built) else {
         fail!("no rust-version among the shipped crates' dependencies")
@@ -103,21 +109,13 @@ pub fn check_rust_versions(metadata: &Value, shipped_names: &[String]) -> Result
     let Some((tests_need, tests_by)) = highest(metadata, &everything) else {
         fail!("no rust-version in the workspace")
     };
-    for package in &dev_only {
-        if package["rust_version"].as_str().and_then(parse) != Some(tests_need) {
-            wrong.push(format!(
-                "{} (dev-only) states {:?}, not {} ({tests_by}'s, the highest the tests build)",
-                package["name"],
-                package["rust_version"],
-                shown(tests_need)
-            ));
-        }
-    }
+    let tests_floor = format!("{tests_by}'s, the highest the tests build");
+    stating_otherwise(&dev_only, tests_need, "dev-only", &tests_floor, &mut wrong);
     if !wrong.is_empty() {
         fail!("rust-version: {}", wrong.join("; "));
     }
     Ok(format!(
-        "PASS rust-version: the {} shipped crates state Rust {} (the most their dependencies ask: {}, {built_by}); the {} dev-only crates {} ({tests_by}'s, the most the tests ask)",
+        "PASS rust-version: the {} shipped crates state Rust {} (the most a dependency they build on any target asks: {}, {built_by}); the {} dev-only crates {} ({tests_by}'s, the most the tests ask)",
         shipped.len(),
         shown(workspace_version),
         shown(built_needs),
