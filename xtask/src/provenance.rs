@@ -11,18 +11,6 @@ use crate::harness::{fail, log, read_to_string, Harness, Result};
 use crate::process::{cmd, output, output_ignoring_errors};
 use crate::text::files_with_suffix;
 
-/// Names that must be among the derived exports: if the rule below ever misses ncfilters' own
-/// objects, the list would shrink silently.
-const KNOWN_REPLACED: [&str; 7] = [
-    "nc_plugin_path_set",
-    "ncaux_plugin_path_parse",
-    "nc_def_var_filter",
-    "NCZ_applyfilterchain",
-    "ncaux_h5filterspec_parse",
-    "NC4_hdf5_def_var_filter",
-    "nc_inq_var_zstandard",
-];
-
 /// Prefixes of global functions that are not netcdf-c API: the C shim's own functions, the
 /// Rust runtime's and compiler-generated ones, and mangled Rust (legacy and v0 schemes).
 const NOT_NETCDF_API: [&str; 5] = ["ncfilters_", "rust_", "_ZN", "_R", "__"];
@@ -137,7 +125,7 @@ pub fn test_symbol_provenance(h: &Harness) -> Result {
     if !map.is_file() {
         fail!("no link map at {}", map.display());
     }
-    let replaced = derive_replaced_symbols(&archive)?;
+    let replaced = derive_replaced_symbols(h, &archive)?;
     let lib_syms = dynamic_symbols(&lib)?;
     let ranges = ncfilters_text_ranges(&read_to_string(&map)?);
     check_replaced_symbols_come_from_ncfilters(&replaced, &lib_syms, &ranges)?;
@@ -159,15 +147,54 @@ pub fn test_symbol_provenance(h: &Harness) -> Result {
     crate::matrix::compare_exports(h, false, "stock", "ncfilters")
 }
 
-fn derive_replaced_symbols(archive: &Path) -> Result<BTreeSet<String>> {
+/// The netcdf-c functions libncfilters.a defines (nm), which must be exactly those the sources
+/// declare for this release ([`declared_exports`]): a rule that missed ncfilters' objects, or
+/// took in another's, would otherwise change the list silently.
+fn derive_replaced_symbols(h: &Harness, archive: &Path) -> Result<BTreeSet<String>> {
     let mut nm = cmd("nm", ["-A", "--defined-only", "-g"]);
     nm.arg(archive);
     let replaced = replaced_symbols(&output_ignoring_errors(&mut nm)?);
-    if let Some(missing) = KNOWN_REPLACED.iter().find(|k| !replaced.contains(**k)) {
-        fail!("{missing} is not among the {} functions derived from nm of {}", replaced.len(), archive.display());
+    let declared = declared_exports(h)?;
+    let undeclared: Vec<&String> = replaced.difference(&declared).collect();
+    let missing: Vec<&String> = declared.difference(&replaced).collect();
+    if !undeclared.is_empty() || !missing.is_empty() {
+        fail!(
+            "nm of {} and the sources disagree: defined but not declared {undeclared:?}; declared but not defined {missing:?}",
+            archive.display()
+        );
     }
-    println!("{} replaced symbols: the netcdf-c functions {} defines", replaced.len(), archive.display());
+    println!(
+        "{} replaced symbols: the netcdf-c functions {} defines, each a #[no_mangle] function of src/ for netcdf-c {}",
+        replaced.len(),
+        archive.display(),
+        h.version()
+    );
     Ok(replaced)
+}
+
+/// The netcdf-c functions the sources declare for this release: every `#[no_mangle]` function of
+/// `src/` (read by ncfilters-source-scan) whose `cfg` conditions the release meets, but ncfilters'
+/// own API.
+fn declared_exports(h: &Harness) -> Result<BTreeSet<String>> {
+    let mut declared = BTreeSet::new();
+    for export in ncfilters_source_scan::exports(&h.repo.join("src")) {
+        let mut built = true;
+        for condition in &export.cfgs {
+            match condition.as_str() {
+                "ncf_plugin_path_release" => built &= h.release.own_plugin_path_api,
+                "test" => built = false,
+                other => fail!(
+                    "{} ({}): cfg({other}) is a condition symbol-provenance does not know",
+                    export.name,
+                    export.file.display()
+                ),
+            }
+        }
+        if built && !NOT_NETCDF_API.iter().any(|prefix| export.name.starts_with(prefix)) {
+            declared.insert(export.name);
+        }
+    }
+    Ok(declared)
 }
 
 fn check_replaced_symbols_come_from_ncfilters(
@@ -354,6 +381,18 @@ fn needed_libraries(lib: &Path) -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The conditions declared_exports reads: 4.9.3's plugin-path internals carry theirs, the
+    /// public API none.
+    #[test]
+    fn the_sources_mark_the_plugin_path_release_s_exports() {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let exports = ncfilters_source_scan::exports(&repo.join("src"));
+        let cfgs = |name: &str| exports.iter().find(|e| e.name == name).map(|e| e.cfgs.clone()).unwrap();
+        assert_eq!(cfgs("NC4_hdf5_plugin_path_get"), ["ncf_plugin_path_release"]);
+        assert_eq!(cfgs("NCZ_load_all_plugins"), ["ncf_plugin_path_release"]);
+        assert!(cfgs("nc_def_var_filter").is_empty() && cfgs("nc_plugin_path_set").is_empty());
+    }
 
     #[test]
     fn the_plugin_targets_come_from_the_cmake_list() {

@@ -107,6 +107,9 @@ pub struct Export {
     pub macros: Vec<(String, Option<String>)>,
     /// Whether its body calls anything (a function, a method, a macro).
     pub calls_anything: bool,
+    /// The `cfg(…)` conditions on it and on the modules around it (`ncf_plugin_path_release`):
+    /// empty when every build has it.
+    pub cfgs: Vec<String>,
 }
 
 impl Export {
@@ -124,7 +127,7 @@ pub fn exports(dir: &Path) -> Vec<Export> {
     let mut found = Vec::new();
     for file in rust_files(dir) {
         let syntax = parse_file(&file);
-        let mut collector = ExportCollector { file: &file, found: &mut found };
+        let mut collector = ExportCollector { file: &file, found: &mut found, cfgs: Vec::new() };
         collector.visit_file(&syntax);
     }
     found
@@ -133,6 +136,17 @@ pub fn exports(dir: &Path) -> Vec<Export> {
 struct ExportCollector<'a> {
     file: &'a Path,
     found: &'a mut Vec<Export>,
+    /// The `cfg` conditions of the modules being visited.
+    cfgs: Vec<String>,
+}
+
+/// The conditions of an item's `#[cfg(…)]` attributes, as text.
+fn cfg_conditions(attributes: &[syn::Attribute]) -> Vec<String> {
+    attributes
+        .iter()
+        .filter(|attribute| attribute.path().is_ident("cfg"))
+        .filter_map(|attribute| attribute.meta.require_list().ok().map(|list| list.tokens.to_string()))
+        .collect()
 }
 
 impl<'ast> Visit<'ast> for ExportCollector<'_> {
@@ -149,6 +163,13 @@ impl<'ast> Visit<'ast> for ExportCollector<'_> {
         syn::visit::visit_item_macro(self, item);
     }
 
+    fn visit_item_mod(&mut self, module: &'ast syn::ItemMod) {
+        let depth = self.cfgs.len();
+        self.cfgs.extend(cfg_conditions(&module.attrs));
+        syn::visit::visit_item_mod(self, module);
+        self.cfgs.truncate(depth);
+    }
+
     fn visit_item_fn(&mut self, function: &'ast syn::ItemFn) {
         if function.attrs.iter().any(is_no_mangle) {
             let mut body = BodyCollector::default();
@@ -159,6 +180,7 @@ impl<'ast> Visit<'ast> for ExportCollector<'_> {
                 pointer_arguments: pointer_arguments(&function.sig),
                 calls_anything: body.calls || !body.macros.is_empty(),
                 macros: body.macros,
+                cfgs: [self.cfgs.clone(), cfg_conditions(&function.attrs)].concat(),
             });
         }
         syn::visit::visit_item_fn(self, function);
@@ -417,6 +439,7 @@ mod tests {
             pub unsafe extern "C" fn nc_a(ncid: c_int, p: *mut c_int, cb: Option<unsafe extern "C" fn()>) -> c_int {
                 ffi_export!(|| { reject_null!(p); Ok(()) })
             }
+            #[cfg(feature_x)]
             mod m {
                 #[unsafe(no_mangle)]
                 pub extern "C" fn nc_b() -> c_int { ffi_export!(caught "x", || 1) }
@@ -443,6 +466,7 @@ mod tests {
         assert!(exports[0].invokes("ffi_export", None) && exports[0].invokes("reject_null", None));
         assert!(exports[1].invokes("ffi_export", Some("caught")) && !exports[0].invokes("ffi_export", Some("caught")));
         assert!(!exports[2].calls_anything);
+        assert_eq!((exports[0].cfgs.len(), exports[1].cfgs.as_slice()), (0, &["feature_x".to_string()][..]));
     }
 
     #[test]
