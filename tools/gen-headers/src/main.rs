@@ -138,7 +138,29 @@ fn render_header(header: &Header, functions: &[Prototype]) -> String {
     text
 }
 
+/// cbindgen's exports, which the headers are rendered from, are the `#[no_mangle]` functions of
+/// `src/` that the source scan finds (the NULL-policy test, symbol provenance and the CMake
+/// module's list read the same scan), and every function a header lists is one of them.
+fn check_exports_match_the_scan() {
+    let scanned: BTreeSet<String> =
+        ncfilters_source_scan::exports(&crate_root().join("src")).into_iter().map(|e| e.name).collect();
+    let rendered: BTreeSet<String> = exported_prototypes().into_iter().map(|p| p.name).collect();
+    if scanned != rendered {
+        fail(format!(
+            "cbindgen and the source scan see different exports: only cbindgen {:?}, only the scan {:?}",
+            rendered.difference(&scanned).collect::<Vec<_>>(),
+            scanned.difference(&rendered).collect::<Vec<_>>()
+        ));
+    }
+    let unlisted: Vec<&str> =
+        HEADERS.iter().flat_map(|h| h.functions.iter().copied()).filter(|f| !scanned.contains(*f)).collect();
+    if !unlisted.is_empty() {
+        fail(format!("headers list functions ncfilters does not export: {unlisted:?}"));
+    }
+}
+
 fn headers(check_only: bool) {
+    check_exports_match_the_scan();
     let functions = prototypes(true);
     let include = crate_root().join("include");
     let mut stale = Vec::new();
