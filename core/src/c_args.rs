@@ -258,21 +258,38 @@ impl<'a> PluginList<'a> {
     }
 }
 
-/// A caller's `NCPluginList`, to write: valid and writable; a non-NULL vector `malloc`'d with its
-/// strings and owned by the list, with room for what is stored into it (NULL refused first).
+/// A live value of the caller's the function may change: valid and writable for the call, not
+/// touched elsewhere meanwhile (NULL refused first).
 #[derive(Debug)]
-pub struct PluginListOut<'a>(&'a mut NCPluginList);
+pub struct Live<'a, T>(&'a mut T);
 
-impl<'a> FromRawArgument<*mut NCPluginList> for PluginListOut<'a> {
+impl<'a, T> FromRawArgument<*mut T> for Live<'a, T> {
     type Output = Self;
 
-    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
-        // SAFETY: valid and writable per the contract (and non-NULL: refused before).
-        PluginListOut(unsafe { &mut *list })
+    unsafe fn from_raw(value: *mut T) -> Self {
+        // SAFETY: valid, writable and non-NULL per the contract.
+        Live(unsafe { &mut *value })
     }
 }
 
-impl PluginListOut<'_> {
+impl<T> std::ops::Deref for Live<'_, T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        self.0
+    }
+}
+
+impl<T> std::ops::DerefMut for Live<'_, T> {
+    fn deref_mut(&mut self) -> &mut T {
+        self.0
+    }
+}
+
+/// A caller's `NCPluginList`, to write: a [`Live`] list whose non-NULL vector is `malloc`'d with
+/// its strings and owned by the list, with room for what is stored into it.
+pub type PluginListOut<'a> = Live<'a, NCPluginList>;
+
+impl Live<'_, NCPluginList> {
     /// Stores `dirs`: into a new vector when the list's is NULL, else into its own.
     pub fn store<S: AsRef<[u8]>>(&mut self, dirs: &[S]) -> NcResult<()> {
         let strings = CStrings::copy_of(dirs)?;
@@ -337,7 +354,7 @@ impl MallocdPluginList {
     /// The list's contents, to clear; `None` for NULL.
     pub fn contents(&mut self) -> Option<PluginListOut<'_>> {
         // SAFETY: NULL or valid and writable per the contract.
-        unsafe { self.0.as_mut() }.map(PluginListOut)
+        unsafe { self.0.as_mut() }.map(Live)
     }
 
     /// Frees the list itself (its contents first cleared by the caller).

@@ -4,7 +4,7 @@
 //! `zclose.c` call.
 
 use crate::arg;
-use crate::c_args::{CallerChunk, CountedOut, Out, Params, Text};
+use crate::c_args::{CallerChunk, CountedOut, Live, Out, Params, Text};
 use crate::codec_json::Dialect;
 use crate::error::{NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, ZarrFilter};
@@ -15,8 +15,8 @@ use crate::nczarr_filters::{
 use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
 use crate::netcdf_sys::nczarr::{
-    ncjson_parse, FilterHandle, FilterList, JsonOut, NCZ_Filter, NCjson, ZarrLocation, ZarrVar, ZarrVarInfo,
-    NCZ_VAR_INFO,
+    free_incomplete_filters, ncjson_parse, FilterHandle, FilterList, JsonOut, NCZ_Filter, NCjson, ZarrLocation,
+    ZarrVar, NCZ_VAR_INFO,
 };
 use crate::plugin_registry::{self, MAX_FILTER_ID};
 use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
@@ -230,7 +230,7 @@ pub(crate) mod plugin_table {
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(zvar);
-        arg!(zvar => ZarrVarInfo).free_incomplete_filters();
+        free_incomplete_filters(&mut *arg!(zvar => Live<NCZ_VAR_INFO>));
         Ok(())
     })
 }

@@ -129,27 +129,11 @@ pub unsafe fn ncjson_free(json: *mut NCjson) {
     unsafe { ncfilters_NCJreclaim(json) }
 }
 
-/// An export's `NCZ_VAR_INFO_T` argument: a live one, not accessed elsewhere meanwhile (NULL
-/// refused first).
-#[derive(Debug)]
-pub struct ZarrVarInfo<'a>(&'a mut NCZ_VAR_INFO);
-
-impl<'a> crate::c_args::FromRawArgument<*mut NCZ_VAR_INFO> for ZarrVarInfo<'a> {
-    type Output = Self;
-
-    unsafe fn from_raw(info: *mut NCZ_VAR_INFO) -> Self {
-        // SAFETY: live and non-NULL per the contract.
-        ZarrVarInfo(unsafe { &mut *info })
-    }
-}
-
-impl ZarrVarInfo<'_> {
-    /// Frees the list of filters defined with incomplete plugins, leaving none.
-    pub fn free_incomplete_filters(&mut self) {
-        let list = std::mem::replace(&mut self.0.incompletefilters, ptr::null_mut());
-        // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
-        unsafe { free_filter_list(list) };
-    }
+/// Frees the list of filters defined with incomplete plugins, leaving none.
+pub fn free_incomplete_filters(info: &mut NCZ_VAR_INFO) {
+    let list = std::mem::replace(&mut info.incompletefilters, ptr::null_mut());
+    // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
+    unsafe { free_filter_list(list) };
 }
 
 /// Frees a filter list and the ncfilters filters in it.
