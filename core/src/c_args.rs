@@ -12,8 +12,7 @@ use crate::c_heap::{c_string, CArray, CStrings, ChunkBuffer};
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EINVAL};
 use std::marker::PhantomData;
-use std::os::raw::c_void;
-use std::os::raw::{c_char, c_uint};
+use std::os::raw::{c_char, c_uint, c_void};
 
 /// A handle made from an export's raw pointer argument(s) `Raw`: the handle itself, or a result
 /// of it where a pointer can be refused (a variable that is not one, say).
@@ -25,7 +24,8 @@ pub trait FromRawArgument<Raw>: Sized {
 }
 
 /// `arg!(raw => Handle)`: an export's pointer argument (or a tuple of them) as its typed handle,
-/// under the contract the export's `# Safety` section states.
+/// under the contract the export's `# Safety` section states. Only for an export's own arguments:
+/// the export's contract is what makes the conversion sound.
 #[macro_export]
 macro_rules! arg {
     ($raw:expr => $handle:ty) => {{
