@@ -351,10 +351,12 @@ impl FromRawArgument<*mut NCPluginList> for MallocdPluginList {
 }
 
 impl MallocdPluginList {
-    /// The list's contents, to clear; `None` for NULL.
-    pub fn contents(&mut self) -> Option<PluginListOut<'_>> {
+    /// Frees the list's directories and vector and empties it (NULL: nothing to do).
+    pub fn clear(&mut self) {
         // SAFETY: NULL or valid and writable per the contract.
-        unsafe { self.0.as_mut() }.map(Live)
+        if let Some(list) = unsafe { self.0.as_mut() } {
+            Live(list).clear();
+        }
     }
 
     /// Frees the list itself (its contents first cleared by the caller).

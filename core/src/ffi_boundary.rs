@@ -225,31 +225,6 @@ pub unsafe fn c_str_bytes<'a>(text: *const c_char) -> Option<&'a [u8]> {
     Some(unsafe { CStr::from_ptr(text) }.to_bytes())
 }
 
-/// Stores `value` through an optional out-pointer (netcdf-c's "ignored if NULL" convention).
-///
-/// # Safety
-/// `out` is NULL or valid for a write of `T`.
-pub unsafe fn write_opt<T>(out: *mut T, value: T) {
-    if !out.is_null() {
-        // SAFETY: non-NULL and writable per this function's contract.
-        unsafe { out.write(value) }
-    }
-}
-
-/// Answers netcdf-c's `(count, vector)` inquiry convention: `*count_out = values.len()` unless
-/// `count_out` is NULL, and the values copied to `values_out` unless it is NULL.
-///
-/// # Safety
-/// `count_out` is NULL or writable; `values_out` is NULL or has room for `values.len()` values.
-pub unsafe fn write_counted<T: Copy>(count_out: *mut usize, values_out: *mut T, values: &[T]) {
-    // SAFETY: NULL or writable per the contract.
-    unsafe { write_opt(count_out, values.len()) };
-    if !values_out.is_null() {
-        // SAFETY: non-NULL, with room for every value per the contract.
-        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), values_out, values.len()) };
-    }
-}
-
 /// A filter's `(params, nparams)` as a slice (`NC_EINVAL` for NULL with `nparams > 0`).
 ///
 /// # Safety

@@ -168,9 +168,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
-        if let Some(mut list) = arg!(dirs => MallocdPluginList).contents() {
-            list.clear();
-        }
+        arg!(dirs => MallocdPluginList).clear();
         Ok(())
     })
 }
@@ -183,9 +181,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
         let mut list = arg!(dirs => MallocdPluginList);
-        if let Some(mut contents) = list.contents() {
-            contents.clear();
-        }
+        list.clear();
         list.free();
         Ok(())
     })

@@ -230,7 +230,7 @@ pub(crate) mod plugin_table {
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(zvar);
-        free_incomplete_filters(&mut *arg!(zvar => Live<NCZ_VAR_INFO>));
+        free_incomplete_filters(arg!(zvar => Live<NCZ_VAR_INFO>));
         Ok(())
     })
 }

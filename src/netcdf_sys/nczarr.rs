@@ -129,8 +129,10 @@ pub unsafe fn ncjson_free(json: *mut NCjson) {
     unsafe { ncfilters_NCJreclaim(json) }
 }
 
-/// Frees the list of filters defined with incomplete plugins, leaving none.
-pub fn free_incomplete_filters(info: &mut NCZ_VAR_INFO) {
+/// Frees the list of filters defined with incomplete plugins, leaving none. It takes the export's
+/// handle, not any `&mut NCZ_VAR_INFO`: the handle's contract (a live `NCZ_VAR_INFO_T`) is what
+/// says the list holds ncfilters' filters.
+pub fn free_incomplete_filters(mut info: crate::c_args::Live<'_, NCZ_VAR_INFO>) {
     let list = std::mem::replace(&mut info.incompletefilters, ptr::null_mut());
     // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
     unsafe { free_filter_list(list) };
