@@ -201,34 +201,17 @@ impl FormatFilters {
 
     /// The ids of a variable's filters, in application order.
     pub fn ids(&self, varid: c_int) -> NcResult<Vec<u32>> {
-        let mut count = 0usize;
-        // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
-        self.inquire_ids(varid, &mut unsafe {
-            CountedOut::from_raw((&mut count as *mut usize, std::ptr::null_mut()))
-        })?;
-        let mut ids = vec![0 as c_uint; count];
-        // SAFETY: ids has room for the `count` ids just reported.
-        self.inquire_ids(varid, &mut unsafe { CountedOut::from_raw((&mut count as *mut usize, ids.as_mut_ptr())) })?;
-        ids.truncate(count);
-        Ok(ids)
+        let count = count_of(|out| self.inquire_ids(varid, out))?;
+        filled(count, |out| self.inquire_ids(varid, out))
     }
 
     /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
     pub fn params(&self, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
-        let mut count = 0usize;
-        // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
-        let mut asked = unsafe { CountedOut::from_raw((&mut count as *mut usize, std::ptr::null_mut())) };
-        match self.inquire_info(varid, id, &mut asked) {
+        let count = match count_of(|out| self.inquire_info(varid, id, out)) {
             Err(crate::error::NC_ENOFILTER) => return Ok(None),
             result => result?,
-        }
-        let mut params = vec![0 as c_uint; count];
-        // SAFETY: params has room for the `count` words just reported.
-        self.inquire_info(varid, id, &mut unsafe {
-            CountedOut::from_raw((&mut count as *mut usize, params.as_mut_ptr()))
-        })?;
-        params.truncate(count);
-        Ok(Some(params))
+        };
+        filled(count, |out| self.inquire_info(varid, id, out)).map(Some)
     }
 
     /// `inq_filter_avail`: `NC_NOERR` if filter `id` can be used with this file.
@@ -237,6 +220,24 @@ impl FormatFilters {
         // SAFETY: plain integer arguments.
         check(unsafe { inquire(self.ncid, id) })
     }
+}
+
+/// The first call of netcdf-c's count-then-fill inquiry: the count, asked with a NULL vector.
+fn count_of(inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<usize> {
+    let mut count = 0usize;
+    // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
+    inquire(&mut unsafe { CountedOut::from_raw((&mut count as *mut usize, std::ptr::null_mut())) })?;
+    Ok(count)
+}
+
+/// The second call: the values, into a vector with room for the `count` just reported.
+fn filled(count: usize, inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<Vec<u32>> {
+    let mut count = count;
+    let mut values = vec![0 as c_uint; count];
+    // SAFETY: values has room for `count` words; count is a valid out-pointer.
+    inquire(&mut unsafe { CountedOut::from_raw((&mut count as *mut usize, values.as_mut_ptr())) })?;
+    values.truncate(count);
+    Ok(values)
 }
 
 /// `NC4_inq_type_fixed_size`: false for strings, vlens and compounds containing them.
