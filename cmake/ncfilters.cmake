@@ -57,44 +57,9 @@ set(NCFILTERS_CARGO_HOME "" CACHE PATH "CARGO_HOME for ncfilters' cargo builds (
 set(NCFILTERS_CARGO_ARGS "" CACHE STRING "More arguments for ncfilters' cargo builds (a list)")
 option(NCFILTERS_SYSTEM_ZSTD "Link the system's libzstd instead of compiling the one bundled in zstd-sys" OFF)
 
-# ncfilters' version (the workspace's, in Cargo.toml) and the source it is built from: "release"
-# for the tarball of `cargo xtask dist` (it carries .ncfilters-release), "git <commit>" in a clone.
-# NCFILTERS_BUILD, e.g. "0.2.0 (git 1a2b3c4d5e6f)", goes into libnetcdf.settings, nc-config --all and
+# NCFILTERS_BUILD, e.g. "0.3.0 (git 1a2b3c4d5e6f)", goes into libnetcdf.settings, nc-config --all and
 # the report (core/build.rs reads NCFILTERS_BUILD_SOURCE).
-function(ncfilters_provenance)
-  file(STRINGS "${NCFILTERS_ROOT}/Cargo.toml" lines REGEX "^version = \"[^\"]+\"")
-  list(LENGTH lines count)
-  if(NOT count EQUAL 1 OR NOT lines MATCHES "^version = \"([^\"]+)\"")
-    message(FATAL_ERROR "ncfilters: cannot read the workspace version from ${NCFILTERS_ROOT}/Cargo.toml")
-  endif()
-  set(version "${CMAKE_MATCH_1}")
-  set(source "source without git metadata")
-  find_program(NCFILTERS_GIT git)
-  if(EXISTS "${NCFILTERS_ROOT}/.ncfilters-release")
-    set(source "release")
-  elseif(NCFILTERS_GIT)
-    # Only ncfilters' own repository: a tarball unpacked inside a packaging repository is not it.
-    execute_process(COMMAND "${NCFILTERS_GIT}" -C "${NCFILTERS_ROOT}" rev-parse --show-toplevel
-                    OUTPUT_VARIABLE top OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed ERROR_QUIET)
-    if(NOT failed)
-      file(REAL_PATH "${top}" top)
-      file(REAL_PATH "${NCFILTERS_ROOT}" root)
-    endif()
-    if(NOT failed AND top STREQUAL root)
-      execute_process(COMMAND "${NCFILTERS_GIT}" -C "${NCFILTERS_ROOT}" rev-parse --short=12 HEAD
-                      OUTPUT_VARIABLE commit OUTPUT_STRIP_TRAILING_WHITESPACE)
-      execute_process(COMMAND "${NCFILTERS_GIT}" -C "${NCFILTERS_ROOT}" status --porcelain --untracked-files=no
-                      OUTPUT_VARIABLE changes OUTPUT_STRIP_TRAILING_WHITESPACE)
-      set(source "git ${commit}")
-      if(NOT changes STREQUAL "")
-        string(APPEND source ", modified")
-      endif()
-    endif()
-  endif()
-  set(NCFILTERS_VERSION "${version}" PARENT_SCOPE)
-  set(NCFILTERS_BUILD_SOURCE "${source}" PARENT_SCOPE)
-  set(NCFILTERS_BUILD "${version} (${source})" PARENT_SCOPE)
-endfunction()
+include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_provenance.cmake")
 ncfilters_provenance()
 message(STATUS "ncfilters: ${NCFILTERS_BUILD}")
 

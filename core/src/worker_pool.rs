@@ -75,7 +75,8 @@ fn address_space_limit() -> Option<u64> {
     let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: `limit` is a writable rlimit; getrlimit only writes it.
     let status = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
-    (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+    #[allow(clippy::useless_conversion, reason = "rlim_t is 32 bits wide on 32-bit targets")]
+    (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then(|| u64::from(limit.rlim_cur))
 }
 
 /// The thread count for a `NCFILTERS_THREADS` setting and the cores available; Err: the setting

@@ -180,6 +180,9 @@ def test_the_install_names_the_ncfilters_build_it_contains():
     version = re.search(r'^version = "([^"]+)"', (REPO / "Cargo.toml").read_text(), re.M).group(1)
     build = json.loads(run([PREFIX / "bin/ncfilters", "--json", "list"]).stdout)["ncfilters_build"]
     assert re.fullmatch(re.escape(version) + r" \((git [0-9a-f]{12}(, modified)?|release)\)", build), build
+    # The same build the clone is, also where the install build was staged in a copy without .git.
+    source = run(["cmake", f"-DNCFILTERS_ROOT={REPO}", "-P", REPO / "cmake/ncfilters_provenance.cmake"]).stdout
+    assert build == f"{version} ({source.strip()})"
     everything = run([PREFIX / "bin/nc-config", "--all"]).stdout
     assert [line.split("->")[1].strip() for line in everything.splitlines() if "--ncfilters" in line] == [build]
     settings = (PREFIX / "lib/libnetcdf.settings").read_text()

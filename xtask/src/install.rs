@@ -136,17 +136,30 @@ fn staged_for_unprivileged_user(h: &Harness) -> Result<Option<Harness>> {
     ));
     let (repo, work) = (stage.join("repo"), stage.join("work"));
     remove_dir_all_if_exists(&stage)?;
-    create_dir_all(&repo)?;
     create_dir_all(&work)?;
-    let copy = "set -o pipefail; tar -C \"$1\" --exclude=./target --exclude=./.git -cf - . | tar -C \"$2\" -xf - \
-                && cp -a \"$3\" \"$4\"";
-    let mut stage_copy = cmd("bash", ["-c", copy, "bash"]);
+    copy_of_the_tree(&h.repo, &repo)?;
     let source = format!("netcdf-c-{}", h.version());
-    stage_copy.arg(&h.repo).arg(&repo).arg(h.work.join(&source)).arg(work.join(&source));
-    run(&mut stage_copy)?;
+    run(cmd("cp", ["-a"]).arg(h.work.join(&source)).arg(work.join(&source)))?;
     let mut readable = cmd("chmod", ["-R", "a+rX", STAGE]);
     run(&mut readable)?;
     Ok(Some(h.with_trees(repo, work)))
+}
+
+/// Copies ncfilters' tree at `repo` to `copy` (a new directory) without `target/` and `.git`, and
+/// records there the source the module reads from git in `repo` (cmake/ncfilters_provenance.cmake),
+/// so that a build of the copy names the same ncfilters build as one of `repo`.
+pub fn copy_of_the_tree(repo: &Path, copy: &Path) -> Result {
+    create_dir_all(copy)?;
+    let tar = "set -o pipefail; tar -C \"$1\" --exclude=./target --exclude=./.git -cf - . | tar -C \"$2\" -xf -";
+    run(cmd("bash", ["-c", tar, "bash"]).arg(repo).arg(copy))?;
+    let mut provenance = cmd("cmake", [format!("-DNCFILTERS_ROOT={}", repo.display())]);
+    provenance.arg("-P").arg(repo.join("cmake/ncfilters_provenance.cmake"));
+    let source = output(&mut provenance)?;
+    let source = source.trim();
+    if source.starts_with("git ") {
+        crate::harness::write_file(&copy.join(".ncfilters-source"), &format!("{source}\n"))?;
+    }
+    Ok(())
 }
 
 /// When the harness runs as root: the user to install as.

@@ -84,31 +84,65 @@ fn test_release_detection(h: &Harness) -> Result {
     ];
     for (i, (version, body, like, expected)) in cases.iter().enumerate() {
         let dir = h.work_file(&format!("release-detection/{i}-{version}"));
-        crate::harness::remove_dir_all_if_exists(&dir)?;
-        create_dir_all(&dir)?;
-        let lists = format!("cmake_minimum_required(VERSION 3.20)\n{body}");
-        crate::harness::write_file(&dir.join("CMakeLists.txt"), &lists)?;
-        let log_file = dir.join("configure.log");
-        let mut configure = cmd("cmake", ["-S"]);
-        configure
-            .arg(&dir)
-            .arg("-B")
-            .arg(dir.join("build"))
-            .arg(format!("-DCMAKE_PROJECT_INCLUDE={}", h.repo.join("cmake/ncfilters.cmake").display()))
-            .arg(format!("-DNCFILTERS_NETCDF_LIKE={like}"));
-        // None configures: a release the module takes gets past the check and stops at the
-        // missing netcdf-c targets, any other at the check.
-        succeeds_into_log(&mut configure, &log_file, false)?;
-        // CMake wraps an error's text at word boundaries.
-        let text = crate::harness::read_to_string(&log_file)?.split_whitespace().collect::<Vec<_>>().join(" ");
+        let text = configure_stand_in(&dir, body, &h.repo, like)?;
         let said = |part: &String| text.contains(&part.split_whitespace().collect::<Vec<_>>().join(" "));
         if let Some(missing) = expected.iter().find(|part| !said(part)) {
-            print_tail(&log_file, 20);
+            print_tail(&dir.join("configure.log"), 20);
             fail!("netcdf-c {version} (NCFILTERS_NETCDF_LIKE={like:?}): configure did not say {missing:?}");
         }
         println!("PASS netcdf-c {version} (NCFILTERS_NETCDF_LIKE={like:?}): {}", expected.join(" … "));
     }
-    Ok(())
+    test_copied_tree_provenance(h)
+}
+
+/// Configures a stand-in netcdf-c project in `dir` (a new CMakeLists.txt with `body`) with the
+/// module of the ncfilters tree at `root`: returns configure's log with its whitespace collapsed
+/// (CMake wraps an error's text at word boundaries). None configures: a release the module takes
+/// gets past its check and stops at the missing netcdf-c targets, any other at the check.
+fn configure_stand_in(dir: &Path, body: &str, root: &Path, like: &str) -> Result<String> {
+    crate::harness::remove_dir_all_if_exists(dir)?;
+    create_dir_all(dir)?;
+    crate::harness::write_file(&dir.join("CMakeLists.txt"), &format!("cmake_minimum_required(VERSION 3.20)\n{body}"))?;
+    let log_file = dir.join("configure.log");
+    let mut configure = cmd("cmake", ["-S"]);
+    configure
+        .arg(dir)
+        .arg("-B")
+        .arg(dir.join("build"))
+        .arg(format!("-DCMAKE_PROJECT_INCLUDE={}", root.join("cmake/ncfilters.cmake").display()))
+        .arg(format!("-DNCFILTERS_NETCDF_LIKE={like}"));
+    succeeds_into_log(&mut configure, &log_file, false)?;
+    Ok(crate::harness::read_to_string(&log_file)?.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
+/// The install stage copies a clone in a private directory (mode 0700, as Debian's homes are)
+/// to a place the unprivileged user can read, without `.git`: a build of that copy must name the
+/// same ncfilters build ("0.3.0 (git 1a2b3c4d5e6f)") as one of the clone.
+fn test_copied_tree_provenance(h: &Harness) -> Result {
+    log("a copy of the tree, as the install stage makes from a private clone, names the clone's build");
+    let body = "project(netCDF VERSION 4.10.1 LANGUAGES C)\n";
+    let named = |text: &str| {
+        let start = text.find("-- ncfilters: ").map(|at| at + "-- ncfilters: ".len())?;
+        let rest = &text[start..];
+        Some(rest[..rest.find(')')? + 1].to_string())
+    };
+    let dir = h.work_file("copied-tree-provenance");
+    let clone = named(&configure_stand_in(&dir.join("clone"), body, &h.repo, "")?);
+    let private = dir.join("private");
+    create_dir_all(&private)?;
+    std::fs::set_permissions(&private, std::os::unix::fs::PermissionsExt::from_mode(0o700))
+        .map_err(|e| crate::harness::Failure(format!("chmod 0700 {}: {e}", private.display())))?;
+    let tree = private.join("ncfilters");
+    crate::harness::remove_dir_all_if_exists(&tree)?;
+    crate::install::copy_of_the_tree(&h.repo, &tree)?;
+    let copy = named(&configure_stand_in(&dir.join("copy"), body, &tree, "")?);
+    match (clone, copy) {
+        (Some(clone), Some(copy)) if clone == copy => {
+            println!("PASS the copy names the clone's build: {copy}");
+            Ok(())
+        }
+        (clone, copy) => fail!("the clone's build is {clone:?}, its copy's {copy:?}"),
+    }
 }
 
 pub fn test_headers(h: &Harness) -> Result {

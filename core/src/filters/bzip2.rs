@@ -224,7 +224,9 @@ mod tests {
 
     /// Float-like data with runs of 4 equal bytes, bzip2's worst case for fitting a block.
     fn awkward(bytes: usize) -> Vec<u8> {
-        (0..bytes).map(|i| if i % 8 < 4 { (i / 8 % 251) as u8 } else { ((i * 2654435761) >> 13) as u8 }).collect()
+        (0..bytes)
+            .map(|i| if i % 8 < 4 { (i / 8 % 251) as u8 } else { ((i as u64).wrapping_mul(2654435761) >> 13) as u8 })
+            .collect()
     }
 
     #[test]
