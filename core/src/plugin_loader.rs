@@ -19,7 +19,7 @@ use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
 type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
@@ -91,21 +91,23 @@ enum CodecFunctions {
 struct InitState {
     /// 0 not run, 1 running, 2 done.
     state: AtomicU8,
-    /// The thread running the initialiser, so that a re-entrant use does not wait on itself.
-    runner: AtomicU64,
+    /// The thread running the initialiser ([`thread_number`]; 0 when none), so that a re-entrant
+    /// use does not wait on itself.
+    runner: AtomicUsize,
 }
 
 const INIT_NOT_RUN: u8 = 0;
 const INIT_RUNNING: u8 = 1;
 const INIT_DONE: u8 = 2;
 
-/// A number for the calling thread (never 0).
-fn thread_number() -> u64 {
-    static NEXT: AtomicU64 = AtomicU64::new(1);
+/// A number for the calling thread, never 0 and unique among the threads alive: the address of a
+/// thread-local (no 64-bit counter: armel has no 64-bit atomics). A thread that ended may leave
+/// its number to a new one, so the initialiser clears `runner` when it is done.
+fn thread_number() -> usize {
     thread_local! {
-        static NUMBER: u64 = NEXT.fetch_add(1, Ordering::Relaxed);
+        static MARK: u8 = const { 0 };
     }
-    NUMBER.with(|n| *n)
+    MARK.with(|mark| std::ptr::from_ref(mark) as usize)
 }
 
 /// Why a library was skipped, with the filter id it was for when that could be read.
@@ -396,6 +398,7 @@ impl CodecPart {
             // SAFETY: NCZ_codec_initialize takes no arguments.
             unsafe { initialize() };
         }
+        init.runner.store(0, Ordering::Release);
         init.state.store(INIT_DONE, Ordering::Release);
     }
 

@@ -378,7 +378,7 @@ static SHUT_DOWN_AT_UNLOAD: extern "C" fn() = shut_down_at_unload;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU64;
+    use std::sync::atomic::AtomicUsize;
 
     #[test]
     fn the_setting_caps_the_cores() {
@@ -406,14 +406,14 @@ mod tests {
     #[test]
     fn every_piece_runs_once_and_panics_are_reported() {
         for pieces in [0, 1, 2, 3, 17, 1000] {
-            let counts: Vec<AtomicU64> = (0..pieces).map(|_| AtomicU64::new(0)).collect();
+            let counts: Vec<AtomicUsize> = (0..pieces).map(|_| AtomicUsize::new(0)).collect();
             run(pieces, &|piece| {
                 counts[piece].fetch_add(1, Ordering::Relaxed);
             })
             .unwrap();
             assert!(counts.iter().all(|c| c.load(Ordering::Relaxed) == 1), "{pieces} pieces");
         }
-        let finished = AtomicU64::new(0);
+        let finished = AtomicUsize::new(0);
         let result = run(8, &|piece| {
             if piece == 3 {
                 panic!("piece 3 fails");
@@ -427,12 +427,12 @@ mod tests {
     #[test]
     fn several_callers_share_the_pool() {
         std::thread::scope(|scope| {
-            for caller in 0..4u64 {
+            for caller in 0..4usize {
                 scope.spawn(move || {
                     for _ in 0..50 {
-                        let sum = AtomicU64::new(0);
+                        let sum = AtomicUsize::new(0);
                         run(16, &|piece| {
-                            sum.fetch_add(piece as u64 + caller, Ordering::Relaxed);
+                            sum.fetch_add(piece + caller, Ordering::Relaxed);
                         })
                         .unwrap();
                         assert_eq!(sum.load(Ordering::Relaxed), 120 + 16 * caller);
