@@ -428,4 +428,28 @@ mod tests {
         fix8(&mut mem, true);
         assert_eq!(mem, original);
     }
+
+    /// daux.c's contract on either byte order: an 8-byte value travels as the two words
+    /// `[low32, high32]`; a filter that copies those words' memory and applies fix8 with decode
+    /// set gets the value back, and fix8 without decode gives a client those words. On a
+    /// little-endian machine fix8 does nothing, so only a big-endian one (s390x, `cargo xtask
+    /// cross`) can catch a wrong swap.
+    #[test]
+    fn fix8_turns_8_byte_values_into_low_and_high_words_on_either_byte_order() {
+        for (spec, value) in
+            [("1,1.5d", 1.5f64.to_bits()), ("1,-2L", (-2i64) as u64), ("1,18446744073709551615UL", u64::MAX)]
+        {
+            let words = params(spec);
+            assert_eq!(words, [value as u32, (value >> 32) as u32], "{spec}");
+            let mut memory = [0u8; 8];
+            memory[..4].copy_from_slice(&words[0].to_ne_bytes());
+            memory[4..].copy_from_slice(&words[1].to_ne_bytes());
+            fix8(&mut memory, true);
+            assert_eq!(u64::from_ne_bytes(memory), value, "{spec}: decoded by a filter");
+            let mut memory = value.to_ne_bytes();
+            fix8(&mut memory, false);
+            let halves = [&memory[..4], &memory[4..]].map(|half| u32::from_ne_bytes(half.try_into().unwrap()));
+            assert_eq!(halves, [words[0], words[1]], "{spec}: encoded by a client");
+        }
+    }
 }

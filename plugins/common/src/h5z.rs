@@ -376,11 +376,14 @@ pub extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
 }
 
 #[cfg(test)]
+mod byte_order;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
     /// Runs a filter on a malloc'd copy of `data`: (returned size, resulting bytes).
-    fn call(filter: H5Z_func_t, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {
+    pub(super) fn call(filter: H5Z_func_t, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {
         let filter = filter.expect("a filter function");
         let (block, len, _) = CVec::from_slice(data).unwrap().into_raw();
         let (mut buf, mut buf_size) = (block, len);
