@@ -27,15 +27,29 @@ fn child_reports_to_a_failing_stderr() {
     println!("child survived");
 }
 
-fn run_child(stderr: Stdio) -> std::process::Output {
-    Command::new(std::env::current_exe().unwrap())
+/// This test binary again, running only the child: through `NCFILTERS_TEST_RUNNER` when set (the
+/// emulator of `cargo xtask cross`, which runs this binary for another architecture).
+fn child() -> Command {
+    let exe = std::env::current_exe().unwrap();
+    let runner = std::env::var("NCFILTERS_TEST_RUNNER").unwrap_or_default();
+    let mut words = runner.split_whitespace();
+    let mut command = match words.next() {
+        Some(emulator) => {
+            let mut command = Command::new(emulator);
+            command.args(words).arg(exe);
+            command
+        }
+        None => Command::new(exe),
+    };
+    command
         .args(["--exact", "child_reports_to_a_failing_stderr", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
-        .env_remove("NCFILTERS_QUIET")
-        .stdout(Stdio::piped())
-        .stderr(stderr)
-        .output()
-        .unwrap()
+        .env_remove("NCFILTERS_QUIET");
+    command
+}
+
+fn run_child(stderr: Stdio) -> std::process::Output {
+    child().stdout(Stdio::piped()).stderr(stderr).output().unwrap()
 }
 
 fn assert_survived(output: std::process::Output, what: &str) {
@@ -66,14 +80,7 @@ fn reporting_to_a_closed_pipe_does_not_panic() {
 
 /// The child's stderr with `vars` set (its reports say "report N").
 fn child_stderr(vars: &[(&str, &str)]) -> String {
-    let output = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_reports_to_a_failing_stderr", "--nocapture", "--test-threads=1"])
-        .env(CHILD, "1")
-        .env_remove("NCFILTERS_QUIET")
-        .env_remove("NCFILTERS_ALL_RANKS")
-        .envs(vars.iter().copied())
-        .output()
-        .unwrap();
+    let output = child().env_remove("NCFILTERS_ALL_RANKS").envs(vars.iter().copied()).output().unwrap();
     assert!(output.status.success(), "child failed: {output:?}");
     String::from_utf8_lossy(&output.stderr).into_owned()
 }

@@ -7,6 +7,7 @@ mod bench;
 mod build_flags;
 mod c_tests;
 mod configurations;
+mod cross;
 mod deb;
 mod debian13;
 mod debian_root;
@@ -135,6 +136,13 @@ enum Step {
     /// The network-less half of `offline` (run by it inside `unshare --net`)
     #[command(name = "offline-build", hide = true)]
     OfflineBuild,
+    /// The shipped crates for every architecture Debian builds netcdf on (i386, armhf, armel, arm64,
+    /// ppc64el, riscv64, s390x): compiled with Debian's cross compilers and tested under qemu-user
+    /// with each architecture's libblosc and libsz (NCFILTERS_CROSS_ARCHS=arm64,s390x picks some)
+    Cross,
+    /// The shipped crates compiled (cargo check) for every architecture of `cross` (no netcdf-c build needed)
+    #[command(name = "cross-compile")]
+    CrossCompile,
     /// Fuzz smoke run of every cargo-fuzz target (NCFILTERS_FUZZ_SECONDS each; no netcdf-c build)
     Fuzz,
     /// Print the definite-leak records of valgrind logs allocated by ncfilters; fail if any
@@ -147,8 +155,15 @@ enum Step {
 }
 
 /// The steps of `test` that need no netcdf-c build, run first.
-const FIRST_STEPS: [Step; 6] =
-    [Step::Rust, Step::Headers, Step::Licences { write: false }, Step::Fmt, Step::Clippy, Step::Miri];
+const FIRST_STEPS: [Step; 7] = [
+    Step::Rust,
+    Step::Headers,
+    Step::Licences { write: false },
+    Step::Fmt,
+    Step::Clippy,
+    Step::Miri,
+    Step::CrossCompile,
+];
 
 /// The steps of `test` run for every netcdf-c release, after its two builds.
 const RELEASE_STEPS: [Step; 6] =
@@ -190,6 +205,8 @@ impl Step {
             Step::Offline => "offline",
             Step::OfflineBuild => "offline-build",
             Step::Development => "development",
+            Step::Cross => "cross",
+            Step::CrossCompile => "cross-compile",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
         }
@@ -315,6 +332,8 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Offline => offline::test_offline(h),
         Step::OfflineBuild => offline::build_offline(),
         Step::Development => development::test_development(h),
+        Step::Cross => cross::test_cross_chosen(h),
+        Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }

@@ -108,16 +108,19 @@ mod tests {
 
     #[test]
     fn releases_rotate_one_a_day_on_the_days_of_a_light_check() {
-        // Days 2 and 4: the matrix's static and NCZarr-filters-off configurations.
+        // Days 2, 3 and 5: the matrix's static configuration, s390x, and NCZarr filters off.
         assert_eq!(versions(2), ["4.9.3", "4.10.0", "4.10.1"]);
-        assert_eq!(versions(4), ["4.10.1", "4.9.0", "4.9.2"]);
+        assert_eq!(slow_check_on(3).name(), "cross s390x");
+        assert_eq!(versions(3), ["4.10.0", "4.10.1", "4.9.0"]);
+        assert_eq!(versions(5), ["4.9.0", "4.9.2", "4.9.3"]);
     }
 
     #[test]
     fn a_heavy_check_s_day_tests_two_releases_without_wrapping() {
-        // Day 1: parallel 4.9.3; day 20,796 (2026-12-09): debian13.
+        // Day 1: parallel 4.9.3; day 8: debian13.
         assert_eq!(versions(1), ["4.9.2", "4.9.3"]);
-        assert_eq!(versions(20_796), ["4.9.0", "4.9.2"]);
+        assert_eq!(slow_check_on(8).name(), "debian13");
+        assert_eq!(versions(8), ["4.9.0", "4.9.2"]);
     }
 
     /// Every CI run tests 4.9.2 or 4.10.0 (the releases added last); a day tests as many releases as
@@ -152,20 +155,20 @@ mod tests {
 
     #[test]
     fn a_valgrind_day_tests_its_release_and_the_next() {
-        // Day 0: valgrind 4.9.0; day 9: valgrind 4.10.1, the last release.
+        // Day 0: valgrind 4.9.0; day 12: valgrind 4.10.1, the last release.
         assert_eq!(versions(0), ["4.9.0", "4.9.2"]);
-        assert_eq!(versions(9), ["4.10.0", "4.10.1"]);
-        assert_eq!(versions(20_806), ["4.10.0", "4.10.1"], "2026-12-19: valgrind 4.10.0");
+        assert_eq!(versions(12), ["4.10.0", "4.10.1"]);
+        assert_eq!(versions(20_814), ["4.10.0", "4.10.1"], "2026-12-27: valgrind 4.10.0");
     }
 
     #[test]
     fn a_debian_package_s_day_tests_one_of_the_releases_added_last() {
-        // Day 10: deb trixie; day 21: deb bookworm; day 32: deb trixie again, a round of the checks later.
-        assert_eq!(slow_check_on(10).name(), "deb trixie");
-        assert_eq!(versions(10), ["4.9.2"]);
-        assert_eq!(slow_check_on(21).name(), "deb bookworm");
-        assert_eq!(versions(21), ["4.9.2"]);
-        assert_eq!(slow_check_on(32).name(), "deb trixie");
-        assert_eq!(versions(32), ["4.10.0"]);
+        // Day 13: deb trixie; day 28: deb bookworm; day 42: deb trixie again, a round of the checks later.
+        assert_eq!(slow_check_on(13).name(), "deb trixie");
+        assert_eq!(versions(13), ["4.9.2"]);
+        assert_eq!(slow_check_on(28).name(), "deb bookworm");
+        assert_eq!(versions(28), ["4.9.2"]);
+        assert_eq!(slow_check_on(42).name(), "deb trixie");
+        assert_eq!(versions(42), ["4.10.0"]);
     }
 }

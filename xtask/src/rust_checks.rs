@@ -299,8 +299,32 @@ pub fn test_miri(h: &Harness) -> Result {
     pool.env("MIRIFLAGS", "-Zmiri-disable-isolation -Zmiri-num-cpus=4 -Zmiri-ignore-leaks")
         .env("RUSTFLAGS", "-Ctarget-feature=+ssse3")
         .env("NCFILTERS_QUIET", "1");
-    run(&mut pool)
+    run(&mut pool)?;
+    // Big-endian: the code that lays out bytes, interpreted for s390x (its build scripts compile
+    // C, hence the cross compiler). `cargo xtask cross` runs all the tests there under qemu-user.
+    let s390x = crate::cross::target("s390x")?;
+    crate::cross::prepare(&[s390x])?;
+    log(format!(
+        "cargo +nightly miri test --target {} -p ncfilters-core --lib ({})",
+        s390x.triple,
+        MIRI_BYTE_ORDER_TESTS.join(" ")
+    ));
+    let mut big_endian = cargo(
+        h,
+        ["+nightly", "miri", "test", "--target", s390x.triple, "-p", "ncfilters-core", "--lib", "--locked", "--"],
+    );
+    big_endian
+        .args(MIRI_BYTE_ORDER_TESTS)
+        .envs(crate::cross::cross_compiler_env(s390x))
+        .env("MIRIFLAGS", "-Zmiri-disable-isolation")
+        .env("NCFILTERS_QUIET", "1");
+    run(&mut big_endian)
 }
+
+/// The unit tests whose code lays out bytes (filter-spec words and `fix8`, fletcher32, the
+/// shuffle, blosc's header, codec JSON), for Miri on a big-endian target.
+const MIRI_BYTE_ORDER_TESTS: [&str; 6] =
+    ["filterspec::", "filters::fletcher32", "filters::blosc_frame", "filters::tests", "codec_json::", "codecs::"];
 
 pub fn test_abi(h: &Harness) -> Result {
     let netcdf_src = h.work.join("src-stock");

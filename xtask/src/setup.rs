@@ -63,21 +63,29 @@ pub fn setup(h: &Harness) -> Result {
 }
 
 pub fn install_packages() -> Result {
+    if install_apt_packages(&APT_PACKAGES)? {
+        keep_serial_hdf5_pc()?;
+    }
+    Ok(())
+}
+
+/// `apt-get install` of those of `packages` the machine lacks: whether there were any.
+pub fn install_apt_packages<S: AsRef<str>>(packages: &[S]) -> Result<bool> {
     let mut missing = Vec::new();
-    for package in APT_PACKAGES {
+    for package in packages.iter().map(AsRef::as_ref) {
         if !succeeds_quietly(&mut cmd("dpkg", ["-s", package]))? {
             missing.push(package);
         }
     }
     if missing.is_empty() {
-        return Ok(());
+        return Ok(false);
     }
     log(format!("apt-get install {}", missing.join(" ")));
     run(&mut as_root("apt-get", ["update", "-q"])?)?;
     let mut install = as_root("env", ["DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q"])?;
     install.args(&missing);
     run(&mut install)?;
-    keep_serial_hdf5_pc()
+    Ok(true)
 }
 
 /// Installing libhdf5-openmpi-dev points the `hdf5.pc` alternative at the MPI HDF5 (it has the

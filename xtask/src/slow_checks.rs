@@ -7,6 +7,7 @@
 //! CI's 90, and the heavier ones leave room for fewer releases ([`SlowCheck::releases_beside`]).
 
 use crate::configurations::{Configuration, CONFIGURATIONS};
+use crate::cross::{Target, TARGETS};
 use crate::deb::{DebianPackage, PACKAGES};
 use crate::harness::{Harness, Result};
 use crate::release::{Release, RELEASES};
@@ -24,31 +25,40 @@ pub enum SlowCheck {
     DevelopmentSnapshot,
     /// Debian's own netcdf source package built with ncfilters and installed (`cargo xtask deb`).
     DebianPackage(&'static DebianPackage),
+    /// The shipped crates' tests on another architecture under qemu-user (`cargo xtask cross`).
+    Cross(&'static Target),
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 22] = [
+pub static SLOW_CHECKS: [SlowCheck; 29] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
+    SlowCheck::Cross(&TARGETS[6]),
     SlowCheck::Valgrind(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[2]),
     SlowCheck::Parallel(&RELEASES[4]),
+    SlowCheck::Cross(&TARGETS[0]),
     SlowCheck::Debian13Root,
     SlowCheck::Configuration(&CONFIGURATIONS[4]),
     SlowCheck::Configuration(&CONFIGURATIONS[3]),
+    SlowCheck::Cross(&TARGETS[3]),
     SlowCheck::Valgrind(&RELEASES[4]),
     SlowCheck::DebianPackage(&PACKAGES[0]),
     SlowCheck::Configuration(&CONFIGURATIONS[0]),
+    SlowCheck::Cross(&TARGETS[1]),
     SlowCheck::Configuration(&CONFIGURATIONS[5]),
     SlowCheck::Parallel(&RELEASES[0]),
     SlowCheck::Configuration(&CONFIGURATIONS[6]),
+    SlowCheck::Cross(&TARGETS[4]),
     SlowCheck::Parallel(&RELEASES[1]),
     SlowCheck::Valgrind(&RELEASES[3]),
     SlowCheck::Parallel(&RELEASES[3]),
+    SlowCheck::Cross(&TARGETS[5]),
     SlowCheck::Valgrind(&RELEASES[1]),
     SlowCheck::OfflineFromTarball,
     SlowCheck::DevelopmentSnapshot,
+    SlowCheck::Cross(&TARGETS[2]),
     SlowCheck::DebianPackage(&PACKAGES[1]),
 ];
 
@@ -62,6 +72,7 @@ impl SlowCheck {
             SlowCheck::OfflineFromTarball => "offline".into(),
             SlowCheck::DevelopmentSnapshot => "development".into(),
             SlowCheck::DebianPackage(package) => format!("deb {}", package.suite),
+            SlowCheck::Cross(target) => format!("cross {}", target.arch),
         }
     }
 
@@ -71,7 +82,7 @@ impl SlowCheck {
     /// Debian's package, built twice from scratch and installed into two new roots (about 30).
     pub fn releases_beside(&self) -> usize {
         match self {
-            SlowCheck::OfflineFromTarball | SlowCheck::DevelopmentSnapshot => 3,
+            SlowCheck::OfflineFromTarball | SlowCheck::DevelopmentSnapshot | SlowCheck::Cross(_) => 3,
             SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
             SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => {
                 2
@@ -90,7 +101,8 @@ impl SlowCheck {
             | SlowCheck::Debian13Root
             | SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
-            | SlowCheck::DebianPackage(_) => None,
+            | SlowCheck::DebianPackage(_)
+            | SlowCheck::Cross(_) => None,
         }
     }
 
@@ -103,6 +115,7 @@ impl SlowCheck {
             SlowCheck::OfflineFromTarball => crate::offline::test_offline(h),
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
+            SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
         }
     }
 }
@@ -116,8 +129,9 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        // The distribution checks: debian13, offline, development, and Debian's packages.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 3 + PACKAGES.len());
+        // The distribution checks: debian13, offline, development, Debian's packages, and the
+        // architectures.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 3 + PACKAGES.len() + TARGETS.len());
         assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! `cross` and `cross-compile`: the shipped crates on every architecture Debian builds netcdf on
+//! (its release architectures, and i386). Each is compiled with Debian's cross compiler
+//! (`gcc-<triplet>`, `libc6-dev-<arch>-cross`) and its tests run under qemu-user against that
+//! architecture's own Debian 13 libraries (glibc, libblosc, libsz and what they load), fetched
+//! with a private apt state into the cache: nothing of the machine's apt configuration changes.
+//!
+//! qemu-user is Debian 13's (10.0, static): Debian 12's 7.2 aborts a forked child of a threaded
+//! process (`tests/fork.rs`) on an assertion of its own.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::harness::{create_dir_all, fail, log, Harness, Result};
+use crate::process::{cmd, output, run, succeeds_into_log, succeeds_quietly};
+use crate::text::print_tail;
+
+/// How a target's standard library is had.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Std {
+    /// `rustup target add`.
+    Rustup,
+    /// Built from the nightly toolchain's rust-src (`-Zbuild-std`): rustup ships no std for it.
+    BuiltByNightly,
+}
+
+/// One architecture.
+pub struct Target {
+    /// Debian's name (`dpkg --print-architecture`).
+    pub arch: &'static str,
+    /// Rust's target triple (the one Debian's rustc uses for the architecture).
+    pub triple: &'static str,
+    /// The GNU triplet of Debian's cross compiler and its sysroot, `/usr/<gnu>`.
+    pub gnu: &'static str,
+    /// qemu-user's program for it.
+    pub qemu: &'static str,
+    pub std: Std,
+    /// What sets it apart, for the table.
+    pub kind: &'static str,
+}
+
+/// The architectures: Debian 13's release architectures but amd64 (the machine's own), and i386.
+pub static TARGETS: [Target; 7] = [
+    Target {
+        arch: "i386",
+        triple: "i686-unknown-linux-gnu",
+        gnu: "i686-linux-gnu",
+        qemu: "qemu-i386",
+        std: Std::Rustup,
+        kind: "32-bit",
+    },
+    Target {
+        arch: "armhf",
+        triple: "armv7-unknown-linux-gnueabihf",
+        gnu: "arm-linux-gnueabihf",
+        qemu: "qemu-arm",
+        std: Std::Rustup,
+        kind: "32-bit",
+    },
+    Target {
+        arch: "armel",
+        triple: "armv5te-unknown-linux-gnueabi",
+        gnu: "arm-linux-gnueabi",
+        qemu: "qemu-arm",
+        std: Std::BuiltByNightly,
+        kind: "32-bit, no 64-bit atomics",
+    },
+    Target {
+        arch: "arm64",
+        triple: "aarch64-unknown-linux-gnu",
+        gnu: "aarch64-linux-gnu",
+        qemu: "qemu-aarch64",
+        std: Std::Rustup,
+        kind: "64-bit",
+    },
+    Target {
+        arch: "ppc64el",
+        triple: "powerpc64le-unknown-linux-gnu",
+        gnu: "powerpc64le-linux-gnu",
+        qemu: "qemu-ppc64le",
+        std: Std::Rustup,
+        kind: "64-bit",
+    },
+    Target {
+        arch: "riscv64",
+        triple: "riscv64gc-unknown-linux-gnu",
+        gnu: "riscv64-linux-gnu",
+        qemu: "qemu-riscv64",
+        std: Std::Rustup,
+        kind: "64-bit",
+    },
+    Target {
+        arch: "s390x",
+        triple: "s390x-unknown-linux-gnu",
+        gnu: "s390x-linux-gnu",
+        qemu: "qemu-s390x",
+        std: Std::Rustup,
+        kind: "64-bit, big-endian",
+    },
+];
+
+/// The target of Debian architecture `arch`.
+pub fn target(arch: &str) -> Result<&'static Target> {
+    match TARGETS.iter().find(|t| t.arch == arch) {
+        Some(target) => Ok(target),
+        None => {
+            let known: Vec<&str> = TARGETS.iter().map(|t| t.arch).collect();
+            fail!("no cross target {arch:?}; the targets are {}", known.join(", "))
+        }
+    }
+}
+
+/// The Debian suites whose libraries the tests run with, in order of preference: Debian 12's glibc
+/// is the one the cross compilers (`libc6-dev-<arch>-cross`) build against; Debian 13 has
+/// riscv64, which Debian 12 lacks. A suite the registry cannot serve an architecture's packages
+/// from (some of Debian 13's point-release packages are missing there for armel, ppc64el and
+/// s390x) gives way to the next.
+const RUNTIME_SUITES: [&str; 2] = ["bookworm", "trixie"];
+
+/// The suite of the qemu-user the tests run under.
+const QEMU_SUITE: &str = "trixie";
+
+/// What the tests load: glibc, and the C libraries ncfilters loads at run time (blosc, szip)
+/// with everything they depend on.
+const RUNTIME_PACKAGES: [&str; 3] = ["libc6", "libblosc1", "libsz2"];
+
+/// `cargo xtask cross`: the targets of `NCFILTERS_CROSS_ARCHS` (comma-separated Debian names;
+/// default all) compiled and tested, with a table.
+pub fn test_cross_chosen(h: &Harness) -> Result {
+    let chosen = match std::env::var("NCFILTERS_CROSS_ARCHS") {
+        Ok(names) => names.split(',').map(str::trim).filter(|n| !n.is_empty()).map(target).collect::<Result<_>>()?,
+        Err(_) => TARGETS.iter().collect::<Vec<_>>(),
+    };
+    test_cross(h, &chosen)
+}
+
+/// Each target's shipped crates compiled, then their tests run under qemu-user: a table of
+/// target × {compiled, tests passed/failed, seconds}. Fails if any failed.
+pub fn test_cross(h: &Harness, targets: &[&'static Target]) -> Result {
+    prepare(targets)?;
+    let qemu = qemu_dir(h)?;
+    let mut rows = Vec::new();
+    for target in targets {
+        let started = Instant::now();
+        let compiled = compile(h, target, CompileKind::Tests)?;
+        let tests = if compiled { Some(run_tests(h, target, &qemu)?) } else { None };
+        rows.push(Row { target, compiled, tests, seconds: started.elapsed().as_secs() });
+    }
+    finish(rows)
+}
+
+/// Every target's shipped crates compiled (`cargo check`): the part of `cross` each CI run does.
+pub fn test_cross_compile(h: &Harness) -> Result {
+    let targets: Vec<&'static Target> = TARGETS.iter().collect();
+    prepare(&targets)?;
+    let mut rows = Vec::new();
+    for target in targets {
+        let started = Instant::now();
+        let compiled = compile(h, target, CompileKind::Check)?;
+        rows.push(Row { target, compiled, tests: None, seconds: started.elapsed().as_secs() });
+    }
+    finish(rows)
+}
+
+struct Row {
+    target: &'static Target,
+    compiled: bool,
+    /// (passed, failed), if the tests ran.
+    tests: Option<(usize, usize)>,
+    seconds: u64,
+}
+
+fn finish(rows: Vec<Row>) -> Result {
+    log("cross targets");
+    println!("  {:<9} {:<31} {:<26} {:<9} {:<16} {:>5}", "arch", "target", "", "compiled", "tests", "s");
+    for row in &rows {
+        let tests = match row.tests {
+            Some((passed, failed)) => format!("{passed} passed, {failed} failed"),
+            None => "-".to_string(),
+        };
+        let compiled = if row.compiled { "yes" } else { "FAILED" };
+        let t = row.target;
+        println!("  {:<9} {:<31} {:<26} {compiled:<9} {tests:<16} {:>5}", t.arch, t.triple, t.kind, row.seconds);
+    }
+    let failed: Vec<&str> = rows
+        .iter()
+        .filter(|row| !row.compiled || row.tests.is_some_and(|(_, failed)| failed > 0))
+        .map(|row| row.target.arch)
+        .collect();
+    if !failed.is_empty() {
+        fail!("cross: failed on {}", failed.join(", "));
+    }
+    Ok(())
+}
+
+/// The cross compilers, C libraries and Rust standard libraries of `targets`.
+pub fn prepare(targets: &[&'static Target]) -> Result {
+    let mut packages = Vec::new();
+    for target in targets {
+        packages.push(format!("gcc-{}", target.gnu));
+        packages.push(format!("libc6-dev-{}-cross", target.arch));
+    }
+    crate::setup::install_apt_packages(&packages)?;
+    let rustup: Vec<&str> = targets.iter().filter(|t| t.std == Std::Rustup).map(|t| t.triple).collect();
+    if !rustup.is_empty() {
+        run(cmd("rustup", ["target", "add"]).args(&rustup))?;
+    }
+    if targets.iter().any(|t| t.std == Std::BuiltByNightly) {
+        run(&mut cmd("rustup", ["+nightly", "component", "add", "rust-src"]))?;
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum CompileKind {
+    /// `cargo check` of the libraries.
+    Check,
+    /// `cargo test --no-run`, release, of the libraries and their tests.
+    Tests,
+}
+
+/// The shipped crates, `-p` by `-p`.
+fn shipped_packages(h: &Harness) -> Result<Vec<String>> {
+    let metadata = crate::licences::metadata(&h.repo)?;
+    let shipped = crate::licences::shipped_members(&h.repo, &metadata);
+    Ok(shipped.into_iter().flat_map(|(name, _)| ["-p".to_string(), name]).collect())
+}
+
+/// `cargo <subcommand>` for `target` in the repository, in `target/cross`, with the cross
+/// compiler for the C the crates compile and link.
+fn cargo_for(h: &Harness, target: &Target, subcommand: &str) -> Command {
+    let nightly = target.std == Std::BuiltByNightly;
+    let mut cargo = if nightly { cmd("cargo", ["+nightly", subcommand]) } else { cmd("cargo", [subcommand]) };
+    cargo.current_dir(&h.repo).args(["--locked", "--target", target.triple]);
+    if nightly {
+        cargo.arg("-Zbuild-std=std,panic_unwind");
+    }
+    cargo.env("CARGO_TARGET_DIR", h.repo.join("target/cross")).envs(cross_compiler_env(target));
+    cargo
+}
+
+/// The environment that has cargo compile the crates' C (`cc`'s `CC_<triple>`, `AR_<triple>`) and
+/// link for `target` with Debian's cross compiler.
+pub fn cross_compiler_env(target: &Target) -> [(String, String); 3] {
+    let env_triple = target.triple.replace('-', "_");
+    let upper = env_triple.to_uppercase();
+    [
+        (format!("CC_{env_triple}"), format!("{}-gcc", target.gnu)),
+        (format!("AR_{env_triple}"), format!("{}-ar", target.gnu)),
+        (format!("CARGO_TARGET_{upper}_LINKER"), format!("{}-gcc", target.gnu)),
+    ]
+}
+
+/// Whether the shipped crates compile for `target` (the log's tail shown when not).
+fn compile(h: &Harness, target: &Target, kind: CompileKind) -> Result<bool> {
+    let mut cargo = match kind {
+        CompileKind::Check => cargo_for(h, target, "check"),
+        CompileKind::Tests => {
+            let mut cargo = cargo_for(h, target, "test");
+            cargo.args(["--release", "--tests", "--no-run"]);
+            cargo
+        }
+    };
+    cargo.args(shipped_packages(h)?);
+    log(format!(
+        "{}: cargo {} of the shipped crates",
+        target.arch,
+        if kind == CompileKind::Check { "check" } else { "test --no-run" }
+    ));
+    let log_file = h.work_file(&format!("cross-{}-compile.log", target.arch));
+    create_dir_all(&h.work)?;
+    let compiled = succeeds_into_log(&mut cargo, &log_file, false)?;
+    if !compiled {
+        print_tail(&log_file, 30);
+    }
+    Ok(compiled)
+}
+
+/// The tests of the shipped crates for `target` under qemu-user: (passed, failed).
+fn run_tests(h: &Harness, target: &Target, qemu: &Path) -> Result<(usize, usize)> {
+    let sysroot = sysroot(h, target)?;
+    let runner = format!("{} -L {}", qemu.join(target.qemu).display(), sysroot.display());
+    let upper = target.triple.replace('-', "_").to_uppercase();
+    // The chunks the byte-order test (plugins/common/src/h5z/byte_order.rs) writes there, for
+    // x86_64 to read afterwards.
+    let chunks = h.repo.join(format!("target/cross/chunks-{}", target.arch));
+    crate::harness::remove_dir_all_if_exists(&chunks)?;
+    let mut cargo = cargo_for(h, target, "test");
+    cargo
+        .args(["--release", "--tests", "--no-fail-fast"])
+        .args(shipped_packages(h)?)
+        .env(format!("CARGO_TARGET_{upper}_RUNNER"), &runner)
+        // tests/diagnostics.rs runs its own binary again, through the emulator.
+        .env("NCFILTERS_TEST_RUNNER", &runner)
+        .env("NCFILTERS_CHUNKS_OUT", &chunks)
+        .env_remove("HDF5_PLUGIN_PATH");
+    log(format!("{}: the shipped crates' tests under {}", target.arch, target.qemu));
+    let log_file = h.work_file(&format!("cross-{}-tests.log", target.arch));
+    let succeeded = succeeds_into_log(&mut cargo, &log_file, false)?;
+    let (mut passed, mut failed) = counts(&crate::harness::read_to_string(&log_file)?);
+    println!("{}: {passed} passed, {failed} failed", target.arch);
+    if !succeeded || failed > 0 {
+        print_tail(&log_file, 60);
+        // A binary that crashed reports no result line: count it as a failure.
+        failed = failed.max(1);
+    }
+    log(format!("x86_64 decodes the chunks written on {}", target.arch));
+    let mut host =
+        cmd("cargo", ["test", "-q", "--release", "--locked", "-p", "ncfilters-plugin", "--lib", "byte_order"]);
+    host.current_dir(&h.repo).env("NCFILTERS_CHUNKS_IN", &chunks);
+    let host_log = h.work_file(&format!("cross-{}-read-on-x86_64.log", target.arch));
+    if succeeds_into_log(&mut host, &host_log, false)? {
+        passed += 1;
+    } else {
+        print_tail(&host_log, 30);
+        failed += 1;
+    }
+    Ok((passed, failed))
+}
+
+/// The passed and failed counts of libtest's `test result:` lines.
+fn counts(log: &str) -> (usize, usize) {
+    let number_before = |line: &str, word: &str| {
+        line.split(';')
+            .find_map(|part| part.trim().strip_suffix(word)?.trim().rsplit(' ').next()?.parse::<usize>().ok())
+    };
+    log.lines().filter(|line| line.starts_with("test result:")).fold((0, 0), |(passed, failed), line| {
+        (passed + number_before(line, "passed").unwrap_or(0), failed + number_before(line, "failed").unwrap_or(0))
+    })
+}
+
+/// A private apt state for `arch`'s packages of `suite` from the machine's own mirror, in the
+/// cache: `apt-get` and `apt-cache` with it read and write nothing of the machine's.
+struct PrivateApt {
+    dir: PathBuf,
+    arch: &'static str,
+}
+
+impl PrivateApt {
+    fn new(h: &Harness, suite: &str, arch: &'static str) -> Result<PrivateApt> {
+        let dir = h.cache.join(format!("cross/apt-{suite}-{arch}"));
+        for sub in ["state/lists/partial", "cache/archives/partial", "debs"] {
+            create_dir_all(&dir.join(sub))?;
+        }
+        let Some((mirror, _)) = crate::setup::first_deb_entry() else {
+            fail!("no Debian mirror in the machine's apt sources to fetch {arch} packages from");
+        };
+        let keyring = "/usr/share/keyrings/debian-archive-keyring.gpg";
+        let entry = format!("deb [arch={arch} signed-by={keyring}] {mirror} {suite} main\n");
+        crate::harness::write_file(&dir.join("sources.list"), &entry)?;
+        let apt = PrivateApt { dir, arch };
+        run(apt.command("apt-get").args(["update", "-q"]))?;
+        Ok(apt)
+    }
+
+    fn command(&self, program: &str) -> Command {
+        let dir = &self.dir;
+        let mut command = cmd(program, ["-o".to_string(), format!("Dir::State={}", dir.join("state").display())]);
+        for option in [
+            format!("Dir::Cache={}", dir.join("cache").display()),
+            format!("Dir::Etc::SourceList={}", dir.join("sources.list").display()),
+            "Dir::Etc::SourceParts=/nonexistent".to_string(),
+            format!("APT::Architecture={}", self.arch),
+            format!("APT::Architectures::={}", self.arch),
+            "APT::Sandbox::User=root".to_string(),
+            "Debug::NoLocking=1".to_string(),
+        ] {
+            command.args(["-o", &option]);
+        }
+        command
+    }
+
+    /// `packages` and everything they depend on, as .deb files (downloaded once).
+    fn download_with_dependencies(&self, packages: &[&str]) -> Result<Vec<PathBuf>> {
+        let mut depends = self.command("apt-cache");
+        depends.args([
+            "depends",
+            "--recurse",
+            "--no-recommends",
+            "--no-suggests",
+            "--no-conflicts",
+            "--no-breaks",
+            "--no-replaces",
+            "--no-enhances",
+        ]);
+        depends.args(packages);
+        let listed = output(&mut depends)?;
+        // Real packages are the unindented lines; `<name>` are virtual ones.
+        let mut names: Vec<&str> = listed
+            .lines()
+            .filter(|line| !line.starts_with(' ') && !line.starts_with('<') && !line.is_empty())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        let debs = self.dir.join("debs");
+        run(self.command("apt-get").arg("download").args(&names).current_dir(&debs))?;
+        let mut files = Vec::new();
+        for name in names {
+            let prefix = format!("{name}_");
+            let found = std::fs::read_dir(&debs)
+                .map_err(|e| crate::harness::Failure(format!("cannot list {}: {e}", debs.display())))?
+                .filter_map(|entry| entry.ok().map(|e| e.path()))
+                .filter(|path| path.file_name().is_some_and(|f| f.to_string_lossy().starts_with(&prefix)))
+                .max();
+            match found {
+                Some(file) => files.push(file),
+                None => fail!("apt-get download left no .deb of {name} in {}", debs.display()),
+            }
+        }
+        Ok(files)
+    }
+}
+
+/// `target`'s root for qemu-user (`-L`): Debian's glibc, libblosc and libsz for its architecture
+/// (from the first of [`RUNTIME_SUITES`] that has them), unpacked into the cache.
+fn sysroot(h: &Harness, target: &Target) -> Result<PathBuf> {
+    let root = h.cache.join(format!("cross/sysroot-{}", target.arch));
+    let suite_file = root.join(".ncfilters-suite");
+    if let Ok(suite) = std::fs::read_to_string(&suite_file) {
+        println!("{}: qemu-user's root has Debian {}'s {}", target.arch, suite.trim(), RUNTIME_PACKAGES.join(", "));
+        return Ok(root);
+    }
+    let mut refused = Vec::new();
+    for suite in RUNTIME_SUITES {
+        log(format!("{}: Debian {suite}'s {} for qemu-user's root", target.arch, RUNTIME_PACKAGES.join(", ")));
+        let debs = match PrivateApt::new(h, suite, target.arch)
+            .and_then(|apt| apt.download_with_dependencies(&RUNTIME_PACKAGES))
+        {
+            Ok(debs) => debs,
+            Err(crate::harness::Failure(why)) => {
+                println!("{}: not from {suite}: {why}", target.arch);
+                refused.push(format!("{suite}: {why}"));
+                continue;
+            }
+        };
+        crate::harness::remove_dir_all_if_exists(&root)?;
+        create_dir_all(&root)?;
+        for deb in debs {
+            run(cmd("dpkg-deb", ["-x"]).arg(&deb).arg(&root))?;
+        }
+        keep_links_inside(&root, &root)?;
+        // Debian 13's packages install into /usr, where its base-files links /lib and friends.
+        for link in ["lib", "lib32", "lib64"] {
+            if root.join("usr").join(link).is_dir() && !root.join(link).exists() {
+                std::os::unix::fs::symlink(Path::new("usr").join(link), root.join(link))
+                    .map_err(|e| crate::harness::Failure(format!("cannot link {link} in {}: {e}", root.display())))?;
+            }
+        }
+        crate::harness::write_file(&suite_file, suite)?;
+        return Ok(root);
+    }
+    fail!("no Debian suite served {}'s {}:\n{}", target.arch, RUNTIME_PACKAGES.join(", "), refused.join("\n"))
+}
+
+/// Makes every absolute symbolic link under `dir` relative, so that it points inside `root`:
+/// qemu-user looks a path up under its `-L` root first, but the host resolves the links it meets
+/// there, and an absolute one (ppc64el's `/lib64/ld64.so.2`) would lead out of the root.
+fn keep_links_inside(root: &Path, dir: &Path) -> Result {
+    let entries =
+        std::fs::read_dir(dir).map_err(|e| crate::harness::Failure(format!("cannot list {}: {e}", dir.display())))?;
+    for entry in entries.filter_map(std::result::Result::ok) {
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else { continue };
+        if kind.is_dir() {
+            keep_links_inside(root, &path)?;
+        } else if kind.is_symlink() {
+            let Ok(target) = std::fs::read_link(&path) else { continue };
+            let Ok(inside) = target.strip_prefix("/") else { continue };
+            // From the link's directory up to the root, then down to the target.
+            let depth = path.parent().and_then(|p| p.strip_prefix(root).ok()).map_or(0, |p| p.components().count());
+            let relative: PathBuf = std::iter::repeat_n(Path::new(".."), depth).collect::<PathBuf>().join(inside);
+            std::fs::remove_file(&path)
+                .and_then(|()| std::os::unix::fs::symlink(&relative, &path))
+                .map_err(|e| crate::harness::Failure(format!("cannot relink {}: {e}", path.display())))?;
+        }
+    }
+    Ok(())
+}
+
+/// The directory with Debian 13's qemu-user programs of [`TARGETS`] (static; unpacked into the cache).
+fn qemu_dir(h: &Harness) -> Result<PathBuf> {
+    let root = h.cache.join(format!("cross/qemu-user-{QEMU_SUITE}"));
+    let bin = root.join("usr/bin");
+    let mut programs: Vec<&str> = TARGETS.iter().map(|t| t.qemu).collect();
+    programs.sort_unstable();
+    programs.dedup();
+    if programs.iter().all(|p| bin.join(p).is_file()) {
+        return Ok(bin);
+    }
+    log(format!("Debian {QEMU_SUITE}'s qemu-user, for {}", programs.join(", ")));
+    let apt = PrivateApt::new(h, QEMU_SUITE, "amd64")?;
+    let debs = apt.dir.join("debs");
+    run(apt.command("apt-get").args(["download", "qemu-user"]).current_dir(&debs))?;
+    crate::harness::remove_dir_all_if_exists(&root)?;
+    create_dir_all(&root)?;
+    let members: Vec<String> = programs.iter().map(|p| format!("./usr/bin/{p}")).collect();
+    let unpack = "set -o pipefail; dpkg-deb --fsys-tarfile \"$1\"/qemu-user_*.deb | tar -C \"$2\" -xf - \"${@:3}\"";
+    run(cmd("bash", ["-c", unpack, "bash"]).arg(&debs).arg(&root).args(&members))?;
+    if !succeeds_quietly(cmd(bin.join(TARGETS[0].qemu), ["--version"]).stdout(std::process::Stdio::null()))? {
+        fail!("{} does not run", bin.join(TARGETS[0].qemu).display());
+    }
+    Ok(bin)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn libtest_result_lines_are_counted() {
+        let log = "running 3 tests\ntest result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out\n\
+                   test result: FAILED. 10 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1s\n";
+        assert_eq!(counts(log), (13, 2));
+    }
+
+    #[test]
+    fn every_target_is_a_distinct_architecture() {
+        let mut arches: Vec<&str> = TARGETS.iter().map(|t| t.arch).collect();
+        arches.sort_unstable();
+        arches.dedup();
+        assert_eq!(arches.len(), TARGETS.len());
+        assert!(target("s390x").is_ok() && target("amd64").is_err());
+    }
+}
