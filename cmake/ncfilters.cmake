@@ -38,6 +38,9 @@
 #   NCFILTERS_SYSTEM_ZSTD       OFF (default): zstd from the libzstd source bundled in the zstd-sys
 #                               crate; ON: link the system's libzstd (libzstd-dev, libzstd-devel;
 #                               found with pkg-config, or by CMake where there is none).
+#   NCFILTERS_NETCDF_LIKE       empty (default); for a netcdf-c version ncfilters does not know (a
+#                               point release, a snapshot of main), the known release whose
+#                               behaviour to build it with, e.g. 4.10.1 (docs/packaging.md).
 #
 # The release tarball (`cargo xtask dist`) carries the crates it needs in vendor/: cargo then runs
 # with --offline --frozen and never reaches for the network. From a clone it runs with --locked.
