@@ -140,11 +140,12 @@ pub fn test_cross_chosen(h: &Harness) -> Result {
 pub fn test_cross(h: &Harness, targets: &[&'static Target]) -> Result {
     prepare(targets)?;
     let qemu = qemu_dir(h)?;
+    let packages = shipped_packages(h)?;
     let mut rows = Vec::new();
     for target in targets {
         let started = Instant::now();
-        let compiled = compile(h, target, CompileKind::Tests)?;
-        let tests = if compiled { Some(run_tests(h, target, &qemu)?) } else { None };
+        let compiled = compile(h, target, CompileKind::Tests, &packages)?;
+        let tests = if compiled { Some(run_tests(h, target, &qemu, &packages)?) } else { None };
         rows.push(Row { target, compiled, tests, seconds: started.elapsed().as_secs() });
     }
     finish(rows)
@@ -154,10 +155,11 @@ pub fn test_cross(h: &Harness, targets: &[&'static Target]) -> Result {
 pub fn test_cross_compile(h: &Harness) -> Result {
     let targets: Vec<&'static Target> = TARGETS.iter().collect();
     prepare(&targets)?;
+    let packages = shipped_packages(h)?;
     let mut rows = Vec::new();
     for target in targets {
         let started = Instant::now();
-        let compiled = compile(h, target, CompileKind::Check)?;
+        let compiled = compile(h, target, CompileKind::Check, &packages)?;
         rows.push(Row { target, compiled, tests: None, seconds: started.elapsed().as_secs() });
     }
     finish(rows)
@@ -244,16 +246,21 @@ fn cargo_for(h: &Harness, target: &Target, subcommand: &str) -> Command {
 /// link for `target` with Debian's cross compiler.
 pub fn cross_compiler_env(target: &Target) -> [(String, String); 3] {
     let env_triple = target.triple.replace('-', "_");
-    let upper = env_triple.to_uppercase();
     [
         (format!("CC_{env_triple}"), format!("{}-gcc", target.gnu)),
         (format!("AR_{env_triple}"), format!("{}-ar", target.gnu)),
-        (format!("CARGO_TARGET_{upper}_LINKER"), format!("{}-gcc", target.gnu)),
+        (cargo_target_variable(target, "LINKER"), format!("{}-gcc", target.gnu)),
     ]
 }
 
-/// Whether the shipped crates compile for `target` (the log's tail shown when not).
-fn compile(h: &Harness, target: &Target, kind: CompileKind) -> Result<bool> {
+/// cargo's per-target setting `key` as an environment variable: `CARGO_TARGET_<TRIPLE>_<KEY>`.
+fn cargo_target_variable(target: &Target, key: &str) -> String {
+    format!("CARGO_TARGET_{}_{key}", target.triple.replace('-', "_").to_uppercase())
+}
+
+/// Whether the shipped crates (`packages`, from [`shipped_packages`]) compile for `target` (the
+/// log's tail shown when not).
+fn compile(h: &Harness, target: &Target, kind: CompileKind, packages: &[String]) -> Result<bool> {
     let mut cargo = match kind {
         CompileKind::Check => cargo_for(h, target, "check"),
         CompileKind::Tests => {
@@ -262,7 +269,7 @@ fn compile(h: &Harness, target: &Target, kind: CompileKind) -> Result<bool> {
             cargo
         }
     };
-    cargo.args(shipped_packages(h)?);
+    cargo.args(packages);
     log(format!(
         "{}: cargo {} of the shipped crates",
         target.arch,
@@ -277,11 +284,10 @@ fn compile(h: &Harness, target: &Target, kind: CompileKind) -> Result<bool> {
     Ok(compiled)
 }
 
-/// The tests of the shipped crates for `target` under qemu-user: (passed, failed).
-fn run_tests(h: &Harness, target: &Target, qemu: &Path) -> Result<(usize, usize)> {
+/// The tests of the shipped crates (`packages`) for `target` under qemu-user: (passed, failed).
+fn run_tests(h: &Harness, target: &Target, qemu: &Path, packages: &[String]) -> Result<(usize, usize)> {
     let sysroot = sysroot(h, target)?;
     let runner = format!("{} -L {}", qemu.join(target.qemu).display(), sysroot.display());
-    let upper = target.triple.replace('-', "_").to_uppercase();
     // The chunks the byte-order test (plugins/common/src/h5z/byte_order.rs) writes there, for
     // x86_64 to read afterwards.
     let chunks = h.repo.join(format!("target/cross/chunks-{}", target.arch));
@@ -289,8 +295,8 @@ fn run_tests(h: &Harness, target: &Target, qemu: &Path) -> Result<(usize, usize)
     let mut cargo = cargo_for(h, target, "test");
     cargo
         .args(["--release", "--tests", "--no-fail-fast"])
-        .args(shipped_packages(h)?)
-        .env(format!("CARGO_TARGET_{upper}_RUNNER"), &runner)
+        .args(packages)
+        .env(cargo_target_variable(target, "RUNNER"), &runner)
         // tests/diagnostics.rs runs its own binary again, through the emulator.
         .env("NCFILTERS_TEST_RUNNER", &runner)
         .env("NCFILTERS_CHUNKS_OUT", &chunks)
