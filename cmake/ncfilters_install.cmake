@@ -5,7 +5,8 @@
 #   * ncfilters' generated headers in place of netcdf-c's netcdf_filter.h and netcdf_filter_build.h,
 #     and ncfilters.h (the `ncfilters_*` functions);
 #   * netcdf_meta.h, nc-config and libnetcdf.settings, corrected to what the library does (zstd,
-#     bzip2 and blosc are built in, whatever netcdf-c's configure found; see ncfilters_truthful_copy);
+#     bzip2 and blosc are built in, whatever netcdf-c's configure found: the HAS macros, --has-zstd,
+#     the standard filters' list; see ncfilters_truthful_copy);
 #   * the Rust plugin libraries into netcdf-c's plugin directory (-DPLUGIN_INSTALL_DIR=YES or a path),
 #     all of them: netcdf-c installs only those whose C library its configure found;
 #   * the `ncfilters` command.
@@ -91,6 +92,30 @@ if(HAVE_H5Z_SZIP)
     "\nhas_szlib=\"[^\"\n]*\"" "\nhas_szlib=\"yes\"")
   ncfilters_truthful_copy("${generated}/libnetcdf.settings" "${generated}/libnetcdf.settings"
     "(SZIP Write Support:[ \t]+)[a-z]+" "\\1yes")
+endif()
+# The standard filters the library has: configure's list (STD_FILTERS, what it found) and those
+# ncfilters builds in whatever it found, in netcdf-c's words: deflate, blosc, zstd, bz2, and szip where HDF5
+# has it (above). libnetcdf.settings says them; nc-config --has-stdfilters too from 4.9.2 on (4.9.0's
+# CMake nc-config has no such option).
+set(ncfilters_std_filters "${STD_FILTERS}")
+string(STRIP "${ncfilters_std_filters}" ncfilters_std_filters)
+separate_arguments(ncfilters_found UNIX_COMMAND "${ncfilters_std_filters}")
+set(ncfilters_builtin deflate blosc zstd bz2)
+if(HAVE_H5Z_SZIP)
+  list(APPEND ncfilters_builtin szip)
+endif()
+foreach(filter IN LISTS ncfilters_builtin)
+  if(NOT filter IN_LIST ncfilters_found)
+    string(APPEND ncfilters_std_filters " ${filter}")
+  endif()
+endforeach()
+string(STRIP "${ncfilters_std_filters}" ncfilters_std_filters)
+ncfilters_truthful_copy("${generated}/libnetcdf.settings" "${generated}/libnetcdf.settings"
+  "(Standard Filters:[ \t]+)[^\n]*" "\\1${ncfilters_std_filters}")
+if(NOT NCFILTERS_NETCDF_VERSION VERSION_LESS 4.9.2)
+  ncfilters_truthful_copy("${generated}/nc-config" "${generated}/nc-config"
+    "(\n[ \t]*echo \"  --has-stdfilters[ \t]+-> )[^\"\n]*\"" "\\1${ncfilters_std_filters}\""
+    "(\n[ \t]*--has-stdfilters\\)\n[ \t]*echo )[^\n]*" "\\1${ncfilters_std_filters}")
 endif()
 # What the library contains: ncfilters' version and source (NCFILTERS_BUILD, ncfilters.cmake), as
 # the ncfilters_report JSON says; the same in a static build.

@@ -175,6 +175,39 @@ def test_libnetcdf_settings_says_zstd():
     assert any(line.split(":")[0] == "ZSTD Support" and line.split()[-1] == "yes" for line in settings.splitlines())
 
 
+# The standard filters ncfilters builds in whatever configure found, in netcdf-c's words (szip
+# too where HDF5 has it).
+BUILT_IN_STD_FILTERS = {"deflate", "bz2", "zstd", "blosc"}
+
+
+def std_filters_listed(settings):
+    return [line.split(":", 1)[1].split() for line in settings.splitlines() if line.startswith("Standard Filters:")]
+
+
+def test_configure_left_zstd_and_blosc_out_of_its_standard_filters_here():
+    """The premise: netcdf-c's configure, which found neither, did not list them."""
+    [found] = std_filters_listed((BUILD / "libnetcdf.settings").read_text())
+    assert "zstd" not in found and "blosc" not in found, found
+
+
+def test_libnetcdf_settings_lists_every_built_in_standard_filter():
+    [listed] = std_filters_listed((PREFIX / "lib/libnetcdf.settings").read_text())
+    assert BUILT_IN_STD_FILTERS <= set(listed) and len(listed) == len(set(listed)), listed
+
+
+def test_nc_config_lists_every_built_in_standard_filter():
+    """nc-config --has-stdfilters, where the release's nc-config has it (4.9.0's CMake one does not)."""
+    if "--has-stdfilters" not in (BUILD / "nc-config").read_text():
+        assert VERSION == "4.9.0"
+        assert "--has-stdfilters" not in (PREFIX / "bin/nc-config").read_text()
+        return
+    listed = run([PREFIX / "bin/nc-config", "--has-stdfilters"]).stdout.split()
+    assert BUILT_IN_STD_FILTERS <= set(listed) and len(listed) == len(set(listed)), listed
+    everything = run([PREFIX / "bin/nc-config", "--all"]).stdout
+    [line] = [line for line in everything.splitlines() if "--has-stdfilters" in line]
+    assert line.split("->")[1].split() == listed
+
+
 def test_the_install_names_the_ncfilters_build_it_contains():
     """libnetcdf.settings, nc-config --all and the library's report name the same ncfilters build."""
     version = re.search(r'^version = "([^"]+)"', (REPO / "Cargo.toml").read_text(), re.M).group(1)
