@@ -3,17 +3,18 @@
 # GDAL reads a netCDF-4 variable compressed with each standard filter, with no HDF5_PLUGIN_PATH,
 # run inside a clean Debian root by `cargo xtask deb`:
 #   gdal.sh <label> <files dir>
-# The files (CDO's topography, plain and with deflate, zstd, bzip2 and blosc) are made in the dir
+# The files (a topography grid, plain and with deflate, zstd, bzip2 and blosc) are made in the dir
 # when it has none, which needs a library that writes all four. Prints PASS/FAIL per filter and
 # `<label>: N of M succeeded`; exits 0 (the harness compares counts).
 set -u
+source "$(dirname "$0")/topography.sh"
 label=$1 dir=$2
 unset HDF5_PLUGIN_PATH
 export GDAL_PAM_ENABLED=NO
 mkdir -p "$dir" && cd "$dir" || exit 2
 filters="deflate:-d1 zstd:-F*,32015,3 bzip2:-F*,307,9 blosc:-F*,32001,0,0,0,0,5,1,1"
 if [ ! -f plain.nc ]; then
-  cdo -s -f nc4 topo plain.nc || { echo "cdo topo failed"; exit 2; }
+  topography plain.nc || { echo "the topography grid could not be written"; exit 2; }
   for entry in $filters; do
     nccopy "${entry#*:}" plain.nc "${entry%%:*}.nc" || { echo "nccopy ${entry#*:} failed"; exit 2; }
   done

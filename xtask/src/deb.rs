@@ -18,16 +18,19 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::debian_root::{
-    self, inside, step, step_output, ClientCases, ClientLacks, PytestOutcome, REPO_INSIDE, WORK_INSIDE,
+    self, inside, step, step_output, ClientCases, ClientLacks, PytestOutcome, Suite, REPO_INSIDE, WORK_INSIDE,
 };
 use crate::harness::{self, fail, Harness, Result};
 use crate::process::{cmd, output, run};
 
-/// One of Debian's netcdf source packages, and the suite that builds it.
+/// One of Debian's netcdf source packages, and the suite and architecture that build it.
 pub struct DebianPackage {
     /// e.g. "Debian 13".
     pub debian: &'static str,
     pub suite: &'static str,
+    /// Debian's name of the architecture: the machine's (`amd64`), or `i386`, which its kernel runs
+    /// natively.
+    pub arch: &'static str,
     /// The netcdf-c release of the harness's table it packages.
     pub release: &'static str,
     /// Its Debian version, without the epoch.
@@ -41,6 +44,8 @@ pub struct DebianPackage {
     pub client_lacks: &'static [ClientLacks],
     /// Whose netCDF4-python test suite runs in the clean roots.
     pub python_suite: PythonSuite,
+    /// The programs of [`CLIENTS`] the suite does not build for the architecture.
+    pub unpackaged_clients: &'static [&'static str],
 }
 
 /// A netCDF4-python test suite.
@@ -61,20 +66,23 @@ const BOOKWORM_CLIENTS_LACK: [ClientLacks; 3] = [
     ClientLacks { case: "cdo -z zstd", says: "Compression type 'zstd' unsupported" },
 ];
 
-pub static PACKAGES: [DebianPackage; 2] = [
+pub static PACKAGES: [DebianPackage; 3] = [
     DebianPackage {
         debian: "Debian 13",
         suite: "trixie",
+        arch: "amd64",
         release: "4.10.1",
         version: "4.10.1-1",
         toolchain: &["cargo", "rustc"],
         library: "libnetcdf22",
         client_lacks: &[],
         python_suite: PythonSuite::Sdist("1.7.5.1"),
+        unpackaged_clients: &[],
     },
     DebianPackage {
         debian: "Debian 12",
         suite: "bookworm",
+        arch: "amd64",
         release: "4.9.0",
         version: "4.9.0-3",
         // Debian 12's rustc is 1.63: a packager takes 1.96 from its security updates, whose cargo-web
@@ -83,10 +91,47 @@ pub static PACKAGES: [DebianPackage; 2] = [
         library: "libnetcdf19",
         client_lacks: &BOOKWORM_CLIENTS_LACK,
         python_suite: PythonSuite::Installed("1.6.2"),
+        unpackaged_clients: &[],
+    },
+    // As an i386 buildd builds it: 32-bit, with Debian 13's i386 cargo and rustc.
+    DebianPackage {
+        debian: "Debian 13",
+        suite: "trixie",
+        arch: "i386",
+        release: "4.10.1",
+        version: "4.10.1-1",
+        toolchain: &["cargo", "rustc"],
+        library: "libnetcdf22",
+        client_lacks: &[],
+        python_suite: PythonSuite::Sdist("1.7.5.1"),
+        // Debian builds cdo for no 32-bit architecture: clients.sh runs NCO's cases only, and the
+        // grid comes from ncgen (tests/debian13/topography.sh).
+        unpackaged_clients: &["cdo"],
     },
 ];
 
 impl DebianPackage {
+    /// "trixie", or "trixie i386" for another architecture than the machine's.
+    pub fn name(&self) -> String {
+        match self.foreign_arch() {
+            None => self.suite.to_string(),
+            Some(arch) => format!("{} {arch}", self.suite),
+        }
+    }
+
+    fn foreign_arch(&self) -> Option<&'static str> {
+        (self.arch != MACHINE_ARCH).then_some(self.arch)
+    }
+
+    fn debian_suite(&self) -> Suite {
+        Suite { name: self.suite, foreign_arch: self.foreign_arch() }
+    }
+
+    /// The cache name of its roots: `deb-trixie-<what>`, `deb-trixie-i386-<what>`.
+    fn root_name(&self, what: &str) -> String {
+        format!("deb-{}-{what}", self.name().replace(' ', "-"))
+    }
+
     /// The version the build of `flavour` gets: ncfilters' carries a local suffix, as a packager's
     /// rebuild does (`dch --local +ncfilters`), above the archive's own binNMUs (Debian 12 has
     /// 1:4.9.0-3+b1, and its libc6-dev breaks libnetcdf-dev 1:4.9.0-3).
@@ -98,6 +143,9 @@ impl DebianPackage {
         }
     }
 }
+
+/// Debian's name of the machine's architecture.
+const MACHINE_ARCH: &str = "amd64";
 
 /// What the build root has besides the source package's build dependencies.
 const BUILD_TOOLS: [&str; 5] = ["dpkg-dev", "build-essential", "lintian", "xz-utils", "util-linux"];
@@ -125,13 +173,19 @@ const HOST_CA_BUNDLE: &str = "/etc/ssl/certs/ca-certificates.crt";
 const STOCK: &str = "stock";
 const NCFILTERS: &str = "ncfilters";
 
-/// Every package of [`PACKAGES`], or the one of the suite `NCFILTERS_DEB_SUITE` names.
+/// Every package of [`PACKAGES`], or those of the suite `NCFILTERS_DEB_SUITE` and the
+/// architecture `NCFILTERS_DEB_ARCH` name.
 pub fn test_deb(h: &Harness) -> Result {
-    let chosen = std::env::var("NCFILTERS_DEB_SUITE").ok();
-    let packages: Vec<&DebianPackage> =
-        PACKAGES.iter().filter(|package| chosen.as_deref().is_none_or(|suite| suite == package.suite)).collect();
+    let suite = std::env::var("NCFILTERS_DEB_SUITE").ok();
+    let arch = std::env::var("NCFILTERS_DEB_ARCH").ok();
+    let packages: Vec<&DebianPackage> = PACKAGES
+        .iter()
+        .filter(|package| suite.as_deref().is_none_or(|suite| suite == package.suite))
+        .filter(|package| arch.as_deref().is_none_or(|arch| arch == package.arch))
+        .collect();
     if packages.is_empty() {
-        fail!("NCFILTERS_DEB_SUITE={chosen:?}: the suites are trixie and bookworm");
+        let known: Vec<String> = PACKAGES.iter().map(|package| format!("{} {}", package.suite, package.arch)).collect();
+        fail!("NCFILTERS_DEB_SUITE={suite:?} NCFILTERS_DEB_ARCH={arch:?}: the packages are {}", known.join(", "));
     }
     for package in packages {
         test_package(h, package)?;
@@ -145,7 +199,7 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
     crate::setup::setup(&h)?;
     let tarball = crate::dist::make_tarball(&h)?;
     let started = Instant::now();
-    let root = debian_root::ensure(&h, &format!("deb-{}-build", package.suite), package.suite, &BUILD_TOOLS)?;
+    let root = debian_root::ensure(&h, &package.root_name("build"), package.debian_suite(), &BUILD_TOOLS)?;
     let mut tests = Vec::new();
     let mut lintian = Vec::new();
     for flavour in [STOCK, NCFILTERS] {
@@ -161,16 +215,17 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
         let what =
             format!("dpkg-buildpackage -b of netcdf {} ({flavour}), network cut", package.built_version(flavour));
         let log_text = step_output(&h, &root, &what, &["unshare", "--net", "--", "sh", "-c", build.as_str()])?;
-        harness::write_file(&h.work_file(&format!("deb-{}-{flavour}.log", package.suite)), &log_text)?;
+        harness::write_file(&h.work_file(&format!("{}-{flavour}.log", package.root_name("build"))), &log_text)?;
         let Some(counts) = crate::netcdf::ctest_counts(&log_text) else {
             fail!("dh_auto_test printed no ctest summary");
         };
         let failed: Vec<String> = crate::netcdf::failed_tests(&log_text).into_iter().map(String::from).collect();
         let toolchain = if flavour == NCFILTERS { toolchain_versions(&h, &root)? } else { String::new() };
         println!(
-            "{} netcdf {} ({flavour}): built offline{toolchain} in {} s; dh_auto_test: {} of {} passed{}",
+            "{} netcdf {} {} ({flavour}): built offline{toolchain} in {} s; dh_auto_test: {} of {} passed{}",
             package.debian,
             package.version,
+            package.arch,
             start.elapsed().as_secs(),
             counts.0,
             counts.1,
@@ -196,7 +251,13 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
     println!("PASS lintian: no error Debian's own build lacks ({} errors on both)", lintian[0].len());
     let debs = built_debs(&root, package)?;
     clients_in_clean_roots(&h, package, &debs)?;
-    println!("PASS {} netcdf {} with ncfilters in {} s", package.debian, package.version, started.elapsed().as_secs());
+    println!(
+        "PASS {} netcdf {} {} with ncfilters in {} s",
+        package.debian,
+        package.version,
+        package.arch,
+        started.elapsed().as_secs()
+    );
     Ok(())
 }
 
@@ -250,7 +311,8 @@ fn toolchain_versions(h: &Harness, root: &Path) -> Result<String> {
 
 /// lintian's errors (`E:` tags with their package, without versions) on the build of `flavour`.
 fn lintian_errors(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str) -> Result<Vec<String>> {
-    let changes = format!("{WORK_INSIDE}/deb/{flavour}/netcdf_{}_amd64.changes", package.built_version(flavour));
+    let changes =
+        format!("{WORK_INSIDE}/deb/{flavour}/netcdf_{}_{}.changes", package.built_version(flavour), package.arch);
     // lintian exits non-zero when it finds errors: they are read from its output.
     let text = crate::process::output_ignoring_errors(&mut inside(
         h,
@@ -275,7 +337,7 @@ fn built_debs(root: &Path, package: &DebianPackage) -> Result<Vec<PathBuf>> {
     let dir = root.join(format!("work/deb/{NCFILTERS}"));
     let mut debs = Vec::new();
     for name in [package.library, "netcdf-bin", "libnetcdf-dev"] {
-        let file = dir.join(format!("{name}_{}_amd64.deb", package.built_version(NCFILTERS)));
+        let file = dir.join(format!("{name}_{}_{}.deb", package.built_version(NCFILTERS), package.arch));
         if !file.is_file() {
             fail!("the package build made no {}", file.display());
         }
@@ -286,7 +348,7 @@ fn built_debs(root: &Path, package: &DebianPackage) -> Result<Vec<PathBuf>> {
 
 /// The name in the cache of the clean root of `side` (ncfilters' packages, or the suite's own).
 fn clean_root(package: &DebianPackage, side: &str) -> String {
-    format!("deb-{}-clean-{side}", package.suite)
+    package.root_name(&format!("clean-{side}"))
 }
 
 /// NCO, CDO, GDAL, python3-netcdf4 and netCDF4-python's suite in two clean roots: one with
@@ -297,8 +359,12 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
     let mut suites = Vec::new();
     let files = format!("{WORK_INSIDE}/gdal-files");
     for side in [NCFILTERS, "debian"] {
-        let root = debian_root::fresh(h, &clean_root(package, side), package.suite)?;
-        let mut install: Vec<String> = CLIENTS.iter().map(|name| name.to_string()).collect();
+        let root = debian_root::fresh(h, &clean_root(package, side), package.debian_suite())?;
+        let mut install: Vec<String> = CLIENTS
+            .iter()
+            .filter(|name| !package.unpackaged_clients.contains(name))
+            .map(|name| name.to_string())
+            .collect();
         if side == NCFILTERS {
             harness::create_dir_all(&root.join("work/debs"))?;
             for deb in debs {
@@ -328,6 +394,7 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
         println!("{label}: {} {version} installed with apt in a clean root", package.library);
         for script in [
             "debian13/clients.sh",
+            "debian13/topography.sh",
             "deb/gdal.sh",
             "deb/python3-netcdf4.py",
             "deb/netcdf4-python-suite.sh",
@@ -351,8 +418,17 @@ fn clients_in_clean_roots(h: &Harness, package: &DebianPackage, debs: &[PathBuf]
         suites.push(netcdf4_python_suite(h, &root, package, side, &label)?);
     }
     let theirs = format!("{}'s own {}", package.debian, package.library);
+    for client in CLIENTS.iter().filter(|name| !package.unpackaged_clients.contains(name)) {
+        if ["nco", "cdo"].contains(client) && !cases[0].ran_a_case_of(client) {
+            fail!("{client} is installed in the clean roots, but clients.sh ran none of its cases");
+        }
+    }
     let counts = cases[0].must_pass_all("ncfilters' packages", &cases[1], &theirs, package.client_lacks)?;
-    println!("PASS {}'s NCO, CDO, GDAL and python3-netcdf4: {counts}", package.debian);
+    let programs: Vec<&str> = ["nco", "cdo", "gdal-bin", "python3-netcdf4"]
+        .into_iter()
+        .filter(|name| !package.unpackaged_clients.contains(name))
+        .collect();
+    println!("PASS {}'s {}: {counts}", package.debian, programs.join(", "));
     suites[0].must_fail_nothing_passing_on("ncfilters' packages", &suites[1], &theirs)?;
     println!(
         "PASS {}: {} on {theirs}, {} on ncfilters' packages",
@@ -418,7 +494,7 @@ fn netcdf4_python_suite(
         }
     };
     let text = step_output(h, root, &what, &args)?;
-    harness::write_file(&h.work_file(&format!("deb-{}-netcdf4-python-{side}.log", package.suite)), &text)?;
+    harness::write_file(&h.work_file(&format!("{}-netcdf4-python-{side}.log", package.root_name("build"))), &text)?;
     let outcome = PytestOutcome::read(&text);
     if let Some(line) = text.lines().find(|line| line.starts_with("netCDF4-python ")) {
         println!("{line}");

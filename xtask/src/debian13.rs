@@ -6,18 +6,23 @@
 //! ncfilters' with no `HDF5_PLUGIN_PATH` (NCO and CDO: tests/debian13/clients.sh; netCDF4-python
 //! 1.7.2's own test suite, from its sdist on PyPI). The Rust toolchain is the
 //! host's, bind-mounted in a mount namespace that ends with each command.
+//!
+//! `debian13-i386`: the same two builds and suite in a Debian 13 i386 root (32-bit, run natively
+//! under `linux32`, cached in `<cache>/debian13-i386-root`), the module from the release tarball
+//! and the root's own cargo and rustc 1.85, as Debian's i386 buildd would build it.
 
 use std::path::Path;
 
-use crate::debian_root::{inside, step, ClientCases, PytestOutcome, REPO_INSIDE, WORK_INSIDE};
+use crate::configurations::Configuration;
+use crate::debian_root::{inside, step, ClientCases, PytestOutcome, Suite, REPO_INSIDE, WORK_INSIDE};
 use crate::harness::{self, fail, log, read_to_string, Harness, Result};
 use crate::netcdf::{check_ctest_log, ctest_halves};
 use crate::process::{cmd, run, succeeds_into_log};
+use crate::release::KnownFailure;
 use crate::text::print_tail;
 
-/// What the root installs: netcdf-c's build dependencies as Debian 13 builds it, and the programs
-/// whose use of libnetcdf is checked.
-const PACKAGES: [&str; 24] = [
+/// What a root needs to build netcdf-c as Debian 13 does.
+const BUILD_PACKAGES: [&str; 18] = [
     // Debian's own Rust (1.85), which builds the release tarball's crates (`debian_cargo_builds_the_tarball`).
     "cargo",
     "rustc",
@@ -38,6 +43,10 @@ const PACKAGES: [&str; 24] = [
     "libbz2-dev",
     "libaec-dev",
     "zlib1g-dev",
+];
+
+/// The programs whose use of libnetcdf is checked, in the root of the machine's architecture.
+const CLIENT_PACKAGES: [&str; 6] = [
     "netcdf-bin",
     "nco",
     "cdo",
@@ -55,25 +64,89 @@ const NETCDF4_PYTHON_VERSION: &str = "1.7.2";
 /// The Debian 13 configuration of the matrix, whose flags the two builds use.
 const CONFIGURATION: &str = "debian13";
 
-/// The root's name in the cache.
+/// The roots' names in the cache.
 const ROOT: &str = "debian13-root";
+const I386_ROOT: &str = "debian13-i386-root";
 
-pub fn test_debian13(h: &Harness) -> Result {
-    let configuration = crate::configurations::CONFIGURATIONS
+/// The test stock 4.9.3 fails on i386 with Debian 13's flags, and so ncfilters too: its expected
+/// output is x86_64's.
+const I386_STOCK_FAILURES: [KnownFailure; 1] = [KnownFailure {
+    test: "ncdump_tst_netcdf4_4",
+    on_ncfilters: true,
+    why: "ref_tst_compounds4.nc's var5 is shuffled; HDF5 sets the shuffle's parameter, the element size, from \
+          the compound type as the machine lays it out: 36 bytes on i386 (doubles 4-byte aligned), where the \
+          expected CDL has x86_64's 40 (`_Filter = \"3|2,40|1,2\"`)",
+}];
+
+/// How many tests both builds pass on i386: the 217 the suite registers, less [`I386_STOCK_FAILURES`].
+const I386_EXPECTED: usize = 216;
+
+fn debian13_configuration() -> &'static Configuration {
+    crate::configurations::CONFIGURATIONS
         .iter()
         .find(|configuration| configuration.name == CONFIGURATION)
-        .expect("the matrix has Debian 13's configuration");
+        .expect("the matrix has Debian 13's configuration")
+}
+
+pub fn test_debian13(h: &Harness) -> Result {
+    let configuration = debian13_configuration();
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
-    let root = crate::debian_root::ensure(&h, ROOT, "trixie", &PACKAGES)?;
-    debian_cargo_builds_the_tarball(&h, &root)?;
-    // Like the other builds, the root's are kept and rebuilt incrementally.
+    let packages = [BUILD_PACKAGES.as_slice(), CLIENT_PACKAGES.as_slice()].concat();
+    let root = crate::debian_root::ensure(&h, ROOT, Suite::native("trixie"), &packages)?;
+    let _ = debian_cargo_builds_the_tarball(&h, &root)?;
+    let module = [
+        format!("-DCMAKE_PROJECT_INCLUDE={REPO_INSIDE}/cmake/ncfilters.cmake"),
+        format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"),
+    ];
+    build_both(&h, &root, configuration, &module)?;
+    let hdf5 = debian_hdf5_version(&h, &root)?;
+    for flavour in crate::netcdf::FLAVOURS {
+        let label = format!("{} (Debian 13 flags) on HDF5 {hdf5} {flavour}", h.version());
+        run_suite(&h, &root, flavour, &label, configuration.ctest_expected, &[])?;
+    }
+    clients(&h, &root)?;
+    netcdf4_python_suite(&h, &root)
+}
+
+/// 4.9.3 with Debian 13's flags in a Debian 13 i386 root (32-bit), stock and with the module of
+/// the release tarball built by the root's own cargo: the configure-time layout check meets a
+/// 32-bit `size_t`, and ncfilters must fail exactly the tests stock fails there.
+pub fn test_debian13_i386(h: &Harness) -> Result {
+    let configuration = debian13_configuration();
+    let h = h.for_release(configuration.release());
+    crate::setup::setup(&h)?;
+    let suite = Suite { name: "trixie", foreign_arch: Some("i386") };
+    let root = crate::debian_root::ensure(&h, I386_ROOT, suite, &BUILD_PACKAGES)?;
+    let tree = debian_cargo_builds_the_tarball(&h, &root)?;
+    build_both(&h, &root, configuration, &[format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake")])?;
+    let hdf5 = debian_hdf5_version(&h, &root)?;
+    for failure in &I386_STOCK_FAILURES {
+        println!("  expected to fail on both builds: {} ({})", failure.test, failure.why);
+    }
+    let failing: Vec<&str> = I386_STOCK_FAILURES.iter().map(|failure| failure.test).collect();
+    for flavour in crate::netcdf::FLAVOURS {
+        let label = format!("{} (Debian 13 flags, i386) on HDF5 {hdf5} {flavour}", h.version());
+        run_suite(&h, &root, flavour, &label, I386_EXPECTED, &failing)?;
+    }
+    Ok(())
+}
+
+/// The version of the root's Debian HDF5 (1.14.5).
+fn debian_hdf5_version(h: &Harness, root: &Path) -> Result<String> {
+    let version_of_hdf5 = ["sh", "-c", "dpkg-query -W -f '${Version}' libhdf5-dev | cut -d+ -f1"];
+    Ok(crate::process::output(&mut inside(h, root, &version_of_hdf5))?.trim().to_string())
+}
+
+/// Stock and ncfilters (configured with `module`, its options) built with `configuration`'s flags
+/// in the root, and the verdict of the module's layout check; like the other builds, the root's are
+/// kept and rebuilt incrementally.
+fn build_both(h: &Harness, root: &Path, configuration: &Configuration, module: &[String]) -> Result {
     let work = root.join(WORK_INSIDE.trim_start_matches('/'));
     harness::create_dir_all(&work)?;
     let source = format!("netcdf-c-{}", h.version());
     let flags = configuration.flags(h.release);
-    let version_of_hdf5 = ["sh", "-c", "dpkg-query -W -f '${Version}' libhdf5-dev | cut -d+ -f1"];
-    let hdf5 = crate::process::output(&mut inside(&h, &root, &version_of_hdf5))?.trim().to_string();
+    let name = root.file_name().unwrap_or_default().to_string_lossy();
     for flavour in crate::netcdf::FLAVOURS {
         let source_copy = work.join(format!("src-{flavour}"));
         if !source_copy.is_dir() {
@@ -85,31 +158,39 @@ pub fn test_debian13(h: &Harness) -> Result {
         configure.extend(["-B".to_string(), format!("{WORK_INSIDE}/build-{flavour}")]);
         configure.extend(flags.iter().cloned());
         if flavour == "ncfilters" {
-            configure.push(format!("-DCMAKE_PROJECT_INCLUDE={REPO_INSIDE}/cmake/ncfilters.cmake"));
-            configure.push(format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"));
+            configure.extend(module.iter().cloned());
         }
-        if !work.join(format!("build-{flavour}/CMakeCache.txt")).is_file() {
-            step(&h, &root, &format!("configure netcdf-c {} ({flavour}, Debian 13 flags)", h.version()), &configure)?;
+        // Configured on every run (again, on a kept tree), so that the layout check's verdict shows.
+        let what = format!("configure netcdf-c {} ({flavour}, Debian 13 flags) in {name}", h.version());
+        let configured = crate::debian_root::step_output(h, root, &what, &configure)?;
+        if flavour == "ncfilters" {
+            let Some(layout) = configured.lines().find(|line| line.contains("sizes and offsets of netcdf-c's structs"))
+            else {
+                fail!("configure in {name} printed no verdict of the layout check");
+            };
+            println!("PASS {}", layout.trim_start_matches("-- "));
         }
         let build = ["cmake", "--build", &format!("{WORK_INSIDE}/build-{flavour}"), &format!("-j{}", h.jobs)];
-        step(&h, &root, &format!("build netcdf-c ({flavour}) in the Debian 13 root"), &build)?;
+        step(h, root, &format!("build netcdf-c ({flavour}) in {name}"), &build)?;
     }
-    for flavour in crate::netcdf::FLAVOURS {
-        log(format!("netcdf-c's ctest suite on the {flavour} build in the Debian 13 root"));
-        let log_file = h.work_file(&format!("debian13-ctest-{flavour}.log"));
-        let mut succeeded = true;
-        for (i, half) in ctest_halves(h.jobs).into_iter().enumerate() {
-            let mut ctest = vec!["ctest".to_string(), "--test-dir".into(), format!("{WORK_INSIDE}/build-{flavour}")];
-            ctest.extend(half);
-            let mut command = inside(&h, &root, &ctest);
-            command.env(crate::netcdf::SUITE_DIALECT_VARIABLE, h.release.suite_dialect);
-            succeeded &= succeeds_into_log(&mut command, &log_file, i > 0)?;
-        }
-        let label = format!("{} (Debian 13 flags) on HDF5 {hdf5} {flavour}", h.version());
-        check_ctest_log(&log_file, &label, succeeded, configuration.ctest_expected, &[])?;
+    Ok(())
+}
+
+/// netcdf-c's ctest suite on the root's `flavour` build: `expected` pass, and exactly `failing` fail.
+fn run_suite(h: &Harness, root: &Path, flavour: &str, label: &str, expected: usize, failing: &[&str]) -> Result {
+    let name = root.file_name().unwrap_or_default().to_string_lossy();
+    log(format!("netcdf-c's ctest suite on the {flavour} build in {name}"));
+    let log_file = h.work_file(&format!("{name}-ctest-{flavour}.log"));
+    let mut succeeded = true;
+    for (i, half) in ctest_halves(h.jobs).into_iter().enumerate() {
+        let mut ctest = vec!["ctest".to_string(), "--test-dir".into(), format!("{WORK_INSIDE}/build-{flavour}")];
+        ctest.extend(half);
+        let mut command = inside(h, root, &ctest);
+        command.env(crate::netcdf::SUITE_DIALECT_VARIABLE, h.release.suite_dialect);
+        succeeded &= succeeds_into_log(&mut command, &log_file, i > 0)?;
     }
-    clients(&h, &root)?;
-    netcdf4_python_suite(&h, &root)
+    check_ctest_log(&log_file, label, succeeded, expected, failing)?;
+    Ok(())
 }
 
 /// netCDF4-python 1.7.2's own tests (from its sdist) with Debian's python3-netcdf4 on Debian's
@@ -154,9 +235,10 @@ fn netcdf4_python_suite(h: &Harness, root: &Path) -> Result {
 /// succeed in every case Debian's does, and in all of them.
 fn clients(h: &Harness, root: &Path) -> Result {
     log("Debian 13's programs (NCO, CDO) with no HDF5_PLUGIN_PATH: Debian's libnetcdf22, then ncfilters'");
-    let script = root.join("work/clients.sh");
-    std::fs::copy(h.repo.join("tests/debian13/clients.sh"), &script)
-        .map_err(|e| harness::Failure(format!("cannot copy clients.sh: {e}")))?;
+    for name in ["clients.sh", "topography.sh"] {
+        std::fs::copy(h.repo.join("tests/debian13").join(name), root.join("work").join(name))
+            .map_err(|e| harness::Failure(format!("cannot copy {name}: {e}")))?;
+    }
     let mut results = Vec::new();
     for (label, lib) in [("Debian's libnetcdf22", ""), ("ncfilters' libnetcdf", "/work/build-ncfilters")] {
         let output =
@@ -164,14 +246,18 @@ fn clients(h: &Harness, root: &Path) -> Result {
         print!("{output}");
         results.push(ClientCases::read(&output));
     }
+    if let Some(program) = ["nco", "cdo"].into_iter().find(|program| !results[1].ran_a_case_of(program)) {
+        fail!("clients.sh ran none of {program}'s cases, which the root has");
+    }
     let counts = results[1].must_pass_all("ncfilters' libnetcdf", &results[0], "Debian's libnetcdf22", &[])?;
     println!("PASS Debian 13's programs: {counts}");
     Ok(())
 }
 
 /// Debian 13's packaged cargo and rustc (1.85) build every shipped crate from the release tarball
-/// (`dist`), offline (`unshare --net`) and with an empty HOME and cargo home, as a Debian builder would.
-fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
+/// (`dist`), offline (`unshare --net`) and with an empty HOME and cargo home, as a Debian builder would;
+/// returns where the tarball's tree is, inside the root.
+fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result<String> {
     let tarball = crate::dist::make_tarball(h)?;
     let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
     let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
@@ -201,5 +287,5 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result {
         start.elapsed().as_secs(),
         members.len()
     );
-    Ok(())
+    Ok(format!("{dir}/{name}"))
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! Debian roots for the distribution checks (`debian13`, `deb`): a suite's `debootstrap
-//! --variant=minbase` from the machine's own Debian mirror, made once per machine
-//! (`<cache>/debian-<suite>-base`), copied into a root per use, with packages from apt. Commands run
-//! inside as root, in a mount namespace that ends with each command.
+//! Debian roots for the distribution checks (`debian13`, `debian13-i386`, `deb`): a suite's
+//! `debootstrap --variant=minbase` from the machine's own Debian mirror, made once per machine
+//! (`<cache>/debian-<suite>-base`, or `debian-<suite>-<arch>-base` for an architecture the kernel
+//! runs natively, i386), copied into a root per use, with packages from apt. Commands run inside as
+//! root, in a mount namespace that ends with each command.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -15,12 +16,34 @@ use crate::text::print_tail;
 pub const WORK_INSIDE: &str = "/work";
 /// Where the repository is bind-mounted inside a root.
 pub const REPO_INSIDE: &str = "/ncfilters";
-/// The file a finished debootstrap leaves in the base, and so in every copy of it.
+/// The file a finished debootstrap leaves in the base, and so in every copy of it: it names the
+/// root's architecture when that is not the machine's.
 const DEBOOTSTRAPPED: &str = ".ncfilters-debootstrapped";
+
+/// A Debian suite on one architecture: the machine's own, or one its kernel runs natively.
+#[derive(Clone, Copy)]
+pub struct Suite {
+    pub name: &'static str,
+    /// `None` for the machine's architecture; else `debootstrap --arch`'s name (`i386`).
+    pub foreign_arch: Option<&'static str>,
+}
+
+impl Suite {
+    pub const fn native(name: &'static str) -> Suite {
+        Suite { name, foreign_arch: None }
+    }
+
+    fn base_name(&self) -> String {
+        match self.foreign_arch {
+            None => format!("debian-{}-base", self.name),
+            Some(arch) => format!("debian-{}-{arch}-base", self.name),
+        }
+    }
+}
 
 /// A root of `suite` at `<cache>/<name>` with `packages`, made once and reused while its stamp
 /// names the same packages (a root made but not yet stamped only gets the missing packages).
-pub fn ensure(h: &Harness, name: &str, suite: &str, packages: &[&str]) -> Result<PathBuf> {
+pub fn ensure(h: &Harness, name: &str, suite: Suite, packages: &[&str]) -> Result<PathBuf> {
     let root = h.cache.join(name);
     let stamp = h.cache.join(format!("{name}.packages"));
     let wanted = packages.join(" ");
@@ -36,7 +59,7 @@ pub fn ensure(h: &Harness, name: &str, suite: &str, packages: &[&str]) -> Result
 }
 
 /// A root of `suite` at `<cache>/<name>` as debootstrap made it, made anew on every call.
-pub fn fresh(h: &Harness, name: &str, suite: &str) -> Result<PathBuf> {
+pub fn fresh(h: &Harness, name: &str, suite: Suite) -> Result<PathBuf> {
     let root = h.cache.join(name);
     copy_of_base(h, suite, &root)?;
     Ok(root)
@@ -54,63 +77,88 @@ pub fn apt_install(h: &Harness, root: &Path, what: &str, packages: &[&str]) -> R
 }
 
 /// `root` made a copy of the suite's debootstrap (debootstrapped first if this machine has none).
-fn copy_of_base(h: &Harness, suite: &str, root: &Path) -> Result {
-    let base = h.cache.join(format!("debian-{suite}-base"));
+fn copy_of_base(h: &Harness, suite: Suite, root: &Path) -> Result {
+    let base_name = suite.base_name();
+    let base = h.cache.join(&base_name);
     if !base.join(DEBOOTSTRAPPED).is_file() {
         harness::remove_dir_all_if_exists(&base)?;
         let Some((mirror, _)) = crate::setup::first_deb_entry() else {
-            fail!("no Debian mirror in the machine's apt sources to debootstrap {suite} from");
+            fail!("no Debian mirror in the machine's apt sources to debootstrap {} from", suite.name);
         };
-        log(format!("debootstrap --variant=minbase {suite} into {}", base.display()));
+        log(format!("debootstrap --variant=minbase {} into {}", suite.name, base.display()));
         let started = std::time::Instant::now();
-        let log_file = h.work_file(&format!("debootstrap-{suite}.log"));
-        let mut debootstrap = cmd("debootstrap", ["--variant=minbase", suite]);
-        debootstrap.arg(&base).arg(&mirror);
+        let log_file = h.work_file(&format!("debootstrap-{base_name}.log"));
+        let mut debootstrap = cmd("debootstrap", ["--variant=minbase"]);
+        if let Some(arch) = suite.foreign_arch {
+            debootstrap.arg(format!("--arch={arch}"));
+        }
+        debootstrap.arg(suite.name).arg(&base).arg(&mirror);
         if !succeeds_into_log(&mut debootstrap, &log_file, false)? {
             print_tail(&log_file, 30);
-            fail!("debootstrap of {suite} failed");
+            fail!("debootstrap of {base_name} failed");
         }
         // A suite's security updates (Debian 12's rustc-web comes from them), where the machine has them.
-        let security = format!("{suite}-security");
+        let security = format!("{}-security", suite.name);
         if let Some(uri) = crate::setup::deb_entry_for_suite(&security) {
             harness::write_file(
                 &base.join("etc/apt/sources.list.d/security.list"),
                 &format!("deb {uri} {security} main\n"),
             )?;
         }
-        harness::write_file(&base.join(DEBOOTSTRAPPED), "")?;
+        harness::write_file(&base.join(DEBOOTSTRAPPED), suite.foreign_arch.unwrap_or_default())?;
         println!("   {} s", started.elapsed().as_secs());
     }
     harness::remove_dir_all_if_exists(root)?;
     run(cmd("cp", ["-a"]).arg(&base).arg(root))
 }
 
+/// The architecture `root` was debootstrapped for, when not the machine's.
+fn foreign_arch_of(root: &Path) -> Option<String> {
+    let arch = read_to_string(&root.join(DEBOOTSTRAPPED)).ok()?.trim().to_string();
+    (!arch.is_empty()).then_some(arch)
+}
+
+/// The Debian multiarch directory of `root`'s libraries (`x86_64-linux-gnu`, `i386-linux-gnu`).
+fn multiarch_of(root: &Path) -> &'static str {
+    match foreign_arch_of(root).as_deref() {
+        Some("i386") => "i386-linux-gnu",
+        _ => "x86_64-linux-gnu",
+    }
+}
+
 /// A command run inside the root, as root, in a mount namespace of its own (`unshare --mount`)
-/// where /proc, /dev, the repository and the host's Rust toolchain (at its own paths) are mounted:
-/// the mounts end with the command, however it ends, so none outlives a killed run.
+/// where /proc, /dev and the repository are mounted, and the host's Rust toolchain (at its own
+/// paths) in a root of the machine's architecture; a foreign one (i386) has only Debian's own
+/// cargo and rustc, and runs under `linux32`, as Debian's i386 buildds do, so `uname -m` says
+/// i686. The mounts end with the command, however it ends, so none outlives a killed run.
 pub fn inside<S: AsRef<str>>(h: &Harness, root: &Path, args: &[S]) -> Command {
     let (cargo_home, rustup_home) = (harness::cargo_home(), harness::rustup_home());
+    let foreign = foreign_arch_of(root).is_some();
     let mut binds = vec![(PathBuf::from("/dev"), root.join("dev"))];
     binds.push((h.repo.clone(), root.join(REPO_INSIDE.trim_start_matches('/'))));
-    for dir in [&cargo_home, &rustup_home] {
-        binds.push((dir.clone(), root.join(dir.strip_prefix("/").unwrap_or(dir))));
+    if !foreign {
+        for dir in [&cargo_home, &rustup_home] {
+            binds.push((dir.clone(), root.join(dir.strip_prefix("/").unwrap_or(dir))));
+        }
     }
     let mut script = format!("mount -t proc proc '{}/proc'", root.display());
     for (from, to) in &binds {
         let _ = std::fs::create_dir_all(to);
         script.push_str(&format!(" && mount --bind '{}' '{}'", from.display(), to.display()));
     }
-    script.push_str(&format!(" && exec chroot '{}' \"$@\"", root.display()));
+    let personality = if foreign { "linux32 " } else { "" };
+    script.push_str(&format!(" && exec {personality}chroot '{}' \"$@\"", root.display()));
     let mut command = cmd("unshare", ["--mount", "--propagation", "private", "sh", "-c", script.as_str(), "sh"]);
-    command
-        .arg("env")
-        .arg("-i")
-        .arg(format!("PATH={}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", cargo_home.display()))
-        .arg("HOME=/root")
-        .arg("LANG=C.UTF-8")
-        .arg(format!("CARGO_HOME={}", cargo_home.display()))
-        .arg(format!("RUSTUP_HOME={}", rustup_home.display()))
-        .args(args.iter().map(|arg| arg.as_ref()));
+    command.arg("env").arg("-i").arg("HOME=/root").arg("LANG=C.UTF-8");
+    if foreign {
+        command.arg("PATH=/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin");
+    } else {
+        command
+            .arg(format!("PATH={}/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin", cargo_home.display()))
+            .arg(format!("CARGO_HOME={}", cargo_home.display()))
+            .arg(format!("RUSTUP_HOME={}", rustup_home.display()));
+    }
+    command.args(args.iter().map(|arg| arg.as_ref()));
     command
 }
 
@@ -167,6 +215,13 @@ impl ClientCases {
             })
             .collect();
         ClientCases { passed, failed }
+    }
+
+    /// Whether a case of `program` (`nco` for `ncks`, `cdo`) ran, passed or failed.
+    pub fn ran_a_case_of(&self, program: &str) -> bool {
+        let command = if program == "nco" { "ncks" } else { program };
+        let ran = |case: &str| case.split_whitespace().next() == Some(command);
+        self.passed.iter().any(|case| ran(case)) || self.failed.iter().any(|(case, _)| ran(case))
     }
 
     fn total(&self) -> usize {
@@ -281,7 +336,7 @@ pub fn netcdf4_python_sdist(h: &Harness, root: &Path, version: &str) -> Result<P
         .env("USE_NCCONFIG", "0")
         .env("NETCDF4_DIR", &usr)
         .env("HDF5_INCDIR", usr.join("include/hdf5/serial"))
-        .env("HDF5_LIBDIR", usr.join("lib/x86_64-linux-gnu/hdf5/serial"));
+        .env("HDF5_LIBDIR", usr.join(format!("lib/{}/hdf5/serial", multiarch_of(root))));
     run(&mut pip)?;
     match cached() {
         Some(sdist) => Ok(sdist),

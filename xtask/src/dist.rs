@@ -2,7 +2,9 @@
 //! `dist`: the release tarball, `target/dist/ncfilters-<version>.tar.xz` and its `.sha256`. It holds
 //! the tracked sources as the work tree has them, `vendor/` with the crates the CMake build
 //! compiles, `.cargo/config.toml` pointing cargo at them, and `.ncfilters-release` (the build then
-//! says "release" where a clone's says "git <commit>"). Its workspace is the shipped members with
+//! says "release" where a clone's says "git <commit>"). `cargo xtask dist` refuses a work tree with
+//! uncommitted changes; the tests' tarballs of one (`offline`, `debian13`, `deb`) carry
+//! `.ncfilters-source` instead, so their builds say "git <commit>, modified". Its workspace is the shipped members with
 //! their dev-dependencies removed: cargo resolves every member's dependencies, dev-dependencies
 //! included, so those crates (test and benchmark tools) would otherwise have to be vendored too.
 //! Reproducible: sorted entries, owner 0, every time SOURCE_DATE_EPOCH (default: the last commit's).
@@ -15,6 +17,8 @@ use crate::process::{cmd, output, run};
 
 /// The file that marks a release tarball's tree (cmake/ncfilters.cmake reads it).
 pub const RELEASE_MARKER: &str = ".ncfilters-release";
+/// The file that names the commit a tree without `.git` was copied from (ncfilters_provenance.cmake).
+pub const SOURCE_RECORD: &str = ".ncfilters-source";
 
 const VENDORED_SOURCE_CONFIG: &str = "# SPDX-License-Identifier: BSD-3-Clause\n\
     # Written by `cargo xtask dist`: cargo takes every crate from vendor/, never from the network.\n\
@@ -23,7 +27,26 @@ const VENDORED_SOURCE_CONFIG: &str = "# SPDX-License-Identifier: BSD-3-Clause\n\
     [source.ncfilters-vendored]\n\
     directory = \"vendor\"\n";
 
-/// Makes the tarball and its checksum; returns the tarball's path.
+/// `cargo xtask dist`: the release tarball, of a work tree with no uncommitted change.
+pub fn make_release_tarball(h: &Harness) -> Result<PathBuf> {
+    let changed = changed_tracked_files(&h.repo)?;
+    if !changed.is_empty() {
+        fail!(
+            "the work tree has uncommitted changes ({}): a release tarball is made from a commit (docs/releasing.md)",
+            changed.join(", ")
+        );
+    }
+    make_tarball(h)
+}
+
+/// Tracked files whose work-tree content differs from HEAD's.
+fn changed_tracked_files(repo: &Path) -> Result<Vec<String>> {
+    let status = output(cmd("git", ["-C"]).arg(repo).args(["status", "--porcelain", "--untracked-files=no"]))?;
+    Ok(status.lines().filter_map(|line| line.get(3..)).map(String::from).collect())
+}
+
+/// Makes the tarball and its checksum; returns the tarball's path. From a tree with uncommitted
+/// changes (a test's), it names the commit it was made from instead of calling itself a release.
 pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
     let version = workspace_version(&h.repo)?;
     let name = format!("ncfilters-{version}");
@@ -48,7 +71,12 @@ pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
     let root_manifest = stage.join("Cargo.toml");
     let text = crate::harness::read_to_string(&root_manifest)?;
     crate::harness::write_file(&root_manifest, &shipped_workspace(&text, &members)?)?;
-    crate::harness::write_file(&stage.join(RELEASE_MARKER), &format!("ncfilters {version}, release tarball\n"))?;
+    if changed_tracked_files(&h.repo)?.is_empty() {
+        crate::harness::write_file(&stage.join(RELEASE_MARKER), &format!("ncfilters {version}, release tarball\n"))?;
+    } else {
+        let commit = output(cmd("git", ["-C"]).arg(&h.repo).args(["rev-parse", "--short=12", "HEAD"]))?;
+        crate::harness::write_file(&stage.join(SOURCE_RECORD), &format!("git {}, modified\n", commit.trim()))?;
+    }
 
     log("cargo vendor: the crates of the shipped members");
     let mut vendor = cmd("cargo", ["vendor", "--versioned-dirs", "--quiet", "--manifest-path"]);
@@ -188,6 +216,23 @@ fn same_versions_as_the_repository(repo: &Path, stage: &Path) -> Result {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_change_to_a_tracked_file_is_seen_and_an_untracked_file_is_not() {
+        let repo = std::env::temp_dir().join(format!("ncfilters-dist-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&repo);
+        std::fs::create_dir_all(&repo).unwrap();
+        let git = |args: &[&str]| run(cmd("git", ["-C"]).arg(&repo).args(args)).unwrap();
+        git(&["init", "-q"]);
+        std::fs::write(repo.join("tracked"), "a\n").unwrap();
+        git(&["add", "tracked"]);
+        git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "one"]);
+        std::fs::write(repo.join("untracked"), "b\n").unwrap();
+        assert!(changed_tracked_files(&repo).unwrap().is_empty());
+        std::fs::write(repo.join("tracked"), "c\n").unwrap();
+        assert_eq!(changed_tracked_files(&repo).unwrap(), ["tracked"]);
+        let _ = std::fs::remove_dir_all(&repo);
+    }
 
     #[test]
     fn the_names_dh_clean_deletes_are_known() {

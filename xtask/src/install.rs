@@ -157,7 +157,7 @@ pub fn copy_of_the_tree(repo: &Path, copy: &Path) -> Result {
     let source = output(&mut provenance)?;
     let source = source.trim();
     if source.starts_with("git ") {
-        crate::harness::write_file(&copy.join(".ncfilters-source"), &format!("{source}\n"))?;
+        crate::harness::write_file(&copy.join(crate::dist::SOURCE_RECORD), &format!("{source}\n"))?;
     }
     Ok(())
 }

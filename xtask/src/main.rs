@@ -89,7 +89,7 @@ enum Step {
         write: bool,
     },
     /// The release tarball: target/dist/ncfilters-<version>.tar.xz (sources, vendor/, cargo's
-    /// configuration for it) and its .sha256, the same bytes on every run
+    /// configuration for it) and its .sha256, the same bytes on every run; refuses uncommitted changes
     Dist,
     /// Miri (nightly) on the unit tests that call no C: C heap, filter chain, registry, parsers, pure-Rust filters
     Miri,
@@ -118,6 +118,11 @@ enum Step {
     /// Debian's HDF5 1.14.5, stock and ncfilters: the suite on both, then Debian 13's NCO and CDO on
     /// Debian's libnetcdf22 and on ncfilters' with no HDF5_PLUGIN_PATH
     Debian13,
+    /// netcdf-c 4.9.3 with Debian 13's flags inside a Debian 13 i386 root (32-bit), stock and with the
+    /// module of the release tarball built by the root's own cargo: the layout check and the suite,
+    /// which must fail exactly what stock fails there
+    #[command(name = "debian13-i386")]
+    Debian13I386,
     /// Debian's own netcdf source packages (4.10.1-1 in a Debian 13 root, 4.9.0-3 in a Debian 12 one;
     /// NCFILTERS_DEB_SUITE=trixie or bookworm picks one) built with dpkg-buildpackage, offline, stock
     /// and with ncfilters as docs/packaging.md says: dh_auto_test's counts, lintian, then NCO, CDO and
@@ -201,6 +206,7 @@ impl Step {
             Step::Valgrind => "valgrind",
             Step::Matrix => "matrix",
             Step::Debian13 => "debian13",
+            Step::Debian13I386 => "debian13-i386",
             Step::Deb => "deb",
             Step::Offline => "offline",
             Step::OfflineBuild => "offline-build",
@@ -314,7 +320,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Miri => rust_checks::test_miri(h),
         Step::Licences { write: false } => licences::test_licences(h),
         Step::Licences { write: true } => licences::write_notices(h),
-        Step::Dist => dist::make_tarball(h).map(|_| ()),
+        Step::Dist => dist::make_release_tarball(h).map(|_| ()),
         // The layout check first: its configure reuses the cargo build of the ncfilters build, which
         // the ABI check then rebuilds with its own environment.
         Step::Abi => layout_check::test_layout_check(h).and_then(|()| rust_checks::test_abi(h)),
@@ -328,6 +334,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Valgrind => valgrind::test_valgrind(h),
         Step::Matrix => matrix::test_chosen(h),
         Step::Debian13 => debian13::test_debian13(h),
+        Step::Debian13I386 => debian13::test_debian13_i386(h),
         Step::Deb => deb::test_deb(h),
         Step::Offline => offline::test_offline(h),
         Step::OfflineBuild => offline::build_offline(),

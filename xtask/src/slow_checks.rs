@@ -19,6 +19,8 @@ pub enum SlowCheck {
     Configuration(&'static Configuration),
     /// 4.9.3 in a Debian 13 root (`cargo xtask debian13`).
     Debian13Root,
+    /// 4.9.3 in a Debian 13 i386 root (`cargo xtask debian13-i386`).
+    Debian13I386Root,
     /// 4.10.1 from the release tarball, with no network (`cargo xtask offline`).
     OfflineFromTarball,
     /// netcdf-c's main branch built as 4.10.1 (`cargo xtask development`).
@@ -30,7 +32,7 @@ pub enum SlowCheck {
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 29] = [
+pub static SLOW_CHECKS: [SlowCheck; 31] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -60,6 +62,8 @@ pub static SLOW_CHECKS: [SlowCheck; 29] = [
     SlowCheck::DevelopmentSnapshot,
     SlowCheck::Cross(&TARGETS[2]),
     SlowCheck::DebianPackage(&PACKAGES[1]),
+    SlowCheck::Debian13I386Root,
+    SlowCheck::DebianPackage(&PACKAGES[2]),
 ];
 
 impl SlowCheck {
@@ -69,24 +73,30 @@ impl SlowCheck {
             SlowCheck::Parallel(release) => format!("parallel {}", release.version),
             SlowCheck::Configuration(configuration) => format!("matrix {}", configuration.name),
             SlowCheck::Debian13Root => "debian13".into(),
+            SlowCheck::Debian13I386Root => "debian13-i386".into(),
             SlowCheck::OfflineFromTarball => "offline".into(),
             SlowCheck::DevelopmentSnapshot => "development".into(),
-            SlowCheck::DebianPackage(package) => format!("deb {}", package.suite),
+            SlowCheck::DebianPackage(package) => format!("deb {}", package.name()),
             SlowCheck::Cross(target) => format!("cross {}", target.arch),
         }
     }
 
     /// How many releases a CI run tests beside the check (`rotation`), by the check's time on a
-    /// 2-core machine: three beside one of under 10 minutes; two beside valgrind (16), the parallel
-    /// pair (11 to 15), an HDF5 built from source and the Debian 13 root (about 15); one beside
-    /// Debian's package, built twice from scratch and installed into two new roots (about 30).
+    /// 2-core machine: three beside one of under 10 minutes (the i386 root's suite about 7); two
+    /// beside valgrind (16), the parallel pair (11 to 15), an HDF5 built from source and the Debian 13
+    /// root (about 15); one beside Debian's package, built twice from scratch and installed into two
+    /// new roots (about 30, for amd64 or i386).
     pub fn releases_beside(&self) -> usize {
         match self {
-            SlowCheck::OfflineFromTarball | SlowCheck::DevelopmentSnapshot | SlowCheck::Cross(_) => 3,
+            SlowCheck::OfflineFromTarball
+            | SlowCheck::DevelopmentSnapshot
+            | SlowCheck::Cross(_)
+            | SlowCheck::Debian13I386Root => 3,
             SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
-            SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => {
-                2
-            }
+            SlowCheck::Valgrind(_)
+            | SlowCheck::Parallel(_)
+            | SlowCheck::Configuration(_)
+            | SlowCheck::Debian13Root => 2,
             SlowCheck::DebianPackage(_) => 1,
         }
     }
@@ -99,6 +109,7 @@ impl SlowCheck {
             SlowCheck::Parallel(_)
             | SlowCheck::Configuration(_)
             | SlowCheck::Debian13Root
+            | SlowCheck::Debian13I386Root
             | SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::DebianPackage(_)
@@ -112,6 +123,7 @@ impl SlowCheck {
             SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
             SlowCheck::Configuration(configuration) => crate::matrix::test_configuration(h, configuration),
             SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
+            SlowCheck::Debian13I386Root => crate::debian13::test_debian13_i386(h),
             SlowCheck::OfflineFromTarball => crate::offline::test_offline(h),
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
@@ -129,9 +141,9 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        // The distribution checks: debian13, offline, development, Debian's packages, and the
-        // architectures.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 3 + PACKAGES.len() + TARGETS.len());
+        // The distribution checks: debian13, debian13-i386, offline, development, Debian's
+        // packages, and the architectures.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 4 + PACKAGES.len() + TARGETS.len());
         assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }
