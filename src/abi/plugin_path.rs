@@ -100,7 +100,8 @@ fn separator(sep: c_char) -> Option<char> {
 /// The text ends at a NUL; `sep` `'\0'` is `:`; empty pieces are kept.
 ///
 /// # Safety
-/// `pathlist0` is NULL or readable for `pathlen` bytes (or up to a NUL); `dirs` is NULL or valid
+/// `pathlist0` is NULL or readable for all `pathlen` bytes, a NUL among them included (daux.c
+/// copies all of them too); `dirs` is NULL or valid
 /// and writable, its non-NULL vector with room for every piece.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_parsen(
