@@ -66,19 +66,22 @@ const BOOKWORM_CLIENTS_LACK: [ClientLacks; 3] = [
     ClientLacks { case: "cdo -z zstd", says: "Compression type 'zstd' unsupported" },
 ];
 
+/// Debian 13's netcdf, as its amd64 buildd builds it.
+const TRIXIE: DebianPackage = DebianPackage {
+    debian: "Debian 13",
+    suite: "trixie",
+    arch: "amd64",
+    release: "4.10.1",
+    version: "4.10.1-1",
+    toolchain: &["cargo", "rustc"],
+    library: "libnetcdf22",
+    client_lacks: &[],
+    python_suite: PythonSuite::Sdist("1.7.5.1"),
+    unpackaged_clients: &[],
+};
+
 pub static PACKAGES: [DebianPackage; 3] = [
-    DebianPackage {
-        debian: "Debian 13",
-        suite: "trixie",
-        arch: "amd64",
-        release: "4.10.1",
-        version: "4.10.1-1",
-        toolchain: &["cargo", "rustc"],
-        library: "libnetcdf22",
-        client_lacks: &[],
-        python_suite: PythonSuite::Sdist("1.7.5.1"),
-        unpackaged_clients: &[],
-    },
+    TRIXIE,
     DebianPackage {
         debian: "Debian 12",
         suite: "bookworm",
@@ -93,21 +96,10 @@ pub static PACKAGES: [DebianPackage; 3] = [
         python_suite: PythonSuite::Installed("1.6.2"),
         unpackaged_clients: &[],
     },
-    // As an i386 buildd builds it: 32-bit, with Debian 13's i386 cargo and rustc.
-    DebianPackage {
-        debian: "Debian 13",
-        suite: "trixie",
-        arch: "i386",
-        release: "4.10.1",
-        version: "4.10.1-1",
-        toolchain: &["cargo", "rustc"],
-        library: "libnetcdf22",
-        client_lacks: &[],
-        python_suite: PythonSuite::Sdist("1.7.5.1"),
-        // Debian builds cdo for no 32-bit architecture: clients.sh runs NCO's cases only, and the
-        // grid comes from ncgen (tests/debian13/topography.sh).
-        unpackaged_clients: &["cdo"],
-    },
+    // As an i386 buildd builds it: 32-bit, with Debian 13's i386 cargo and rustc. Debian builds cdo
+    // for no 32-bit architecture: clients.sh runs NCO's cases only, and the grid comes from ncgen
+    // (tests/debian13/topography.sh).
+    DebianPackage { arch: "i386", unpackaged_clients: &["cdo"], ..TRIXIE },
 ];
 
 impl DebianPackage {

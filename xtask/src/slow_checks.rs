@@ -93,10 +93,9 @@ impl SlowCheck {
             | SlowCheck::Cross(_)
             | SlowCheck::Debian13I386Root => 3,
             SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
-            SlowCheck::Valgrind(_)
-            | SlowCheck::Parallel(_)
-            | SlowCheck::Configuration(_)
-            | SlowCheck::Debian13Root => 2,
+            SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => {
+                2
+            }
             SlowCheck::DebianPackage(_) => 1,
         }
     }
