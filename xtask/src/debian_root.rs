@@ -217,11 +217,17 @@ impl ClientCases {
         ClientCases { passed, failed }
     }
 
-    /// Whether a case of `program` (`nco` for `ncks`, `cdo`) ran, passed or failed.
-    pub fn ran_a_case_of(&self, program: &str) -> bool {
-        let command = if program == "nco" { "ncks" } else { program };
-        let ran = |case: &str| case.split_whitespace().next() == Some(command);
-        self.passed.iter().any(|case| ran(case)) || self.failed.iter().any(|(case, _)| ran(case))
+    /// That clients.sh ran a case (passed or failed) of each of `programs` (`nco`, whose cases are
+    /// `ncks`'s, and `cdo`): the root has them, so none may have been left out.
+    pub fn must_have_run_each_of(&self, programs: &[&str]) -> Result {
+        for program in programs {
+            let command = if *program == "nco" { "ncks" } else { program };
+            let ran = |case: &str| case.split_whitespace().next() == Some(command);
+            if !self.passed.iter().any(|case| ran(case)) && !self.failed.iter().any(|(case, _)| ran(case)) {
+                fail!("{program} is installed, but clients.sh ran none of its cases");
+            }
+        }
+        Ok(())
     }
 
     fn total(&self) -> usize {
@@ -378,6 +384,15 @@ mod tests {
         );
         let theirs_other = ClientCases::read("PASS a\nFAIL b: no filter\n");
         assert!(ours.must_pass_all("ours", &theirs_other, "theirs", &lacks).is_err(), "theirs must lack it too");
+    }
+
+    #[test]
+    fn a_client_whose_cases_were_all_left_out_fails() {
+        let cases = ClientCases::read("PASS ncks --cmp=zst\nFAIL cdo -z zstd: unsupported\n");
+        assert!(cases.must_have_run_each_of(&["nco", "cdo"]).is_ok());
+        let nco_only = ClientCases::read("PASS ncks --cmp=zst\n");
+        assert!(nco_only.must_have_run_each_of(&["nco"]).is_ok());
+        assert!(nco_only.must_have_run_each_of(&["nco", "cdo"]).is_err());
     }
 
     #[test]
