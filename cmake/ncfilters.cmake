@@ -38,6 +38,11 @@
 #   NCFILTERS_SYSTEM_ZSTD       OFF (default): zstd from the libzstd source bundled in the zstd-sys
 #                               crate; ON: link the system's libzstd (libzstd-dev, libzstd-devel;
 #                               found with pkg-config, or by CMake where there is none).
+#   NCFILTERS_RUST_TARGET       when cross-compiling (a CMake toolchain file), Rust's target
+#                               triple; default: the C compiler's (-dumpmachine), e.g.
+#                               aarch64-linux-gnu gives aarch64-unknown-linux-gnu. The layout
+#                               check then runs a program of that target: through
+#                               CMAKE_CROSSCOMPILING_EMULATOR, else directly (binfmt_misc).
 #   NCFILTERS_NETCDF_LIKE       empty (default); for a netcdf-c version ncfilters does not know (a
 #                               point release, a snapshot of main), the known release whose
 #                               behaviour to build it with, e.g. 4.10.1 (docs/packaging.md).
@@ -59,6 +64,8 @@ find_program(NCFILTERS_CARGO cargo HINTS "$ENV{CARGO_HOME}/bin" "$ENV{HOME}/.car
 set(NCFILTERS_CARGO_HOME "" CACHE PATH "CARGO_HOME for ncfilters' cargo builds (default: see ncfilters.cmake)")
 set(NCFILTERS_CARGO_ARGS "" CACHE STRING "More arguments for ncfilters' cargo builds (a list)")
 option(NCFILTERS_SYSTEM_ZSTD "Link the system's libzstd instead of compiling the one bundled in zstd-sys" OFF)
+set(NCFILTERS_RUST_TARGET "" CACHE STRING "Rust's target triple for a cross build (default: from the C compiler's -dumpmachine)")
+include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_rust_target.cmake")
 
 # NCFILTERS_BUILD, e.g. "0.3.0 (git 1a2b3c4d5e6f)", goes into libnetcdf.settings, nc-config --all and
 # the report (core/build.rs reads NCFILTERS_BUILD_SOURCE).
@@ -68,11 +75,45 @@ message(STATUS "ncfilters: ${NCFILTERS_BUILD}")
 
 # How every cargo build runs: NCFILTERS_CARGO_COMMON_ENV (environment) and NCFILTERS_CARGO_FLAGS.
 function(ncfilters_cargo_settings)
-  # The C code the crates compile (the shims, the bundled libzstd) with netcdf-c's C compiler. Set
-  # here, as configure's environment differs from the build's (CMake has CC set while it
-  # configures): with CC unpinned cargo would compile those crates again at build time.
-  set(env "NCFILTERS_BUILD_SOURCE=${NCFILTERS_BUILD_SOURCE}" "CC=${CMAKE_C_COMPILER}")
+  set(env "NCFILTERS_BUILD_SOURCE=${NCFILTERS_BUILD_SOURCE}")
   set(flags)
+  set(target_flags)
+  if(CMAKE_CROSSCOMPILING)
+    # A toolchain file builds netcdf-c for another machine (Debian's and conda-forge's cross
+    # builds): cargo builds for the same target, compiles C and links with the same compiler.
+    set(triple "${NCFILTERS_RUST_TARGET}")
+    if(triple STREQUAL "")
+      execute_process(COMMAND ${CMAKE_C_COMPILER} -dumpmachine OUTPUT_VARIABLE machine
+                      OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed)
+      ncfilters_rust_target_of("${machine}" triple)
+      if(failed OR triple STREQUAL "")
+        message(FATAL_ERROR "ncfilters: cross-compiling with ${CMAKE_C_COMPILER}, whose target '${machine}' "
+                            "names no Rust target ncfilters knows: set NCFILTERS_RUST_TARGET to Rust's triple for it")
+      endif()
+    endif()
+    string(REPLACE "-" "_" triple_underscored "${triple}")
+    string(TOUPPER "${triple_underscored}" triple_upper)
+    set(target_flags --target "${triple}") # for builds, not for `cargo metadata`
+    list(APPEND env "CARGO_TARGET_${triple_upper}_LINKER=${CMAKE_C_COMPILER}"
+                    "CC_${triple_underscored}=${CMAKE_C_COMPILER}" "AR_${triple_underscored}=${CMAKE_AR}"
+                    "PKG_CONFIG_ALLOW_CROSS=1")
+    if(PKG_CONFIG_EXECUTABLE)
+      list(APPEND env "PKG_CONFIG_${triple_underscored}=${PKG_CONFIG_EXECUTABLE}")
+    endif()
+    if(CMAKE_CROSSCOMPILING_EMULATOR)
+      list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " runner)
+      list(APPEND env "CARGO_TARGET_${triple_upper}_RUNNER=${runner}")
+    endif()
+    set(NCFILTERS_CARGO_OUTPUT "${triple}/" PARENT_SCOPE)
+    set(NCFILTERS_CROSS_TARGET "${triple}" PARENT_SCOPE)
+  else()
+    # The C code the crates compile (the shims, the bundled libzstd) with netcdf-c's C compiler.
+    # Set here, as configure's environment differs from the build's (CMake has CC set while it
+    # configures): with CC unpinned cargo would compile those crates again at build time.
+    list(APPEND env "CC=${CMAKE_C_COMPILER}")
+    set(NCFILTERS_CARGO_OUTPUT "" PARENT_SCOPE)
+    set(NCFILTERS_CROSS_TARGET "" PARENT_SCOPE)
+  endif()
   set(cargo_home "${NCFILTERS_CARGO_HOME}")
   if(IS_DIRECTORY "${NCFILTERS_ROOT}/vendor")
     # The release tarball: its crates, never the network. Its .cargo/config.toml points cargo at
@@ -126,6 +167,9 @@ function(ncfilters_cargo_settings)
       endif()
       get_filename_component(zstd_dir "${NCFILTERS_ZSTD_LIBRARY}" DIRECTORY)
       set(zstd_config "${CMAKE_BINARY_DIR}/ncfilters-system-zstd.toml")
+      if(CMAKE_CROSSCOMPILING)
+        set(CMAKE_MATCH_1 "${triple}")
+      endif()
       file(WRITE "${zstd_config}"
            "[target.${CMAKE_MATCH_1}.zstd]\nrustc-link-search = [\"${zstd_dir}\"]\nrustc-link-lib = [\"zstd\"]\n")
       list(APPEND flags --config "${zstd_config}")
@@ -140,13 +184,16 @@ function(ncfilters_cargo_settings)
   if(failed)
     message(FATAL_ERROR "ncfilters: ${NCFILTERS_CARGO} cannot read ncfilters' workspace (${mode}):\n${error}")
   endif()
+  if(target_flags)
+    string(APPEND mode "; for ${triple}")
+  endif()
   message(STATUS "ncfilters: cargo ${NCFILTERS_CARGO}: ${mode}")
   set(NCFILTERS_CARGO_COMMON_ENV ${env} PARENT_SCOPE)
-  set(NCFILTERS_CARGO_FLAGS ${flags} PARENT_SCOPE)
+  set(NCFILTERS_CARGO_FLAGS ${flags} ${target_flags} PARENT_SCOPE)
 endfunction()
 ncfilters_cargo_settings()
 set(NCFILTERS_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/ncfilters-cargo" CACHE PATH "cargo target directory for ncfilters")
-set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/release/libncfilters.a")
+set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/libncfilters.a")
 option(NCFILTERS_PLUGINS "Replace netcdf-c's standard filter plugins and codec-defaults libraries with ncfilters' Rust ones" ON)
 set(NCFILTERS_CODEC_DIALECT "numeric" CACHE STRING "NCZarr codec JSON dialect written by default: numeric or legacy")
 set_property(CACHE NCFILTERS_CODEC_DIALECT PROPERTY STRINGS numeric legacy)
@@ -446,7 +493,7 @@ function(ncfilters_replace_plugins)
     if(NOT TARGET ${target})
       continue() # an optional plugin whose C library netcdf-c did not find
     endif()
-    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/plugin/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
+    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/${NCFILTERS_CARGO_OUTPUT}plugin/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
     list(APPEND replaced ${target})
     # 4.10.1 installs its plugins with install(TARGETS), which would rewrite the build RPATH of the
     # file in the target's place, the Rust library, which has none, and fail: link the C target
@@ -474,7 +521,7 @@ function(ncfilters_cli)
   else()
     set(rpath "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
   endif()
-  set(NCFILTERS_CLI_EXECUTABLE "${NCFILTERS_CARGO_TARGET_DIR}/release/ncfilters" PARENT_SCOPE)
+  set(NCFILTERS_CLI_EXECUTABLE "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/ncfilters" PARENT_SCOPE)
   add_custom_target(ncfilters_cli ALL
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "NCFILTERS_LIBNETCDF_DIR=$<TARGET_FILE_DIR:netcdf>" "NCFILTERS_CLI_RPATH=${rpath}"
@@ -625,7 +672,12 @@ function(ncfilters_layout_check)
             --bin ncfilters-layout-check --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     OUTPUT_VARIABLE program ERROR_VARIABLE error RESULT_VARIABLE failed)
-  if(failed)
+  if(failed AND NCFILTERS_CROSS_TARGET)
+    message(FATAL_ERROR "ncfilters: cargo could not build or run ncfilters-layout-check for ${NCFILTERS_CROSS_TARGET} (${failed}). "
+                        "The layout check runs a program of the target: through CMAKE_CROSSCOMPILING_EMULATOR (cargo's runner) "
+                        "when the toolchain file names one, else directly, as a kernel with qemu-user's binfmt_misc "
+                        "entries does:\n${error}")
+  elseif(failed)
     message(FATAL_ERROR "ncfilters: cargo could not build or run ncfilters-layout-check (${failed}):\n${error}")
   endif()
   file(WRITE "${source}.tmp" "${program}")
@@ -633,6 +685,10 @@ function(ncfilters_layout_check)
   set(includes "${CMAKE_BINARY_DIR}" "${CMAKE_BINARY_DIR}/include" "${CMAKE_SOURCE_DIR}/include"
       "${CMAKE_SOURCE_DIR}/libhdf5" "${CMAKE_SOURCE_DIR}/libnczarr" "${CMAKE_SOURCE_DIR}/libncpoco"
       ${HDF5_INCLUDE_DIRS} ${HDF5_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS} ${MPI_C_INCLUDE_PATH})
+  if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+    # try_run runs no program of another target without an emulator: run it directly (binfmt_misc).
+    set(CMAKE_CROSSCOMPILING_EMULATOR "${CMAKE_COMMAND};-E;env")
+  endif()
   try_run(differs compiled "${dir}/layout-check" "${source}"
     CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
     COMPILE_OUTPUT_VARIABLE compile_output
@@ -641,7 +697,9 @@ function(ncfilters_layout_check)
     message(FATAL_ERROR "ncfilters: the layout check (${source}) does not compile against this netcdf-c tree, "
                         "so ncfilters cannot mirror its structs:\n${compile_output}")
   endif()
-  if(NOT differs EQUAL 0)
+  if(differs STREQUAL "FAILED_TO_RUN")
+    message(FATAL_ERROR "ncfilters: the layout check (${source}) compiled but did not run: ${differences}")
+  elseif(NOT differs EQUAL 0)
     message(FATAL_ERROR "ncfilters: this netcdf-c tree lays out its structs differently from netcdf-c "
                         "${NCFILTERS_NETCDF_VERSION}, whose layouts ncfilters mirrors (${source}):\n${differences}"
                         "A patch or a release that changes these structs needs an ncfilters that knows it.")

@@ -35,9 +35,19 @@ pub struct Target {
     pub gnu: &'static str,
     /// qemu-user's program for it.
     pub qemu: &'static str,
+    /// Its programs' ELF header: 64-bit, big-endian, `e_machine` (what binfmt_misc matches).
+    pub elf: Elf,
     pub std: Std,
     /// What sets it apart, for the table.
     pub kind: &'static str,
+}
+
+/// The fields of an ELF header that tell one architecture's programs from another's.
+#[derive(Clone, Copy)]
+pub struct Elf {
+    pub is_64_bit: bool,
+    pub big_endian: bool,
+    pub machine: u16,
 }
 
 /// The architectures: Debian 13's release architectures but amd64 (the machine's own), and i386.
@@ -47,6 +57,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "i686-unknown-linux-gnu",
         gnu: "i686-linux-gnu",
         qemu: "qemu-i386",
+        elf: Elf { is_64_bit: false, big_endian: false, machine: 3 },
         std: Std::Rustup,
         kind: "32-bit",
     },
@@ -55,6 +66,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "armv7-unknown-linux-gnueabihf",
         gnu: "arm-linux-gnueabihf",
         qemu: "qemu-arm",
+        elf: Elf { is_64_bit: false, big_endian: false, machine: 40 },
         std: Std::Rustup,
         kind: "32-bit",
     },
@@ -63,6 +75,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "armv5te-unknown-linux-gnueabi",
         gnu: "arm-linux-gnueabi",
         qemu: "qemu-arm",
+        elf: Elf { is_64_bit: false, big_endian: false, machine: 40 },
         std: Std::BuiltByNightly,
         kind: "32-bit, no 64-bit atomics",
     },
@@ -71,6 +84,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "aarch64-unknown-linux-gnu",
         gnu: "aarch64-linux-gnu",
         qemu: "qemu-aarch64",
+        elf: Elf { is_64_bit: true, big_endian: false, machine: 183 },
         std: Std::Rustup,
         kind: "64-bit",
     },
@@ -79,6 +93,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "powerpc64le-unknown-linux-gnu",
         gnu: "powerpc64le-linux-gnu",
         qemu: "qemu-ppc64le",
+        elf: Elf { is_64_bit: true, big_endian: false, machine: 21 },
         std: Std::Rustup,
         kind: "64-bit",
     },
@@ -87,6 +102,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "riscv64gc-unknown-linux-gnu",
         gnu: "riscv64-linux-gnu",
         qemu: "qemu-riscv64",
+        elf: Elf { is_64_bit: true, big_endian: false, machine: 243 },
         std: Std::Rustup,
         kind: "64-bit",
     },
@@ -95,6 +111,7 @@ pub static TARGETS: [Target; 7] = [
         triple: "s390x-unknown-linux-gnu",
         gnu: "s390x-linux-gnu",
         qemu: "qemu-s390x",
+        elf: Elf { is_64_bit: true, big_endian: true, machine: 22 },
         std: Std::Rustup,
         kind: "64-bit, big-endian",
     },
@@ -484,8 +501,61 @@ fn keep_links_inside(root: &Path, dir: &Path) -> Result {
     Ok(())
 }
 
+/// The kernel runs `target`'s programs under Debian 13's qemu-user, through a binfmt_misc entry
+/// (`ncfilters-<qemu>`, flag F: the interpreter is opened now, so it also serves inside a chroot):
+/// a cross build's tests then run its programs as a native build's do. Registered once; the entry
+/// lasts until reboot and changes nothing else of the machine's.
+pub fn register_binfmt(h: &Harness, target: &Target) -> Result {
+    let binfmt = Path::new("/proc/sys/fs/binfmt_misc");
+    let name = format!("ncfilters-{}", target.qemu);
+    if binfmt.join(&name).is_file() {
+        return Ok(());
+    }
+    if !binfmt.join("register").exists() {
+        run(cmd("mount", ["-t", "binfmt_misc", "binfmt_misc"]).arg(binfmt))?;
+    }
+    let qemu = qemu_dir(h)?.join(target.qemu);
+    let entry = format!(
+        ":{name}:M::{}:{}:{}:F",
+        escaped(&elf_magic(target.elf)),
+        escaped(&elf_mask(target.elf)),
+        qemu.display()
+    );
+    std::fs::write(binfmt.join("register"), entry)
+        .map_err(|e| crate::harness::Failure(format!("cannot register {name} with binfmt_misc: {e}")))
+}
+
+/// The first 20 bytes of an ELF program of `elf`'s architecture: identification, `e_type`
+/// (an executable), `e_machine`.
+fn elf_magic(elf: Elf) -> Vec<u8> {
+    let mut magic =
+        vec![0x7f, b'E', b'L', b'F', if elf.is_64_bit { 2 } else { 1 }, if elf.big_endian { 2 } else { 1 }, 1];
+    magic.resize(16, 0);
+    let (kind, machine) = if elf.big_endian {
+        (2u16.to_be_bytes(), elf.machine.to_be_bytes())
+    } else {
+        (2u16.to_le_bytes(), elf.machine.to_le_bytes())
+    };
+    magic.extend(kind);
+    magic.extend(machine);
+    magic
+}
+
+/// Which of [`elf_magic`]'s bits must match: not the OS ABI byte, and `e_type` 2 or 3 (a
+/// position-independent executable is a shared object).
+fn elf_mask(elf: Elf) -> Vec<u8> {
+    let mut mask = vec![0xff; 20];
+    mask[7] = 0;
+    mask[if elf.big_endian { 17 } else { 16 }] = 0xfe;
+    mask
+}
+
+fn escaped(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("\\x{byte:02x}")).collect()
+}
+
 /// The directory with Debian 13's qemu-user programs of [`TARGETS`] (static; unpacked into the cache).
-fn qemu_dir(h: &Harness) -> Result<PathBuf> {
+pub fn qemu_dir(h: &Harness) -> Result<PathBuf> {
     let root = h.cache.join(format!("cross/qemu-user-{QEMU_SUITE}"));
     let bin = root.join("usr/bin");
     let mut programs: Vec<&str> = TARGETS.iter().map(|t| t.qemu).collect();
@@ -527,5 +597,51 @@ mod tests {
         arches.dedup();
         assert_eq!(arches.len(), TARGETS.len());
         assert!(target("s390x").is_ok() && target("amd64").is_err());
+    }
+
+    /// The binfmt_misc entry's bytes are qemu's own (scripts/qemu-binfmt-conf.sh) for aarch64 and s390x.
+    #[test]
+    fn binfmt_entries_match_qemus_for_arm64_and_s390x() {
+        let arm64 = target("arm64").unwrap().elf;
+        assert_eq!(
+            escaped(&elf_magic(arm64)),
+            "\\x7f\\x45\\x4c\\x46\\x02\\x01\\x01\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x00\\x02\\x00\\xb7\\x00"
+        );
+        assert_eq!(
+            escaped(&elf_mask(arm64)),
+            "\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\x00\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xff\\xfe\\xff\\xff\\xff"
+        );
+        let s390x = target("s390x").unwrap().elf;
+        assert_eq!(escaped(&elf_magic(s390x)[16..]), "\\x00\\x02\\x00\\x16");
+        assert_eq!(escaped(&elf_mask(s390x)[16..]), "\\xff\\xfe\\xff\\xff");
+    }
+
+    /// The module's cross build names cargo's target from the C compiler's GNU triplet
+    /// (cmake/ncfilters_rust_target.cmake): for each architecture, the triple of this table.
+    #[test]
+    fn the_module_maps_every_cross_compiler_to_its_rust_target() {
+        let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_rust_target.cmake");
+        let mut cases: Vec<(String, &str)> = TARGETS.iter().map(|t| (t.gnu.to_string(), t.triple)).collect();
+        // conda-forge's compilers name a vendor; an unknown CPU or a non-Linux target maps to none.
+        cases.push(("aarch64-conda-linux-gnu".into(), "aarch64-unknown-linux-gnu"));
+        cases.push(("x86_64-linux-gnu".into(), "x86_64-unknown-linux-gnu"));
+        cases.push(("sparc-linux-gnu".into(), ""));
+        cases.push(("aarch64-apple-darwin".into(), ""));
+        let mut script = format!("include(\"{}\")\n", module.display());
+        for (gnu, _) in &cases {
+            script
+                .push_str(&format!("ncfilters_rust_target_of(\"{gnu}\" triple)\nmessage(\"{gnu} -> ${{triple}}\")\n"));
+        }
+        let dir = std::env::temp_dir().join(format!("ncfilters-rust-target-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("map.cmake");
+        std::fs::write(&file, script).unwrap();
+        let out = Command::new("cmake").arg("-P").arg(&file).output().expect("cmake runs");
+        let _ = std::fs::remove_dir_all(&dir);
+        let printed = String::from_utf8_lossy(&out.stderr);
+        for (gnu, triple) in &cases {
+            let line = format!("{gnu} -> {triple}");
+            assert!(printed.lines().any(|l| l == line), "expected `{line}` in:\n{printed}");
+        }
     }
 }

@@ -10,6 +10,10 @@
 //! `debian13-i386`: the same two builds and suite in a Debian 13 i386 root (32-bit, run natively
 //! under `linux32`, cached in `<cache>/debian13-i386-root`), the module from the release tarball
 //! and the root's own cargo and rustc 1.85, as Debian's i386 buildd would build it.
+//!
+//! `debian13-arm64`: the same two builds cross-built for arm64 in a Debian 13 root (Debian's cross
+//! compilers and arm64 libraries, the host's Rust with its aarch64 target, cached in
+//! `<cache>/debian13-arm64-cross-root`), and the suite run with arm64's programs under qemu-user.
 
 use std::path::Path;
 
@@ -78,6 +82,38 @@ const I386_STOCK_FAILURES: [KnownFailure; 1] = [KnownFailure {
           expected CDL has x86_64's 40 (`_Filter = \"3|2,40|1,2\"`)",
 }];
 
+/// The cross build's architecture, and its root's name in the cache.
+const ARM64: &str = "arm64";
+const ARM64_ROOT: &str = "debian13-arm64-cross-root";
+
+/// What the arm64 cross build needs: the build tools of the machine's architecture, and the
+/// libraries (the `-dev` packages) of arm64's.
+const ARM64_BUILD_PACKAGES: [&str; 16] = [
+    // The machine's own compiler too: cargo links build scripts with it.
+    "build-essential",
+    "cmake",
+    "make",
+    "m4",
+    "pkg-config",
+    "file",
+    "unzip",
+    "xz-utils",
+    "libhdf5-dev",
+    "libcurl4-openssl-dev",
+    "libxml2-dev",
+    "libzstd-dev",
+    "libbz2-dev",
+    "libaec-dev",
+    "zlib1g-dev",
+    "libc6-dev",
+];
+
+/// The tests stock 4.9.3 fails as an arm64 cross build under qemu-user, and so ncfilters too.
+const ARM64_STOCK_FAILURES: [KnownFailure; 0] = [];
+
+/// How many tests both builds pass on arm64: the 218 the suite registers, less [`ARM64_STOCK_FAILURES`].
+const ARM64_EXPECTED: usize = 218;
+
 /// How many tests both builds pass on i386: the 217 the suite registers, less [`I386_STOCK_FAILURES`].
 const I386_EXPECTED: usize = 216;
 
@@ -99,7 +135,7 @@ pub fn test_debian13(h: &Harness) -> Result {
         format!("-DCMAKE_PROJECT_INCLUDE={REPO_INSIDE}/cmake/ncfilters.cmake"),
         format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"),
     ];
-    build_both(&h, &root, configuration, &module)?;
+    build_both(&h, &root, configuration, &[], &module)?;
     let hdf5 = debian_hdf5_version(&h, &root)?;
     for flavour in crate::netcdf::FLAVOURS {
         let label = format!("{} (Debian 13 flags) on HDF5 {hdf5} {flavour}", h.version());
@@ -119,7 +155,7 @@ pub fn test_debian13_i386(h: &Harness) -> Result {
     let suite = Suite { name: "trixie", foreign_arch: Some("i386") };
     let root = crate::debian_root::ensure(&h, I386_ROOT, suite, &BUILD_PACKAGES)?;
     let tree = debian_cargo_builds_the_tarball(&h, &root)?;
-    build_both(&h, &root, configuration, &[format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake")])?;
+    build_both(&h, &root, configuration, &[], &[format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake")])?;
     let hdf5 = debian_hdf5_version(&h, &root)?;
     for failure in &I386_STOCK_FAILURES {
         println!("  expected to fail on both builds: {} ({})", failure.test, failure.why);
@@ -132,16 +168,63 @@ pub fn test_debian13_i386(h: &Harness) -> Result {
     Ok(())
 }
 
+/// 4.9.3 with Debian 13's flags cross-built for arm64 in a Debian 13 root, as `dpkg-buildpackage
+/// -a arm64` would (crossbuild-essential-arm64, Debian's arm64 HDF5 and libraries through
+/// multiarch), stock and with the module (cargo's `--target` from the cross compiler), then the
+/// suite run with the kernel running arm64 programs under qemu-user (binfmt_misc): the layout check
+/// meets aarch64, and ncfilters must fail exactly what stock fails there.
+pub fn test_debian13_arm64(h: &Harness) -> Result {
+    let configuration = debian13_configuration();
+    let h = h.for_release(configuration.release());
+    crate::setup::setup(&h)?;
+    let target = crate::cross::target(ARM64)?;
+    run(&mut cmd("rustup", ["target", "add", target.triple]))?;
+    crate::cross::register_binfmt(&h, target)?;
+    let packages: Vec<String> = ARM64_BUILD_PACKAGES
+        .iter()
+        .map(|package| if package.ends_with("-dev") { format!("{package}:{ARM64}") } else { package.to_string() })
+        .chain([format!("crossbuild-essential-{ARM64}")])
+        .collect();
+    let packages: Vec<&str> = packages.iter().map(String::as_str).collect();
+    let root = crate::debian_root::ensure(&h, ARM64_ROOT, Suite::native("trixie"), &packages)?;
+    // What dh_auto_configure passes CMake for a cross build.
+    let (processor, _) = target.gnu.split_once('-').unwrap_or((target.gnu, ""));
+    let toolchain = format!(
+        "set(CMAKE_SYSTEM_NAME Linux)\nset(CMAKE_SYSTEM_PROCESSOR {processor})\n\
+         set(CMAKE_C_COMPILER {0}-gcc)\nset(CMAKE_CXX_COMPILER {0}-g++)\n\
+         set(PKG_CONFIG_EXECUTABLE /usr/bin/{0}-pkg-config)\n",
+        target.gnu
+    );
+    harness::create_dir_all(&root.join("work"))?;
+    harness::write_file(&root.join("work/toolchain.cmake"), &toolchain)?;
+    let both = [format!("-DCMAKE_TOOLCHAIN_FILE={WORK_INSIDE}/toolchain.cmake")];
+    let module = [
+        format!("-DCMAKE_PROJECT_INCLUDE={REPO_INSIDE}/cmake/ncfilters.cmake"),
+        format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"),
+    ];
+    build_both(&h, &root, configuration, &both, &module)?;
+    let hdf5 = debian_hdf5_version(&h, &root)?;
+    for failure in &ARM64_STOCK_FAILURES {
+        println!("  expected to fail on both builds: {} ({})", failure.test, failure.why);
+    }
+    let failing: Vec<&str> = ARM64_STOCK_FAILURES.iter().map(|failure| failure.test).collect();
+    for flavour in crate::netcdf::FLAVOURS {
+        let label = format!("{} (Debian 13 flags, arm64 under qemu-user) on HDF5 {hdf5} {flavour}", h.version());
+        run_suite(&h, &root, flavour, &label, ARM64_EXPECTED, &failing)?;
+    }
+    Ok(())
+}
+
 /// The version of the root's Debian HDF5 (1.14.5).
 fn debian_hdf5_version(h: &Harness, root: &Path) -> Result<String> {
     let version_of_hdf5 = ["sh", "-c", "dpkg-query -W -f '${Version}' libhdf5-dev | cut -d+ -f1"];
     Ok(crate::process::output(&mut inside(h, root, &version_of_hdf5))?.trim().to_string())
 }
 
-/// Stock and ncfilters (configured with `module`, its options) built with `configuration`'s flags
-/// in the root, and the verdict of the module's layout check; like the other builds, the root's are
-/// kept and rebuilt incrementally.
-fn build_both(h: &Harness, root: &Path, configuration: &Configuration, module: &[String]) -> Result {
+/// Stock and ncfilters built with `configuration`'s flags and `both` (a cross build's toolchain
+/// file) in the root, ncfilters configured with `module`, its options; and the verdict of the
+/// module's layout check. Like the other builds, the root's are kept and rebuilt incrementally.
+fn build_both(h: &Harness, root: &Path, configuration: &Configuration, both: &[String], module: &[String]) -> Result {
     let work = root.join(WORK_INSIDE.trim_start_matches('/'));
     harness::create_dir_all(&work)?;
     let source = format!("netcdf-c-{}", h.version());
@@ -157,6 +240,7 @@ fn build_both(h: &Harness, root: &Path, configuration: &Configuration, module: &
         let mut configure = vec!["cmake".to_string(), "-S".into(), format!("{WORK_INSIDE}/src-{flavour}")];
         configure.extend(["-B".to_string(), format!("{WORK_INSIDE}/build-{flavour}")]);
         configure.extend(flags.iter().cloned());
+        configure.extend(both.iter().cloned());
         if flavour == "ncfilters" {
             configure.extend(module.iter().cloned());
         }

@@ -69,8 +69,17 @@ pub fn fresh(h: &Harness, name: &str, suite: Suite) -> Result<PathBuf> {
 pub fn apt_install(h: &Harness, root: &Path, what: &str, packages: &[&str]) -> Result {
     std::fs::copy("/etc/resolv.conf", root.join("etc/resolv.conf"))
         .map_err(|e| harness::Failure(format!("cannot copy resolv.conf into {}: {e}", root.display())))?;
+    // `name:arch` asks for another architecture's package (a cross build's libraries): dpkg must know it.
+    let mut architectures: Vec<&str> = packages
+        .iter()
+        .filter(|package| !package.ends_with(".deb"))
+        .filter_map(|package| package.split_once(':').map(|(_, arch)| arch))
+        .collect();
+    architectures.sort_unstable();
+    architectures.dedup();
+    let add: String = architectures.iter().map(|arch| format!("dpkg --add-architecture {arch} && ")).collect();
     let install = format!(
-        "apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends {}",
+        "{add}apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends {}",
         packages.join(" ")
     );
     step(h, root, what, &["sh", "-c", install.as_str()])

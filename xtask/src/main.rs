@@ -123,6 +123,11 @@ enum Step {
     /// which must fail exactly what stock fails there
     #[command(name = "debian13-i386")]
     Debian13I386,
+    /// netcdf-c 4.9.3 with Debian 13's flags cross-built for arm64 in a Debian 13 root (Debian's cross
+    /// compilers and arm64 HDF5), stock and with the module: the layout check, and the suite under
+    /// qemu-user (binfmt_misc), which must fail exactly what stock fails there
+    #[command(name = "debian13-arm64")]
+    Debian13Arm64,
     /// Debian's own netcdf source packages (4.10.1-1 in a Debian 13 root, 4.9.0-3 in a Debian 12 one;
     /// NCFILTERS_DEB_SUITE=trixie or bookworm picks one) built with dpkg-buildpackage, offline, stock
     /// and with ncfilters as docs/packaging.md says: dh_auto_test's counts, lintian, then NCO, CDO and
@@ -207,6 +212,7 @@ impl Step {
             Step::Matrix => "matrix",
             Step::Debian13 => "debian13",
             Step::Debian13I386 => "debian13-i386",
+            Step::Debian13Arm64 => "debian13-arm64",
             Step::Deb => "deb",
             Step::Offline => "offline",
             Step::OfflineBuild => "offline-build",
@@ -335,6 +341,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Matrix => matrix::test_chosen(h),
         Step::Debian13 => debian13::test_debian13(h),
         Step::Debian13I386 => debian13::test_debian13_i386(h),
+        Step::Debian13Arm64 => debian13::test_debian13_arm64(h),
         Step::Deb => deb::test_deb(h),
         Step::Offline => offline::test_offline(h),
         Step::OfflineBuild => offline::build_offline(),

@@ -21,6 +21,8 @@ pub enum SlowCheck {
     Debian13Root,
     /// 4.9.3 in a Debian 13 i386 root (`cargo xtask debian13-i386`).
     Debian13I386Root,
+    /// 4.9.3 cross-built for arm64 in a Debian 13 root, its suite under qemu (`cargo xtask debian13-arm64`).
+    Debian13Arm64Cross,
     /// 4.10.1 from the release tarball, with no network (`cargo xtask offline`).
     OfflineFromTarball,
     /// netcdf-c's main branch built as 4.10.1 (`cargo xtask development`).
@@ -32,7 +34,7 @@ pub enum SlowCheck {
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 31] = [
+pub static SLOW_CHECKS: [SlowCheck; 32] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -64,6 +66,7 @@ pub static SLOW_CHECKS: [SlowCheck; 31] = [
     SlowCheck::DebianPackage(&PACKAGES[1]),
     SlowCheck::Debian13I386Root,
     SlowCheck::DebianPackage(&PACKAGES[2]),
+    SlowCheck::Debian13Arm64Cross,
 ];
 
 impl SlowCheck {
@@ -74,6 +77,7 @@ impl SlowCheck {
             SlowCheck::Configuration(configuration) => format!("matrix {}", configuration.name),
             SlowCheck::Debian13Root => "debian13".into(),
             SlowCheck::Debian13I386Root => "debian13-i386".into(),
+            SlowCheck::Debian13Arm64Cross => "debian13-arm64".into(),
             SlowCheck::OfflineFromTarball => "offline".into(),
             SlowCheck::DevelopmentSnapshot => "development".into(),
             SlowCheck::DebianPackage(package) => format!("deb {}", package.name()),
@@ -83,8 +87,8 @@ impl SlowCheck {
 
     /// How many releases a CI run tests beside the check (`rotation`), by the check's time on a
     /// 2-core machine: three beside one of under 10 minutes (the i386 root's suite about 7); two
-    /// beside valgrind (16), the parallel pair (11 to 15), an HDF5 built from source and the Debian 13
-    /// root (about 15); one beside Debian's package, built twice from scratch and installed into two
+    /// beside valgrind (16), the parallel pair (11 to 15), an HDF5 built from source, the Debian 13
+    /// root (about 15) and the arm64 cross build with its suite under qemu (about 22); one beside Debian's package, built twice from scratch and installed into two
     /// new roots (about 30, for amd64 or i386).
     pub fn releases_beside(&self) -> usize {
         match self {
@@ -93,9 +97,11 @@ impl SlowCheck {
             | SlowCheck::Cross(_)
             | SlowCheck::Debian13I386Root => 3,
             SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
-            SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_) | SlowCheck::Debian13Root => {
-                2
-            }
+            SlowCheck::Valgrind(_)
+            | SlowCheck::Parallel(_)
+            | SlowCheck::Configuration(_)
+            | SlowCheck::Debian13Root
+            | SlowCheck::Debian13Arm64Cross => 2,
             SlowCheck::DebianPackage(_) => 1,
         }
     }
@@ -109,6 +115,7 @@ impl SlowCheck {
             | SlowCheck::Configuration(_)
             | SlowCheck::Debian13Root
             | SlowCheck::Debian13I386Root
+            | SlowCheck::Debian13Arm64Cross
             | SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::DebianPackage(_)
@@ -123,6 +130,7 @@ impl SlowCheck {
             SlowCheck::Configuration(configuration) => crate::matrix::test_configuration(h, configuration),
             SlowCheck::Debian13Root => crate::debian13::test_debian13(h),
             SlowCheck::Debian13I386Root => crate::debian13::test_debian13_i386(h),
+            SlowCheck::Debian13Arm64Cross => crate::debian13::test_debian13_arm64(h),
             SlowCheck::OfflineFromTarball => crate::offline::test_offline(h),
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
@@ -140,9 +148,9 @@ mod tests {
         let mut names: Vec<String> = SLOW_CHECKS.iter().map(SlowCheck::name).collect();
         names.sort();
         names.dedup();
-        // The distribution checks: debian13, debian13-i386, offline, development, Debian's
-        // packages, and the architectures.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 4 + PACKAGES.len() + TARGETS.len());
+        // The distribution checks: debian13, debian13-i386, debian13-arm64, offline, development,
+        // Debian's packages, and the architectures.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 5 + PACKAGES.len() + TARGETS.len());
         assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: BSD-3-Clause
+# The Rust target triple of a C compiler's GNU triplet (`gcc -dumpmachine`), for a cross build of
+# netcdf-c: Debian's cross compilers (aarch64-linux-gnu, arm-linux-gnueabihf, ...) and
+# conda-forge's (aarch64-conda-linux-gnu) name the CPU first and the ABI last; the vendor field is
+# ignored. The triples are the ones Debian's rustc uses (xtask/src/cross.rs, TARGETS, whose unit
+# test holds this mapping to that table). Sets `out` to "" for a triplet it does not know.
+function(ncfilters_rust_target_of triplet out)
+  set(triple "")
+  if(triplet MATCHES "^([^-]+)-(.+-)?linux-(gnu[a-z0-9]*)$")
+    set(cpu "${CMAKE_MATCH_1}")
+    set(abi "${CMAKE_MATCH_3}")
+    if(cpu STREQUAL "arm" AND abi STREQUAL "gnueabihf")
+      set(cpu armv7) # Debian's armhf: ARMv7, hard float
+    elseif(cpu STREQUAL "arm" AND abi STREQUAL "gnueabi")
+      set(cpu armv5te) # Debian's armel
+    elseif(cpu MATCHES "^i[3-6]86$")
+      set(cpu i686)
+    elseif(cpu STREQUAL "riscv64")
+      set(cpu riscv64gc)
+    endif()
+    if(cpu MATCHES "^(x86_64|i686|aarch64|armv7|armv5te|powerpc64le|powerpc64|s390x|riscv64gc|loongarch64|mips64el)$")
+      set(triple "${cpu}-unknown-linux-${abi}")
+    endif()
+  endif()
+  set(${out} "${triple}" PARENT_SCOPE)
+endfunction()
