@@ -85,6 +85,8 @@ pub fn make_tarball(h: &Harness) -> Result<PathBuf> {
     without_what_dh_clean_deletes(&stage.join("vendor"))?;
     crate::harness::write_file(&stage.join(".cargo/config.toml"), VENDORED_SOURCE_CONFIG)?;
     same_versions_as_the_repository(&h.repo, &stage)?;
+    let copyright = crate::licences::debian_copyright(&stage)?;
+    crate::harness::write_file(&stage.join(crate::licences::DEBIAN_COPYRIGHT), &copyright)?;
 
     let tarball = dist.join(format!("{name}.tar.xz"));
     let epoch = match std::env::var("SOURCE_DATE_EPOCH") {
