@@ -25,7 +25,7 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub use ncfilters_core::{
-    arg, c_args, c_types, codec_json, error, ffi_boundary, ffi_export, filters, filterspec, function_name, reject_null,
+    c_args, c_types, codec_json, error, ffi_boundary, ffi_export, filters, filterspec, function_name, reject_null,
     standard_filter_table, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
 };
 pub(crate) use ncfilters_core::{

@@ -1,8 +1,27 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! Typed handles of the exports' pointer arguments. Each pointer an export receives becomes a
-//! handle once, through [`arg!`](crate::arg!) and the handle's one audited [`FromRawArgument`]
-//! conversion; the export's body then calls safe methods. The contract a pointer must meet is
-//! the handle's (its docs), which the export's `# Safety` section states for its callers.
+//! handle once, through the handle's one audited [`FromRawArgument`] conversion, an `unsafe`
+//! block at the export with its `SAFETY:` comment; the export's body then calls safe methods. The
+//! contract a pointer must meet is the handle's (its docs), which the export's `# Safety` section
+//! states for its callers.
+//!
+//! Making a handle is unsafe, so no macro or safe function may do it for a caller: code under
+//! `#![deny(unsafe_code)]` cannot make one.
+//!
+//! ```compile_fail,E0133
+//! use ncfilters_core::c_args::{FromRawArgument, Out};
+//! let mut out = Out::<u32>::from_raw(std::ptr::null_mut());
+//! out.write(1);
+//! ```
+//!
+//! ```compile_fail
+//! #![deny(unsafe_code)]
+//! use ncfilters_core::c_args::{FromRawArgument, Text};
+//! fn text() -> Option<&'static [u8]> {
+//!     // SAFETY: a NUL-terminated literal.
+//!     unsafe { Text::from_raw(c"x".as_ptr()) }.0
+//! }
+//! ```
 //!
 //! NULL follows netcdf-c: an optional out-pointer or out-vector may be NULL (nothing is written),
 //! a text may be NULL (`None`); an export refuses a NULL it cannot take with
@@ -21,18 +40,6 @@ pub trait FromRawArgument<Raw>: Sized {
     /// # Safety
     /// `raw` meets the handle's contract (its type's docs) for the handle's lifetime.
     unsafe fn from_raw(raw: Raw) -> Self::Output;
-}
-
-/// `arg!(raw => Handle)`: an export's pointer argument (or a tuple of them) as its typed handle,
-/// under the contract the export's `# Safety` section states. Only for an export's own arguments:
-/// the export's contract is what makes the conversion sound.
-#[macro_export]
-macro_rules! arg {
-    ($raw:expr => $handle:ty) => {{
-        let raw = $raw;
-        // SAFETY: the export's `# Safety` section states the handle's contract for its callers.
-        unsafe { <$handle as $crate::c_args::FromRawArgument<_>>::from_raw(raw) }
-    }};
 }
 
 /// An optional out-pointer: NULL (nothing is written) or valid for a write of `T`.
@@ -110,7 +117,11 @@ impl<T> CountedOut<'_, T> {
 
 impl<T: Copy> CountedOut<'_, T> {
     /// Stores `values.len()` and copies `values`, each unless its pointer is NULL.
-    pub fn write(&mut self, values: &[T]) {
+    ///
+    /// # Safety
+    /// `values` is the function's whole answer, the one the caller made room for: the handle
+    /// does not know the vector's size, and a longer slice would write past it.
+    pub unsafe fn write(&mut self, values: &[T]) {
         self.count.write(values.len());
         if !self.values.is_null() {
             // SAFETY: non-NULL, with room for every value of the answer per the contract.
@@ -285,19 +296,34 @@ impl<T> std::ops::DerefMut for Live<'_, T> {
     }
 }
 
-/// A caller's `NCPluginList`, to write: a [`Live`] list whose non-NULL vector is `malloc`'d with
-/// its strings and owned by the list, with room for what is stored into it.
-pub type PluginListOut<'a> = Live<'a, NCPluginList>;
+/// A caller's `NCPluginList` to store an answer into: valid and writable for the call, its vector
+/// NULL (a new `malloc`'d one is made) or with room for the answer, the caller's own or `malloc`'d
+/// (netcdf-c's tests pass a stack array). Nothing here frees it (NULL refused first).
+#[derive(Debug)]
+pub struct PluginListOut<'a>(&'a mut NCPluginList);
 
-impl Live<'_, NCPluginList> {
+impl<'a> FromRawArgument<*mut NCPluginList> for PluginListOut<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
+        // SAFETY: valid, writable and non-NULL per the contract.
+        PluginListOut(unsafe { &mut *list })
+    }
+}
+
+impl PluginListOut<'_> {
     /// Stores `dirs`: into a new vector when the list's is NULL, else into its own.
-    pub fn store<S: AsRef<[u8]>>(&mut self, dirs: &[S]) -> NcResult<()> {
+    ///
+    /// # Safety
+    /// `dirs` is the function's whole answer, the one the caller made room for in a non-NULL
+    /// vector: the handle does not know the vector's size.
+    pub unsafe fn store<S: AsRef<[u8]>>(&mut self, dirs: &[S]) -> NcResult<()> {
         let strings = CStrings::copy_of(dirs)?;
         if self.0.dirs.is_null() && !strings.is_empty() {
             self.0.dirs = CArray::<*mut c_char>::zeroed(strings.len())?.into_raw();
         }
         for (i, string) in strings.into_raw().into_iter().enumerate() {
-            // SAFETY: the vector has room for every directory per the contract.
+            // SAFETY: a vector made above, or one with room for the answer per the caller.
             unsafe { self.0.dirs.add(i).write(string) };
         }
         self.0.ndirs = dirs.len();
@@ -308,7 +334,24 @@ impl Live<'_, NCPluginList> {
     pub fn set_empty(&mut self) {
         self.0.ndirs = 0;
     }
+}
 
+/// A caller's `NCPluginList` that owns what it holds: valid and writable for the call, its
+/// non-NULL vector `malloc`'d with its strings, which the list owns (netcdf-c's
+/// `ncaux_plugin_path_append`/`prepend`/`clear` lists; NULL refused first).
+#[derive(Debug)]
+pub struct OwnedPluginList<'a>(&'a mut NCPluginList);
+
+impl<'a> FromRawArgument<*mut NCPluginList> for OwnedPluginList<'a> {
+    type Output = Self;
+
+    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
+        // SAFETY: valid, writable and non-NULL per the contract.
+        OwnedPluginList(unsafe { &mut *list })
+    }
+}
+
+impl OwnedPluginList<'_> {
     /// Frees the directories and the vector, and empties the list.
     pub fn clear(&mut self) {
         // SAFETY: the list owns its malloc'd vector and strings per the contract.
@@ -338,7 +381,7 @@ impl Live<'_, NCPluginList> {
 }
 
 /// A `malloc`'d `NCPluginList` the caller hands back to be freed (NULL: nothing to free), its
-/// vector and strings as [`PluginListOut`]'s.
+/// vector and strings as [`OwnedPluginList`]'s.
 #[derive(Debug)]
 pub struct MallocdPluginList(*mut NCPluginList);
 
@@ -355,7 +398,7 @@ impl MallocdPluginList {
     pub fn clear(&mut self) {
         // SAFETY: NULL or valid and writable per the contract.
         if let Some(list) = unsafe { self.0.as_mut() } {
-            Live(list).clear();
+            OwnedPluginList(list).clear();
         }
     }
 

@@ -4,8 +4,7 @@
 //! Same signatures, check order and return codes as netcdf-c 4.9.0; the intended
 //! differences are listed in docs/compatibility.md.
 
-use crate::arg;
-use crate::c_args::{CountedOut, Out, Params};
+use crate::c_args::{CountedOut, FromRawArgument, Out, Params};
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
 use crate::error::{NcResult, NC_EFILTER};
 use crate::netcdf_sys::{type_is_fixed_size, var_type, FormatFilters};
@@ -26,7 +25,9 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| define_filter(ncid, varid, id, arg!((parms, nparams) => Params)))
+    // SAFETY: `(parms, nparams)` is NULL (only with no parameters) or readable for as many words (the export's `#
+    // Safety`).
+    crate::ffi_export!(|| define_filter(ncid, varid, id, unsafe { Params::from_raw((parms, nparams)) }))
 }
 
 /// `nc_def_var_filter`'s checks, in its order (the parameters' after the variable's type), then
@@ -51,7 +52,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     filterids: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|| {
-        FormatFilters::of(ncid)?.inquire_ids(varid, &mut arg!((nfilters, filterids) => CountedOut<c_uint>))
+        // SAFETY: `(nfilters, filterids)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer (the export's `# Safety`).
+        FormatFilters::of(ncid)?
+            .inquire_ids(varid, &mut unsafe { CountedOut::<c_uint>::from_raw((nfilters, filterids)) })
     })
 }
 
@@ -68,7 +72,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     params: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|| {
-        FormatFilters::of(ncid)?.inquire_info(varid, id, &mut arg!((nparams, params) => CountedOut<c_uint>))
+        // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer (the export's `# Safety`).
+        FormatFilters::of(ncid)?
+            .inquire_info(varid, id, &mut unsafe { CountedOut::<c_uint>::from_raw((nparams, params)) })
     })
 }
 
@@ -86,12 +93,15 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 ) -> c_int {
     crate::ffi_export!(|| {
         let filters = FormatFilters::of(ncid)?;
-        let mut idp = arg!(idp => Out<c_uint>);
+        // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
+        let mut idp = unsafe { Out::<c_uint>::from_raw(idp) };
         let Some(&first) = filters.ids(varid)?.first() else {
             idp.write(0);
             return Ok(());
         };
-        filters.inquire_info(varid, first, &mut arg!((nparams, params) => CountedOut<c_uint>))?;
+        // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer (the export's `# Safety`).
+        filters.inquire_info(varid, first, &mut unsafe { CountedOut::<c_uint>::from_raw((nparams, params)) })?;
         idp.write(first);
         Ok(())
     })
@@ -158,7 +168,11 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     levelp: *mut c_int,
 ) -> c_int {
     crate::ffi_export!(|| {
-        inquire_level(ncid, varid, H5Z_FILTER_BZIP2, arg!(hasfilterp => Out<c_int>), arg!(levelp => Out<c_int>))
+        // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's `#
+        // Safety`).
+        inquire_level(ncid, varid, H5Z_FILTER_BZIP2, unsafe { Out::<c_int>::from_raw(hasfilterp) }, unsafe {
+            Out::<c_int>::from_raw(levelp)
+        })
     })
 }
 
@@ -181,7 +195,11 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     levelp: *mut c_int,
 ) -> c_int {
     crate::ffi_export!(|| {
-        inquire_level(ncid, varid, H5Z_FILTER_ZSTD, arg!(hasfilterp => Out<c_int>), arg!(levelp => Out<c_int>))
+        // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's `#
+        // Safety`).
+        inquire_level(ncid, varid, H5Z_FILTER_ZSTD, unsafe { Out::<c_int>::from_raw(hasfilterp) }, unsafe {
+            Out::<c_int>::from_raw(levelp)
+        })
     })
 }
 
@@ -224,15 +242,20 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
             };
             hasfilter = 1;
             let settings = standard_filters::blosc_settings(&params)?;
-            arg!(blocksizep => Out<c_uint>).write(settings.blocksize);
-            arg!(levelp => Out<c_uint>).write(settings.level);
-            arg!(addshufflep => Out<c_uint>).write(settings.addshuffle);
-            arg!(subcompressorp => Out<c_uint>).write(settings.subcompressor);
+            // SAFETY: `blocksizep` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<c_uint>::from_raw(blocksizep) }.write(settings.blocksize);
+            // SAFETY: `levelp` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<c_uint>::from_raw(levelp) }.write(settings.level);
+            // SAFETY: `addshufflep` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<c_uint>::from_raw(addshufflep) }.write(settings.addshuffle);
+            // SAFETY: `subcompressorp` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<c_uint>::from_raw(subcompressorp) }.write(settings.subcompressor);
             Ok(())
         };
         let result = inquire();
         // Written on every exit, as in 4.9.0.
-        arg!(hasfilterp => Out<c_int>).write(hasfilter);
+        // SAFETY: `hasfilterp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<c_int>::from_raw(hasfilterp) }.write(hasfilter);
         result
     })
 }

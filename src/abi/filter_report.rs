@@ -2,8 +2,7 @@
 //! ncfilters' own C API (`include/ncfilters.h`, not part of netcdf-c): the filter report and
 //! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
 
-use crate::arg;
-use crate::c_args::{Out, Text};
+use crate::c_args::{FromRawArgument, Out, Text};
 use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
@@ -83,7 +82,8 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
             let _ = crate::netcdf_sys::initialize();
             Ok(filter_report::report(&crate::nczarr_filters::registry(), hdf5_facts))
         };
-        answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
+        // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
+        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(json_out) }, body)
     })
 }
 
@@ -104,12 +104,14 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
 pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: *mut *mut c_char) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(json_out);
-        let spec = arg!(spec => Text);
+        // SAFETY: `spec` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
+        let spec = unsafe { Text::from_raw(spec) };
         let body = || {
             let spec = text_arg(spec, "the filter spec")?;
             filter_report::describe_spec(&crate::nczarr_filters::registry(), spec, Dialect::current())
         };
-        answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
+        // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
+        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(json_out) }, body)
     })
 }
 
@@ -126,12 +128,14 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
 pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, json_out: *mut *mut c_char) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(json_out);
-        let codec_json = arg!(codec_json => Text);
+        // SAFETY: `codec_json` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
+        let codec_json = unsafe { Text::from_raw(codec_json) };
         let body = || {
             let text = text_arg(codec_json, "the codec JSON")?;
             filter_report::describe_codec(&crate::nczarr_filters::registry(), text)
         };
-        answer(crate::function_name!(), arg!(json_out => Out<*mut c_char>), body)
+        // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
+        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(json_out) }, body)
     })
 }
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! `netcdf_aux.h` filter-spec functions (replacing the parser in `libdispatch/daux.c`).
 
-use crate::arg;
-use crate::c_args::{CountedOut, InOut, Out, Text};
+use crate::c_args::{CountedOut, FromRawArgument, InOut, Out, Text};
 use crate::c_heap::CArray;
 use crate::c_types::NC_H5_Filterspec;
 use crate::error::{report, NcError, NcResult, NC_EINVAL};
@@ -39,12 +38,16 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(txt);
-        let text = arg!(txt => Text).0.unwrap_or_default();
+        // SAFETY: `txt` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
+        let text = unsafe { Text::from_raw(txt) }.0.unwrap_or_default();
         let spec = filterspec::parse_spec(text).map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
         let params = CArray::from_slice(&spec.params)?;
-        arg!(idp => Out<c_uint>).write(spec.id);
-        arg!(nparamsp => Out<usize>).write(spec.params.len());
-        let mut paramsp = arg!(paramsp => Out<*mut c_uint>);
+        // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<c_uint>::from_raw(idp) }.write(spec.id);
+        // SAFETY: `nparamsp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<usize>::from_raw(nparamsp) }.write(spec.params.len());
+        // SAFETY: `paramsp` is NULL or valid for a write (the export's `# Safety`).
+        let mut paramsp = unsafe { Out::<*mut c_uint>::from_raw(paramsp) };
         if !paramsp.is_null() {
             paramsp.write(params.into_raw());
         }
@@ -66,7 +69,8 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(txt0);
-        let text = arg!(txt0 => Text).0.unwrap_or_default();
+        // SAFETY: `txt0` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
+        let text = unsafe { Text::from_raw(txt0) }.0.unwrap_or_default();
         let list = filterspec::parse_spec_list(text).map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
         let vector = if list.specs.is_empty() {
             None
@@ -77,9 +81,12 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
             }
             Some(vector)
         };
-        arg!(formatp => Out<c_int>).write(list.format);
-        arg!(nspecsp => Out<usize>).write(list.specs.len());
-        let mut vectorp = arg!(vectorp => Out<*mut *mut NC_H5_Filterspec>);
+        // SAFETY: `formatp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<c_int>::from_raw(formatp) }.write(list.format);
+        // SAFETY: `nspecsp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<usize>::from_raw(nspecsp) }.write(list.specs.len());
+        // SAFETY: `vectorp` is NULL or valid for a write (the export's `# Safety`).
+        let mut vectorp = unsafe { Out::<*mut *mut NC_H5_Filterspec>::from_raw(vectorp) };
         // With no place for it, the vector is freed here.
         if !vectorp.is_null() {
             vectorp.write(vector.map_or(ptr::null_mut(), SpecVector::into_raw));
@@ -101,11 +108,15 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(txt, uiparams);
-        let text = arg!(txt => Text).0.unwrap_or_default();
+        // SAFETY: `txt` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
+        let text = unsafe { Text::from_raw(txt) }.0.unwrap_or_default();
         let encoded =
             filterspec::parse_parameter(text).map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
         // uiparams has room for 2 words, the most a parameter takes.
-        arg!((nuiparamsp, uiparams) => CountedOut<c_uint>).write(encoded.words());
+        // SAFETY: `(nuiparamsp, uiparams)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
+        // Safety`).
+        unsafe { CountedOut::<c_uint>::from_raw((nuiparamsp, uiparams)).write(encoded.words()) };
         Ok(())
     })
 }
@@ -137,7 +148,8 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
 pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
     crate::ffi_export!(|| {
         // u8 has alignment 1, so 8 bytes at mem8 are a [u8; 8].
-        if let Some(mem) = arg!(mem8.cast::<[u8; 8]>() => InOut<[u8; 8]>).get() {
+        // SAFETY: `mem8.cast::<[u8; 8]>()` is NULL or valid for reads and writes (the export's `# Safety`).
+        if let Some(mem) = unsafe { InOut::<[u8; 8]>::from_raw(mem8.cast::<[u8; 8]>()) }.get() {
             filterspec::fix8(mem, decode != 0);
         }
     })

@@ -2,8 +2,7 @@
 //! The netCDF-4/HDF5 filter backend (replacing `libhdf5/hdf5filter.c`): the HDF5 dispatch
 //! table's filter entries and the list functions the rest of libhdf5 calls.
 
-use crate::arg;
-use crate::c_args::{CountedOut, Out, Params};
+use crate::c_args::{CountedOut, FromRawArgument, Out, Params};
 use crate::error::NC_ENOFILTER;
 use crate::hdf5_filter_rules as rules;
 use crate::hdf5_filters::{add_filter, filter_will_run};
@@ -24,7 +23,9 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let (mut var, params) = (arg!(var => Hdf5Var)?, arg!((params, nparams) => Params)?);
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call; `(params, nparams)`
+        // is NULL (only with no parameters) or readable for as many words (the export's `# Safety`).
+        let (mut var, params) = (unsafe { Hdf5Var::from_raw(var) }?, unsafe { Params::from_raw((params, nparams)) }?);
         add_filter(&mut var, id, params, flags)
     })
 }
@@ -43,12 +44,15 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
 ) -> c_int {
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
-        let mut found = find_hdf5_var(ncid, varid)?;
+        // SAFETY: the only handle to the variable this call makes, dropped when it returns.
+        let mut found = unsafe { find_hdf5_var(ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         let access = rules::parallel_access_for_filter(found.is_parallel())?;
         filter_will_run(id)?;
         found.var.ensure_list()?;
-        let params = arg!((params, nparams) => Params)?;
+        // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's `#
+        // Safety`).
+        let params = unsafe { Params::from_raw((params, nparams)) }?;
         rules::define_filter(&mut found, id, params)?;
         if access == rules::ParallelAccess::Collective {
             found.set_collective();
@@ -70,8 +74,12 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
 ) -> c_int {
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
-        let found = find_hdf5_var(ncid, varid)?;
-        arg!((nfiltersp, ids) => CountedOut<_>).write(&found.var.ids());
+        // SAFETY: the only handle to the variable this call makes, dropped when it returns.
+        let found = unsafe { find_hdf5_var(ncid, varid) }?;
+        // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
+        // Safety`).
+        unsafe { CountedOut::<_>::from_raw((nfiltersp, ids)).write(&found.var.ids()) };
         Ok(())
     })
 }
@@ -90,10 +98,14 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 ) -> c_int {
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
-        let mut found = find_hdf5_var(ncid, varid)?;
+        // SAFETY: the only handle to the variable this call makes, dropped when it returns.
+        let mut found = unsafe { find_hdf5_var(ncid, varid) }?;
         found.var.ensure_list()?;
         let index = found.var.position(id).ok_or(NC_ENOFILTER)?;
-        arg!((nparamsp, params) => CountedOut<_>).write(found.var.params(index));
+        // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
+        // Safety`).
+        unsafe { CountedOut::<_>::from_raw((nparamsp, params)).write(found.var.params(index)) };
         Ok(())
     })
 }
@@ -116,10 +128,13 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let mut var = arg!(var => Hdf5Var)?;
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
+        // Safety`).
+        let mut var = unsafe { Hdf5Var::from_raw(var) }?;
         var.ensure_list()?;
         let index = var.position(id).ok_or(NC_ENOFILTER)?;
-        arg!(specp => Out<_>).write(var.filters()[index]);
+        // SAFETY: `specp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<_>::from_raw(specp) }.write(var.filters()[index]);
         Ok(())
     })
 }
@@ -132,7 +147,9 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let mut var = arg!(var => Hdf5Var)?;
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
+        // Safety`).
+        let mut var = unsafe { Hdf5Var::from_raw(var) }?;
         let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
         var.remove(index);
         Ok(())
@@ -147,7 +164,9 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        arg!(var => Hdf5Var)?.free_list();
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
+        // Safety`).
+        unsafe { Hdf5Var::from_raw(var) }?.free_list();
         Ok(())
     })
 }
@@ -160,12 +179,15 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let var = arg!(var => Hdf5Var)?;
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
+        // Safety`).
+        let var = unsafe { Hdf5Var::from_raw(var) }?;
         let missing = (0..var.filters().len())
             .map(|i| var.filter(i))
             .find(|f| f.flags & NC_HDF5_FILTER_MISSING != 0)
             .map_or(0, |f| f.filterid);
-        arg!(idp => Out<_>).write(missing);
+        // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<_>::from_raw(idp) }.write(missing);
         Ok(())
     })
 }

@@ -4,7 +4,8 @@
 //! Each export only converts arguments and calls safe Rust, its body inside
 //! [`ffi_export!`](crate::ffi_export) (the panic boundary: a panic becomes the return type's
 //! failure value) with its pointer arguments checked by [`reject_null!`](crate::reject_null)
-//! and each converted once into a typed handle by [`arg!`](crate::arg) (`crate::c_args`);
+//! and each converted once into a typed handle by its `FromRawArgument::from_raw`, in an `unsafe` block
+//! with its `SAFETY:` comment (`crate::c_args`);
 //! `null_arguments` holds every export to the first two. NCZarr's policy is
 //! `crate::nczarr_filters`'.
 //!

@@ -9,8 +9,9 @@
 //! (`ncaux_plugin_path_clear`). Where netcdf-c writes into a caller's non-NULL `dirs` vector,
 //! so does this: the caller gives it room for every directory (`nc_plugin_path_ndirs`).
 
-use crate::arg;
-use crate::c_args::{Bytes, MallocdPluginList, Out, OutBytes, PluginList, PluginListOut, Text};
+use crate::c_args::{
+    Bytes, FromRawArgument, MallocdPluginList, Out, OutBytes, OwnedPluginList, PluginList, PluginListOut, Text,
+};
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
 use crate::plugin_path;
@@ -53,7 +54,8 @@ fn current_dirs() -> Vec<String> {
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
     crate::ffi_export!(|| {
-        arg!(ndirsp => Out<usize>).write(plugin_path::snapshot().dirs.len());
+        // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<usize>::from_raw(ndirsp) }.write(plugin_path::snapshot().dirs.len());
         Ok(())
     })
 }
@@ -71,7 +73,9 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
         if dirs.is_null() {
             return Ok(());
         }
-        arg!(dirs => PluginListOut).store(&current_dirs())
+        // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the caller
+        // made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
+        unsafe { PluginListOut::from_raw(dirs).store(&current_dirs()) }
     })
 }
 
@@ -86,7 +90,9 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        set_everywhere(&arg!(dirs.cast_const() => PluginList).dirs(crate::function_name!())?)
+        // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
+        // NUL-terminated (the export's `# Safety`).
+        set_everywhere(&unsafe { PluginList::from_raw(dirs.cast_const()) }.dirs(crate::function_name!())?)
     })
 }
 
@@ -112,19 +118,25 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        split_into(arg!((pathlist0, pathlen) => Bytes), sep, arg!(dirs => PluginListOut))
+        // SAFETY: `(pathlist0, pathlen)` is NULL or readable for its length; `dirs` is a live NCPluginList
+        // whose non-NULL vector has room for every piece (the export's `# Safety`).
+        unsafe { split_into(Bytes::from_raw((pathlist0, pathlen)), sep, PluginListOut::from_raw(dirs)) }
     })
 }
 
 /// Splits `text` on `sep` (`'\0'`: `:`) into `dirs`, empty pieces kept; no text: no directories.
-fn split_into(text: Bytes, sep: c_char, mut dirs: PluginListOut) -> NcResult<()> {
+///
+/// # Safety
+/// A non-NULL vector of `dirs` has room for every piece.
+unsafe fn split_into(text: Bytes, sep: c_char, mut dirs: PluginListOut) -> NcResult<()> {
     if text.0.is_none_or(<[u8]>::is_empty) {
         dirs.set_empty();
         return Ok(());
     }
     let sep = separator(sep).map_or(b':', |c| c as u8);
     let pieces: Vec<&[u8]> = text.text().split(|&b| b == sep).collect();
-    dirs.store(&pieces)
+    // SAFETY: the pieces are the whole answer, which a non-NULL vector has room for (the contract).
+    unsafe { dirs.store(&pieces) }
 }
 
 /// [`ncaux_plugin_path_parsen`] of a NUL-terminated `pathlist0`.
@@ -139,7 +151,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        split_into(Bytes(arg!(pathlist0 => Text).0), sep, arg!(dirs => PluginListOut))
+        // SAFETY: `pathlist0` is NULL or NUL-terminated, alive for the call; `dirs` is a live NCPluginList
+        // whose non-NULL vector has room for every piece (the export's `# Safety`).
+        unsafe { split_into(Bytes(Text::from_raw(pathlist0).0), sep, PluginListOut::from_raw(dirs)) }
     })
 }
 
@@ -157,8 +171,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        let text = arg!(dirs => PluginList).joined(separator(sep).map_or(b':', |c| c as u8))?;
-        crate::c_args::out_string(&mut arg!(catp => Out<*mut c_char>), &text)
+        // SAFETY: `dirs` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or NUL-terminated (the
+        // export's `# Safety`).
+        let text = unsafe { PluginList::from_raw(dirs) }.joined(separator(sep).map_or(b':', |c| c as u8))?;
+        // SAFETY: `catp` is NULL or valid for a write (the export's `# Safety`).
+        crate::c_args::out_string(&mut unsafe { Out::<*mut c_char>::from_raw(catp) }, &text)
     })
 }
 
@@ -169,7 +186,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
-        arg!(dirs => MallocdPluginList).clear();
+        // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
+        unsafe { MallocdPluginList::from_raw(dirs) }.clear();
         Ok(())
     })
 }
@@ -181,7 +199,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
     crate::ffi_export!(|| {
-        let mut list = arg!(dirs => MallocdPluginList);
+        // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
+        let mut list = unsafe { MallocdPluginList::from_raw(dirs) };
         list.clear();
         list.free();
         Ok(())
@@ -196,7 +215,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs, dir);
-        arg!(dirs => PluginListOut).insert(arg!(dir => Text).0.unwrap_or_default(), false)
+        // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
+        // NUL-terminated, alive for the call (the export's `# Safety`).
+        unsafe { OwnedPluginList::from_raw(dirs) }.insert(unsafe { Text::from_raw(dir) }.0.unwrap_or_default(), false)
     })
 }
 
@@ -208,7 +229,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: 
 pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs, dir);
-        arg!(dirs => PluginListOut).insert(arg!(dir => Text).0.unwrap_or_default(), true)
+        // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
+        // NUL-terminated, alive for the call (the export's `# Safety`).
+        unsafe { OwnedPluginList::from_raw(dirs) }.insert(unsafe { Text::from_raw(dir) }.0.unwrap_or_default(), true)
     })
 }
 
@@ -236,7 +259,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
     crate::ffi_export!(|| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
-        arg!((path, len) => OutBytes).fill_nul_padded(fortran_text().as_bytes());
+        // SAFETY: `(path, len)` is writable for its length (the export's `# Safety`).
+        unsafe { OutBytes::from_raw((path, len)) }.fill_nul_padded(fortran_text().as_bytes());
         Ok(())
     })
 }
@@ -250,7 +274,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *cons
     crate::ffi_export!(|| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
-        let text = std::str::from_utf8(arg!((path, len) => Bytes).text()).map_err(|_| NC_EINVAL)?;
+        // SAFETY: `(path, len)` is NULL or readable for its length (the export's `# Safety`).
+        let text = std::str::from_utf8(unsafe { Bytes::from_raw((path, len)) }.text()).map_err(|_| NC_EINVAL)?;
         set_everywhere(&plugin_path::parse(text, Some(';')))
     })
 }
@@ -287,7 +312,8 @@ pub(crate) mod release {
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
         crate::ffi_export!(|| {
             let count = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?.len();
-            arg!(ndirsp => Out<usize>).write(count);
+            // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<usize>::from_raw(ndirsp) }.write(count);
             Ok(())
         })
     }
@@ -301,7 +327,9 @@ pub(crate) mod release {
         crate::ffi_export!(|| {
             crate::reject_null!(dirs);
             let table = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?;
-            arg!(dirs => PluginListOut).store(&table)
+            // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the
+            // caller made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
+            unsafe { PluginListOut::from_raw(dirs).store(&table) }
         })
     }
 
@@ -313,7 +341,9 @@ pub(crate) mod release {
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         crate::ffi_export!(|| {
             crate::reject_null!(dirs);
-            let dirs = arg!(dirs.cast_const() => PluginList).dirs(crate::function_name!())?;
+            // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
+            // NUL-terminated (the export's `# Safety`).
+            let dirs = unsafe { PluginList::from_raw(dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
             push_to_hdf5(&dirs)
         })
@@ -363,7 +393,8 @@ pub(crate) mod release {
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
         crate::ffi_export!(|| {
-            arg!(ndirsp => Out<usize>).write(plugin_path::snapshot().dirs.len());
+            // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<usize>::from_raw(ndirsp) }.write(plugin_path::snapshot().dirs.len());
             Ok(())
         })
     }
@@ -375,7 +406,9 @@ pub(crate) mod release {
         crate::ffi_export!(|| {
             // Unlike nc_plugin_path_get, as zplugins.c.
             crate::reject_null!(dirs);
-            arg!(dirs => PluginListOut).store(&current_dirs())
+            // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the
+            // caller made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
+            unsafe { PluginListOut::from_raw(dirs).store(&current_dirs()) }
         })
     }
 
@@ -387,7 +420,9 @@ pub(crate) mod release {
     pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         crate::ffi_export!(|| {
             crate::reject_null!(dirs);
-            let dirs = arg!(dirs.cast_const() => PluginList).dirs(crate::function_name!())?;
+            // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
+            // NUL-terminated (the export's `# Safety`).
+            let dirs = unsafe { PluginList::from_raw(dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
             plugin_path::set(&dirs);
             Ok(())

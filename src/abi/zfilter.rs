@@ -3,8 +3,7 @@
 //! filter entries and the functions `zsync.c`, `zxcache.c`, `zattr.c`, `zvar.c` and
 //! `zclose.c` call.
 
-use crate::arg;
-use crate::c_args::{CallerChunk, CountedOut, Live, Out, Params, Text};
+use crate::c_args::{CallerChunk, CountedOut, FromRawArgument, Live, Out, Params, Text};
 use crate::codec_json::Dialect;
 use crate::error::{NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, ZarrFilter};
@@ -33,7 +32,9 @@ pub unsafe extern "C" fn NCZ_addfilter(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let (mut var, params) = (arg!(var => ZarrVar)?, arg!((params, nparams) => Params)?);
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call; `(params, nparams)` is NULL
+        // (only with no parameters) or readable for as many words (the export's `# Safety`).
+        let (mut var, params) = (unsafe { ZarrVar::from_raw(var) }?, unsafe { Params::from_raw((params, nparams)) }?);
         add_filter(&mut var, id, params)
     })
 }
@@ -52,9 +53,12 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
 ) -> c_int {
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
-        let mut found = ZarrLocation::find(ncid, varid)?;
+        // SAFETY: the only handle to the variable this call makes, dropped when it returns.
+        let mut found = unsafe { ZarrLocation::find(ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
-        let params = arg!((params, nparams) => Params)?;
+        // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's `#
+        // Safety`).
+        let params = unsafe { Params::from_raw((params, nparams)) }?;
         rules::define_filter(&mut found, id, params)?;
         if found.parallel() {
             return Err(NC_EINVAL);
@@ -74,10 +78,14 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
 ) -> c_int {
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
-        let found = ZarrLocation::find(ncid, varid)?;
+        // SAFETY: the only handle to the variable this call makes, dropped when it returns.
+        let found = unsafe { ZarrLocation::find(ncid, varid) }?;
         check_not_broken(&found.var)?;
         let filter_ids: Vec<u32> = found.var.filters(FilterList::Chain).iter().map(|f| f.hdf5_id).collect();
-        arg!((nfiltersp, ids) => CountedOut<_>).write(&filter_ids);
+        // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
+        // Safety`).
+        unsafe { CountedOut::<_>::from_raw((nfiltersp, ids)).write(&filter_ids) };
         Ok(())
     })
 }
@@ -94,11 +102,15 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
 ) -> c_int {
     crate::ffi_export!(|| {
         dispatch_table(ncid)?;
-        let found = ZarrLocation::find(ncid, varid)?;
+        // SAFETY: the only handle to the variable this call makes, dropped when it returns.
+        let found = unsafe { ZarrLocation::find(ncid, varid) }?;
         check_not_broken(&found.var)?;
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
         let filters = found.var.filters(FilterList::Chain);
-        arg!((nparamsp, params) => CountedOut<_>).write(filters[index].visible.as_slice());
+        // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
+        // Safety`).
+        unsafe { CountedOut::<_>::from_raw((nparamsp, params)).write(filters[index].visible.as_slice()) };
         Ok(())
     })
 }
@@ -150,7 +162,8 @@ pub extern "C" fn NCZ_filter_finalize() -> c_int {
 pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let mut var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let mut var = unsafe { ZarrVar::from_raw(var) }?;
         let (ncid, varid) = (var.ncid()?, var.varid());
         for ptr in var.filter_handles(FilterList::Chain) {
             if var.with_filter(FilterList::Chain, ptr, |f| f.is_complete())? {
@@ -169,7 +182,8 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
 pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let mut var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let mut var = unsafe { ZarrVar::from_raw(var) }?;
         var.free_list(FilterList::Chain)?;
         var.free_list(FilterList::Incomplete)
     })
@@ -202,7 +216,8 @@ pub(crate) mod plugin_table {
             if !(1..=MAX_FILTER_ID as usize).contains(&filterid) {
                 return Err(NC_EINVAL);
             }
-            arg!(pp => Out<_>).write(std::ptr::null_mut());
+            // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<_>::from_raw(pp) }.write(std::ptr::null_mut());
             Ok(())
         })
     }
@@ -215,7 +230,8 @@ pub(crate) mod plugin_table {
     pub unsafe extern "C" fn NCZ_plugin_loaded_byname(name: *const c_char, pp: *mut *mut NCZ_Plugin) -> c_int {
         crate::ffi_export!(|| {
             crate::reject_null!(name);
-            arg!(pp => Out<_>).write(std::ptr::null_mut());
+            // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
+            unsafe { Out::<_>::from_raw(pp) }.write(std::ptr::null_mut());
             Ok(())
         })
     }
@@ -230,7 +246,8 @@ pub(crate) mod plugin_table {
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(zvar);
-        free_incomplete_filters(arg!(zvar => Live<NCZ_VAR_INFO>));
+        // SAFETY: `zvar` is valid, writable and not touched elsewhere during the call (the export's `# Safety`).
+        free_incomplete_filters(unsafe { Live::<NCZ_VAR_INFO>::from_raw(zvar) });
         Ok(())
     })
 }
@@ -243,7 +260,8 @@ pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
 pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let mut var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let mut var = unsafe { ZarrVar::from_raw(var) }?;
         let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
         var.remove(FilterList::Chain, index);
         Ok(())
@@ -273,7 +291,9 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     encode: c_int,
 ) -> c_int {
     let encoding = encode != 0;
-    let chunk = arg!((indata, inlen) => CallerChunk);
+    // SAFETY: `(indata, inlen)` is NULL (only with no length) or a malloc'd block of that many bytes (the export's `#
+    // Safety`).
+    let chunk = unsafe { CallerChunk::from_raw((indata, inlen)) };
     // On decode the caller hands the block over; on encode it stays the caller's until success.
     let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
     let mut result = None;
@@ -282,7 +302,8 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         if indata.is_null() && inlen > 0 {
             return Err(NC_EINVAL);
         }
-        let mut var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let mut var = unsafe { ZarrVar::from_raw(var) }?;
         if chain != var.info().filters.cast() {
             return Err(NC_EINVAL);
         }
@@ -324,8 +345,10 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         (None, None) => (std::ptr::null_mut(), 0),
     };
     // C owns the block from here.
-    arg!(outlenp => Out<usize>).write(used);
-    arg!(outdatap => Out<*mut c_void>).write(data);
+    // SAFETY: `outlenp` is NULL or valid for a write (the export's `# Safety`).
+    unsafe { Out::<usize>::from_raw(outlenp) }.write(used);
+    // SAFETY: `outdatap` is NULL or valid for a write (the export's `# Safety`).
+    unsafe { Out::<*mut c_void>::from_raw(outdatap) }.write(data);
     status
 }
 
@@ -343,7 +366,8 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var, filter);
-        let mut var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let mut var = unsafe { ZarrVar::from_raw(var) }?;
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
         var.ensure_working(filter, ncid, varid)?;
@@ -351,7 +375,8 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         let (plugin, visible) = var.with_filter(FilterList::Chain, filter, |f| f.codec_job())??;
         let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
         var.with_filter(FilterList::Chain, filter, |f| f.set_codec(codec_id, text.clone()))?;
-        arg!(jfilterp => JsonOut).give(ncjson_parse(&text)?);
+        // SAFETY: `jfilterp` is NULL or writable (the export's `# Safety`).
+        unsafe { JsonOut::from_raw(jfilterp) }.give(ncjson_parse(&text)?);
         Ok(())
     })
 }
@@ -370,8 +395,10 @@ pub unsafe extern "C" fn NCZ_filter_build(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let var = arg!(var => ZarrVar)?;
-        build_codec(var, "codec", arg!(jfilter => NCjson)?, chainindex)
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let var = unsafe { ZarrVar::from_raw(var) }?;
+        // SAFETY: `jfilter` is NULL or a live NCjson tree (the export's `# Safety`).
+        build_codec(var, "codec", unsafe { NCjson::from_raw(jfilter) }?, chainindex)
     })
 }
 
@@ -394,9 +421,12 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let key = arg!(key => Text).0.map_or_else(|| "codec".into(), String::from_utf8_lossy);
-        let var = arg!(var => ZarrVar)?;
-        build_codec(var, &key, arg!(jcodec => NCjson)?, chainindex)
+        // SAFETY: `key` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
+        let key = unsafe { Text::from_raw(key) }.0.map_or_else(|| "codec".into(), String::from_utf8_lossy);
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let var = unsafe { ZarrVar::from_raw(var) }?;
+        // SAFETY: `jcodec` is NULL or a live NCjson tree (the export's `# Safety`).
+        build_codec(var, &key, unsafe { NCjson::from_raw(jcodec) }?, chainindex)
     })
 }
 
@@ -410,7 +440,8 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
 pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let var = unsafe { ZarrVar::from_raw(var) }?;
         match var.chunk_bytes() {
             Ok(expected) if expected as u64 == size => Ok(()),
             Ok(expected) => {
@@ -439,12 +470,16 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        let var = arg!(var => ZarrVar)?;
+        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+        let var = unsafe { ZarrVar::from_raw(var) }?;
         let mut all = var.filters(FilterList::Chain);
         all.extend(var.filters(FilterList::Incomplete));
         let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
         // The caller sized data, if any, for len bytes (nc_inq_att's length).
-        arg!((lenp, data.cast::<u8>()) => CountedOut<u8>).write(text.as_bytes());
+        // SAFETY: `(lenp, data.cast::<u8>())` is a count pointer NULL or writable, and a vector NULL or with room for
+        // the answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
+        // Safety`).
+        unsafe { CountedOut::<u8>::from_raw((lenp, data.cast::<u8>())).write(text.as_bytes()) };
         Ok(())
     })
 }

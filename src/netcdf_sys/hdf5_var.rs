@@ -76,7 +76,12 @@ impl Hdf5Location {
     }
 }
 
-pub fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
+/// The variable `varid` of the netCDF-4/HDF5 file `ncid`.
+///
+/// # Safety
+/// No other handle to the variable is alive while this one is: two would let safe code free the
+/// parameters one of them reads (`params`, `replace`).
+pub unsafe fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
     let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
     // SAFETY: valid out-pointers.
     check(unsafe { ncfilters_nc4_hdf5_find_grp_h5_var(ncid, varid, &mut file, &mut group, &mut var) })?;

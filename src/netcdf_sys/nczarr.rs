@@ -233,7 +233,12 @@ pub struct ZarrLocation {
 }
 
 impl ZarrLocation {
-    pub fn find(ncid: c_int, varid: c_int) -> NcResult<Self> {
+    /// The variable `varid` of the NCZarr file `ncid`.
+    ///
+    /// # Safety
+    /// No other handle to the variable is alive while this one is: two would let safe code free
+    /// the filter list one of them reads (`params`, `with_filter`).
+    pub unsafe fn find(ncid: c_int, varid: c_int) -> NcResult<Self> {
         let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
         // SAFETY: valid out-pointers; the shim returns NC_ENOTBUILT when unlinked.
         check(unsafe { ncfilters_ncz_find_grp_file_var(ncid, varid, &mut file, &mut group, &mut var) })?;
