@@ -53,6 +53,20 @@ impl<T> OnPanic for Option<T> {
     const MEANING: &'static str = "treated as not found";
 }
 
+impl<T> OnPanic for *mut T {
+    fn on_panic() -> Self {
+        std::ptr::null_mut()
+    }
+    const MEANING: &'static str = "NULL returned";
+}
+
+/// Runs `work`, one piece of a call's work (on a pool worker or the calling thread), and says
+/// whether it panicked. The panic is carried to the call, which fails at its own boundary, and
+/// the worker thread lives on.
+pub fn piece_panicked(work: impl FnOnce()) -> bool {
+    catch_unwind(AssertUnwindSafe(work)).is_err()
+}
+
 /// Runs `body`, turning a panic into `R::on_panic()` with a diagnostic naming `function`, so
 /// that no unwind ever reaches C. Called through [`ffi_export!`](crate::ffi_export!) only
 /// (`tests/layers.rs` checks).
@@ -149,7 +163,8 @@ pub fn exported<R: CReturn>(function: &str, body: impl FnOnce() -> R::Body) -> R
 }
 
 /// The panic boundary: every function C calls runs its body through this macro, and nothing
-/// else catches a panic. Its forms:
+/// else catches a panic but [`piece_panicked`] and, a layer below, `error::write_stderr`, which
+/// drops a diagnostic's panic (`tests/layers.rs` checks). Its forms:
 /// - `ffi_export!(|| { ... })`: an exported function's body, with the function's own name in
 ///   its diagnostics; the closure yields the return type's [`CReturn::Body`] (an [`NcResult`]
 ///   for `int`);

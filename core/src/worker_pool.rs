@@ -173,7 +173,7 @@ impl Batch {
             // SAFETY: the piece was claimed above and is below `pieces`, so the caller of `run`
             // is still waiting for it and the closure is alive (see `work`).
             let work = unsafe { &*self.work };
-            if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(piece))).is_err() {
+            if crate::ffi_boundary::piece_panicked(|| work(piece)) {
                 self.panicked.store(true, Ordering::Relaxed);
             }
             let mut finished = self.finished.lock().unwrap_or_else(|e| e.into_inner());
@@ -248,8 +248,10 @@ fn start_worker(shared: &Arc<Shared>) -> Option<libc::pthread_t> {
 extern "C" fn worker_main(argument: *mut libc::c_void) -> *mut libc::c_void {
     // SAFETY: `start_worker` passed one reference from Arc::into_raw, taken back once here.
     let shared = unsafe { Arc::from_raw(argument as *const Shared) };
-    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work_until_closed(&shared)));
-    std::ptr::null_mut()
+    crate::ffi_export!(caught "ncfilters' worker thread", || {
+        work_until_closed(&shared);
+        std::ptr::null_mut()
+    })
 }
 
 fn work_until_closed(shared: &Shared) {
@@ -337,7 +339,7 @@ pub fn map<T: Send>(
 pub fn run_serially(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), PiecePanicked> {
     let mut panicked = false;
     for piece in 0..pieces {
-        panicked |= std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(piece))).is_err();
+        panicked |= crate::ffi_boundary::piece_panicked(|| work(piece));
     }
     if panicked {
         Err(PiecePanicked)
@@ -367,7 +369,7 @@ fn shut_down() {
 }
 
 extern "C" fn shut_down_at_unload() {
-    let _ = std::panic::catch_unwind(shut_down);
+    crate::ffi_export!(caught "ncfilters' worker pool shutdown", shut_down)
 }
 
 /// Runs when the library is unloaded (`dlclose`) or the process exits.

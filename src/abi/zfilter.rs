@@ -15,7 +15,7 @@ use crate::netcdf_sys::dispatch_table;
 use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
 use crate::netcdf_sys::nczarr::{
     free_incomplete_filters, ncjson_parse, FilterHandle, FilterList, JsonOut, NCZ_Filter, NCjson, ZarrLocation,
-    ZarrVar, NCZ_VAR_INFO,
+    ZarrVar, ZarrVarToRead, NCZ_VAR_INFO,
 };
 use crate::plugin_registry::{self, MAX_FILTER_ID};
 use std::os::raw::{c_char, c_int, c_uint, c_ulonglong, c_void};
@@ -367,7 +367,9 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     crate::ffi_export!(|| {
         crate::reject_null!(var, filter);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let mut var = unsafe { ZarrVar::from_raw(var) }?;
+        // netcdf-c declares it `const` but owns it mutable, and its own NCZ_filter_jsonize changes the
+        // variable's filter here (the codec it writes), as this does.
+        let mut var = unsafe { ZarrVar::from_raw(var.cast_mut()) }?;
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
         var.ensure_working(filter, ncid, varid)?;
@@ -470,8 +472,8 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let var = unsafe { ZarrVar::from_raw(var) }?;
+        // SAFETY: `var` is a live NCZarr variable, which the handle only reads (the export's `# Safety`).
+        let var = unsafe { ZarrVarToRead::from_raw(var) }?;
         let mut all = var.filters(FilterList::Chain);
         all.extend(var.filters(FilterList::Incomplete));
         let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;

@@ -321,14 +321,24 @@ impl crate::c_args::FromRawArgument<*mut NC_VAR_INFO> for ZarrVar {
     }
 }
 
-/// The same for an export that declares its variable `const` (netcdf-c's signature); ncfilters'
-/// NCZarr filter lists are the variable's own to change.
-impl crate::c_args::FromRawArgument<*const NC_VAR_INFO> for ZarrVar {
-    type Output = NcResult<ZarrVar>;
+/// An export's variable argument that netcdf-c declares `const` and the export only reads: a
+/// [`ZarrVar`] with none of its `&mut self` methods.
+pub struct ZarrVarToRead(ZarrVar);
 
-    unsafe fn from_raw(var: *const NC_VAR_INFO) -> NcResult<ZarrVar> {
-        // SAFETY: the same contract.
-        unsafe { <ZarrVar as crate::c_args::FromRawArgument<*mut NC_VAR_INFO>>::from_raw(var.cast_mut()) }
+impl std::ops::Deref for ZarrVarToRead {
+    type Target = ZarrVar;
+    fn deref(&self) -> &ZarrVar {
+        &self.0
+    }
+}
+
+/// A live NCZarr `NC_VAR_INFO_T` (NULL refused first); `NC_EINVAL` when it is not one.
+impl crate::c_args::FromRawArgument<*const NC_VAR_INFO> for ZarrVarToRead {
+    type Output = NcResult<ZarrVarToRead>;
+
+    unsafe fn from_raw(var: *const NC_VAR_INFO) -> NcResult<ZarrVarToRead> {
+        // SAFETY: the contract of ZarrVar's; the handle only reads through the pointer.
+        unsafe { ZarrVar::new(var.cast_mut()) }.map(ZarrVarToRead).ok_or(NC_EINVAL)
     }
 }
 
@@ -426,14 +436,19 @@ impl ZarrVar {
 
     /// The byte size of a decoded chunk ([`chunk_byte_size`]), or why it is not known.
     pub fn chunk_bytes(&self) -> Result<usize, String> {
-        // SAFETY: zarr_info is NULL or the variable's live NCZ_VAR_INFO_T.
-        let zvar = unsafe { self.zarr_info().as_ref() }.ok_or("it has no NCZarr information")?;
+        // Copied out, so that no reference to the NCZ_VAR_INFO_T is alive when NCZ_get_maxstrlen
+        // writes its maxstrlen.
+        let (chunkproduct, chunksize) = {
+            // SAFETY: zarr_info is NULL or the variable's live NCZ_VAR_INFO_T.
+            let zvar = unsafe { self.zarr_info().as_ref() }.ok_or("it has no NCZarr information")?;
+            (zvar.chunkproduct, zvar.chunksize)
+        };
         // From 4.9.2 on NCZarr stores a string variable's chunk as char[maxstrlen] per element.
         let string_elements = (cfg!(ncf_zvar_maxstrlen) && self.type_id() == Some(NC_STRING)).then(|| {
             // SAFETY: the variable is live; netcdf-c reads (and may fill in) its maxstrlen.
-            (zvar.chunkproduct, unsafe { ncfilters_NCZ_get_maxstrlen(self.as_ptr().cast()) })
+            (chunkproduct, unsafe { ncfilters_NCZ_get_maxstrlen(self.as_ptr().cast()) })
         });
-        chunk_byte_size(zvar.chunksize, string_elements)
+        chunk_byte_size(chunksize, string_elements)
     }
 
     /// The variable's type (`nc_type`), from its `NC_TYPE_INFO_T`.
