@@ -25,8 +25,8 @@ use crate::process::{cmd, run, succeeds_into_log};
 use crate::release::KnownFailure;
 use crate::text::print_tail;
 
-/// What a root needs to build netcdf-c as Debian 13 does.
-const BUILD_PACKAGES: [&str; 18] = [
+/// The tools a root needs to build netcdf-c as Debian 13 does, natively.
+const BUILD_TOOLS: [&str; 11] = [
     // Debian's own Rust (1.85), which builds the release tarball's crates (`debian_cargo_builds_the_tarball`).
     "cargo",
     "rustc",
@@ -40,14 +40,16 @@ const BUILD_PACKAGES: [&str; 18] = [
     "file",
     // Tests unpack zipped NCZarr stores.
     "unzip",
-    "libhdf5-dev",
-    "libcurl4-openssl-dev",
-    "libxml2-dev",
-    "libzstd-dev",
-    "libbz2-dev",
-    "libaec-dev",
-    "zlib1g-dev",
 ];
+
+/// The libraries netcdf-c builds against, as Debian 13's package does.
+const LIBRARIES: [&str; 7] =
+    ["libhdf5-dev", "libcurl4-openssl-dev", "libxml2-dev", "libzstd-dev", "libbz2-dev", "libaec-dev", "zlib1g-dev"];
+
+/// What a root needs to build netcdf-c natively.
+fn build_packages() -> Vec<&'static str> {
+    [BUILD_TOOLS.as_slice(), LIBRARIES.as_slice()].concat()
+}
 
 /// The programs whose use of libnetcdf is checked, in the root of the machine's architecture.
 const CLIENT_PACKAGES: [&str; 6] = [
@@ -86,27 +88,10 @@ const I386_STOCK_FAILURES: [KnownFailure; 1] = [KnownFailure {
 const ARM64: &str = "arm64";
 const ARM64_ROOT: &str = "debian13-arm64-cross-root";
 
-/// What the arm64 cross build needs: the build tools of the machine's architecture, and the
-/// libraries (the `-dev` packages) of arm64's.
-const ARM64_BUILD_PACKAGES: [&str; 16] = [
-    // The machine's own compiler too: cargo links build scripts with it.
-    "build-essential",
-    "cmake",
-    "make",
-    "m4",
-    "pkg-config",
-    "file",
-    "unzip",
-    "xz-utils",
-    "libhdf5-dev",
-    "libcurl4-openssl-dev",
-    "libxml2-dev",
-    "libzstd-dev",
-    "libbz2-dev",
-    "libaec-dev",
-    "zlib1g-dev",
-    "libc6-dev",
-];
+/// The tools the arm64 cross build needs, of the machine's architecture: its own compiler too,
+/// with which cargo links build scripts (the cross compilers come with `crossbuild-essential-arm64`).
+const CROSS_BUILD_TOOLS: [&str; 8] =
+    ["build-essential", "cmake", "make", "m4", "pkg-config", "file", "unzip", "xz-utils"];
 
 /// The tests stock 4.9.3 fails as an arm64 cross build under qemu-user, and so ncfilters too.
 const ARM64_STOCK_FAILURES: [KnownFailure; 0] = [];
@@ -128,7 +113,7 @@ pub fn test_debian13(h: &Harness) -> Result {
     let configuration = debian13_configuration();
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
-    let packages = [BUILD_PACKAGES.as_slice(), CLIENT_PACKAGES.as_slice()].concat();
+    let packages = [build_packages().as_slice(), CLIENT_PACKAGES.as_slice()].concat();
     let root = crate::debian_root::ensure(&h, ROOT, Suite::native("trixie"), &packages)?;
     let _ = debian_cargo_builds_the_tarball(&h, &root)?;
     let module = [
@@ -153,7 +138,7 @@ pub fn test_debian13_i386(h: &Harness) -> Result {
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
     let suite = Suite { name: "trixie", foreign_arch: Some("i386") };
-    let root = crate::debian_root::ensure(&h, I386_ROOT, suite, &BUILD_PACKAGES)?;
+    let root = crate::debian_root::ensure(&h, I386_ROOT, suite, &build_packages())?;
     let tree = debian_cargo_builds_the_tarball(&h, &root)?;
     build_both(&h, &root, configuration, &[], &[format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake")])?;
     suite_on_both(&h, &root, "i386", I386_EXPECTED, &I386_STOCK_FAILURES)
@@ -171,9 +156,10 @@ pub fn test_debian13_arm64(h: &Harness) -> Result {
     let target = crate::cross::target(ARM64)?;
     run(&mut cmd("rustup", ["target", "add", target.triple]))?;
     crate::cross::register_binfmt(&h, target)?;
-    let packages: Vec<String> = ARM64_BUILD_PACKAGES
+    let packages: Vec<String> = CROSS_BUILD_TOOLS
         .iter()
-        .map(|package| if package.ends_with("-dev") { format!("{package}:{ARM64}") } else { package.to_string() })
+        .map(|tool| tool.to_string())
+        .chain(LIBRARIES.iter().map(|library| format!("{library}:{ARM64}")))
         .chain([format!("crossbuild-essential-{ARM64}")])
         .collect();
     let packages: Vec<&str> = packages.iter().map(String::as_str).collect();
