@@ -14,6 +14,7 @@ mod debian_root;
 mod demo;
 mod development;
 mod dist;
+mod docs_lists;
 mod harness;
 mod hdf5;
 mod install;
