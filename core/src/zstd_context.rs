@@ -17,9 +17,21 @@
 
 use crate::c_heap::CVec;
 use crate::worker_pool::{self, Lifetime};
+use std::os::raw::c_int;
 use std::ptr::NonNull;
 use std::sync::OnceLock;
 use zstd::zstd_safe::zstd_sys;
+
+/// libzstd 1.5.7's `ZSTD_c_blockSplitterLevel` (`ZSTD_c_experimentalParam20`), by its number: the
+/// bindings of older zstd-sys releases (Debian 13's 2.0.13, for libzstd 1.5.6) have no variant for it.
+const ZSTD_C_BLOCK_SPLITTER_LEVEL: c_int = 1017;
+
+extern "C" {
+    /// `ZSTD_CCtx_setParameter`, its parameter the C `int` it is, so that one newer than the
+    /// bindings can be named (libzstd refuses one it does not know).
+    #[link_name = "ZSTD_CCtx_setParameter"]
+    fn ZSTD_CCtx_setParameter_numbered(cctx: *mut zstd_sys::ZSTD_CCtx, param: c_int, value: c_int) -> usize;
+}
 
 /// `ZSTD_c_blockSplitterLevel`'s "no splitting".
 const NO_BLOCK_SPLITTING: i32 = 1;
@@ -116,9 +128,9 @@ impl Compressor {
         let context = NonNull::new(unsafe { zstd_sys::ZSTD_createCCtx() })?;
         let mut compressor = Compressor { context, pooled: false, creator: std::process::id(), unsettled: false };
         // Refused by libzstd < 1.5.7, which never splits blocks early: nothing to do then.
-        let _ = compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_experimentalParam20, NO_BLOCK_SPLITTING);
-        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_jobSize, JOB_SIZE as i32).ok()?;
-        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_overlapLog, NO_OVERLAP).ok()?;
+        let _ = compressor.set(ZSTD_C_BLOCK_SPLITTER_LEVEL, NO_BLOCK_SPLITTING);
+        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_jobSize as c_int, JOB_SIZE as i32).ok()?;
+        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_overlapLog as c_int, NO_OVERLAP).ok()?;
         if let Some(shared) = shared {
             // SAFETY: both are live; the pool outlives every context that uses it (it is freed
             // only when no compression is in progress, at unload or exit).
@@ -134,9 +146,10 @@ impl Compressor {
         worker_pool::is_pool_process(self.creator)
     }
 
-    fn set(&self, parameter: zstd_sys::ZSTD_cParameter, value: i32) -> Result<(), usize> {
-        // SAFETY: the context is live (owned by self); setting a parameter has no other input.
-        let code = unsafe { zstd_sys::ZSTD_CCtx_setParameter(self.context.as_ptr(), parameter, value) };
+    fn set(&self, parameter: c_int, value: i32) -> Result<(), usize> {
+        // SAFETY: the context is live (owned by self); setting a parameter has no other input, and
+        // libzstd refuses a number it does not know.
+        let code = unsafe { ZSTD_CCtx_setParameter_numbered(self.context.as_ptr(), parameter, value) };
         check(code).map(|_| ())
     }
 
@@ -180,8 +193,8 @@ impl Compressor {
         unsafe {
             zstd_sys::ZSTD_CCtx_reset(self.context.as_ptr(), zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only)
         };
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers, workers as i32)?;
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel, level)?;
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers as c_int, workers as i32)?;
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel as c_int, level)?;
         debug_assert!(out.is_empty(), "the frame is written from the start of `out`");
         let spare = out.spare_uninit();
         let room = spare.len();
@@ -244,6 +257,19 @@ fn check(code: usize) -> Result<usize, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The number is libzstd 1.5.7's block splitter level: the linked libzstd (the bundled
+    /// 1.5.7, or a system one as new) takes levels 0 to 6 for it and refuses 7.
+    #[test]
+    fn the_block_splitter_level_is_named_by_its_number() {
+        // SAFETY: ZSTD_versionNumber has no preconditions.
+        if unsafe { zstd_sys::ZSTD_versionNumber() } < 10507 {
+            return;
+        }
+        let compressor = Compressor::with_pool(None).expect("a context");
+        assert_eq!(compressor.set(ZSTD_C_BLOCK_SPLITTER_LEVEL, 6), Ok(()));
+        assert!(compressor.set(ZSTD_C_BLOCK_SPLITTER_LEVEL, 7).is_err());
+    }
 
     /// Float-like data: slowly varying values with noisy low bytes, 2 MiB.
     fn floats() -> Vec<u8> {
