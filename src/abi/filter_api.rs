@@ -25,8 +25,8 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
-    // SAFETY: `(parms, nparams)` is NULL (only with no parameters) or readable for as many words (the export's `#
-    // Safety`).
+    // SAFETY: `(parms, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
+    // `# Safety`).
     crate::ffi_export!(|| define_filter(ncid, varid, id, unsafe { Params::from_raw((parms, nparams)) }))
 }
 
@@ -168,8 +168,8 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     levelp: *mut c_int,
 ) -> c_int {
     crate::ffi_export!(|| {
-        // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's `#
-        // Safety`).
+        // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's
+        // `# Safety`).
         inquire_level(ncid, varid, H5Z_FILTER_BZIP2, unsafe { Out::<c_int>::from_raw(hasfilterp) }, unsafe {
             Out::<c_int>::from_raw(levelp)
         })
@@ -195,8 +195,8 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     levelp: *mut c_int,
 ) -> c_int {
     crate::ffi_export!(|| {
-        // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's `#
-        // Safety`).
+        // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's
+        // `# Safety`).
         inquire_level(ncid, varid, H5Z_FILTER_ZSTD, unsafe { Out::<c_int>::from_raw(hasfilterp) }, unsafe {
             Out::<c_int>::from_raw(levelp)
         })

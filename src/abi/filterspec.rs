@@ -114,8 +114,8 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
             filterspec::parse_parameter(text).map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
         // uiparams has room for 2 words, the most a parameter takes.
         // SAFETY: `(nuiparamsp, uiparams)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
-        // Safety`).
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
+        // `# Safety`).
         unsafe { CountedOut::<c_uint>::from_raw((nuiparamsp, uiparams)).write(encoded.words()) };
         Ok(())
     })

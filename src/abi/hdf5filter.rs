@@ -50,8 +50,8 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         let access = rules::parallel_access_for_filter(found.is_parallel())?;
         filter_will_run(id)?;
         found.var.ensure_list()?;
-        // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's `#
-        // Safety`).
+        // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
+        // `# Safety`).
         let params = unsafe { Params::from_raw((params, nparams)) }?;
         rules::define_filter(&mut found, id, params)?;
         if access == rules::ParallelAccess::Collective {
@@ -77,8 +77,8 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { find_hdf5_var(ncid, varid) }?;
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
-        // Safety`).
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
+        // `# Safety`).
         unsafe { CountedOut::<_>::from_raw((nfiltersp, ids)).write(&found.var.ids()) };
         Ok(())
     })
@@ -103,8 +103,8 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
         found.var.ensure_list()?;
         let index = found.var.position(id).ok_or(NC_ENOFILTER)?;
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
-        // Safety`).
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
+        // `# Safety`).
         unsafe { CountedOut::<_>::from_raw((nparamsp, params)).write(found.var.params(index)) };
         Ok(())
     })
@@ -128,8 +128,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
-        // Safety`).
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
+        // `# Safety`).
         let mut var = unsafe { Hdf5Var::from_raw(var) }?;
         var.ensure_list()?;
         let index = var.position(id).ok_or(NC_ENOFILTER)?;
@@ -147,8 +147,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
-        // Safety`).
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
+        // `# Safety`).
         let mut var = unsafe { Hdf5Var::from_raw(var) }?;
         let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
         var.remove(index);
@@ -164,8 +164,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
-        // Safety`).
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
+        // `# Safety`).
         unsafe { Hdf5Var::from_raw(var) }?.free_list();
         Ok(())
     })
@@ -179,8 +179,8 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(var);
-        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's `#
-        // Safety`).
+        // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
+        // `# Safety`).
         let var = unsafe { Hdf5Var::from_raw(var) }?;
         let missing = (0..var.filters().len())
             .map(|i| var.filter(i))

@@ -118,8 +118,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        // SAFETY: `(pathlist0, pathlen)` is NULL or readable for its length; `dirs` is a live NCPluginList
-        // whose non-NULL vector has room for every piece (the export's `# Safety`).
+        // SAFETY: `(pathlist0, pathlen)` is NULL or readable for its length; `dirs` is a live NCPluginList whose
+        // non-NULL vector has room for every piece (the export's `# Safety`).
         unsafe { split_into(Bytes::from_raw((pathlist0, pathlen)), sep, PluginListOut::from_raw(dirs)) }
     })
 }
@@ -151,8 +151,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
 ) -> c_int {
     crate::ffi_export!(|| {
         crate::reject_null!(dirs);
-        // SAFETY: `pathlist0` is NULL or NUL-terminated, alive for the call; `dirs` is a live NCPluginList
-        // whose non-NULL vector has room for every piece (the export's `# Safety`).
+        // SAFETY: `pathlist0` is NULL or NUL-terminated, alive for the call; `dirs` is a live NCPluginList whose
+        // non-NULL vector has room for every piece (the export's `# Safety`).
         unsafe { split_into(Bytes(Text::from_raw(pathlist0).0), sep, PluginListOut::from_raw(dirs)) }
     })
 }

@@ -56,8 +56,8 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { ZarrLocation::find(ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
-        // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's `#
-        // Safety`).
+        // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
+        // `# Safety`).
         let params = unsafe { Params::from_raw((params, nparams)) }?;
         rules::define_filter(&mut found, id, params)?;
         if found.parallel() {
@@ -83,8 +83,8 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
         check_not_broken(&found.var)?;
         let filter_ids: Vec<u32> = found.var.filters(FilterList::Chain).iter().map(|f| f.hdf5_id).collect();
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
-        // Safety`).
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
+        // `# Safety`).
         unsafe { CountedOut::<_>::from_raw((nfiltersp, ids)).write(&filter_ids) };
         Ok(())
     })
@@ -108,8 +108,8 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
         let filters = found.var.filters(FilterList::Chain);
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
-        // Safety`).
+        // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
+        // `# Safety`).
         unsafe { CountedOut::<_>::from_raw((nparamsp, params)).write(filters[index].visible.as_slice()) };
         Ok(())
     })
@@ -290,66 +290,70 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     outdatap: *mut *mut c_void,
     encode: c_int,
 ) -> c_int {
-    let encoding = encode != 0;
-    // SAFETY: `(indata, inlen)` is NULL (only with no length) or a malloc'd block of that many bytes (the export's `#
-    // Safety`).
-    let chunk = unsafe { CallerChunk::from_raw((indata, inlen)) };
-    // On decode the caller hands the block over; on encode it stays the caller's until success.
-    let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
-    let mut result = None;
-    let status = crate::ffi_export!(|| {
-        crate::reject_null!(var, chain, outlenp, outdatap);
-        if indata.is_null() && inlen > 0 {
-            return Err(NC_EINVAL);
-        }
-        // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let mut var = unsafe { ZarrVar::from_raw(var) }?;
-        if chain != var.info().filters.cast() {
-            return Err(NC_EINVAL);
-        }
-        let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
-        let stages = chain_stages(&mut var, ncid, varid, &name)?;
-        let direction = if encoding {
-            Direction::Encode
-        } else {
-            let chunk_bytes = var.chunk_bytes().map_err(|why| {
-                crate::error::report(format_args!("variable \"{name}\": {why}; its chunks are not decoded"));
-                NC_EFILTER
-            })?;
-            Direction::Decode { chunk_bytes }
-        };
-        let (input, stages) = match taken.take() {
-            Some(chunk) => (chunk, &stages[..]),
-            None => {
-                let kept = kept.as_ref().ok_or(NC_EINVAL)?;
-                let borrowed = (!kept.is_null()).then(|| kept.bytes());
-                match first_stage_on_borrowed(&stages, borrowed) {
-                    Some(first) => (first, &stages[1..]),
-                    // The copy is ours; the caller's block stays the caller's.
-                    None => (kept.copy()?, &stages[..]),
+    // The whole body inside the boundary: the inner one catches a panic in the chain, so that the
+    // caller's block is still handed back below; this one, a panic anywhere else.
+    crate::ffi_export!(caught crate::function_name!(), || {
+        let encoding = encode != 0;
+        // SAFETY: `(indata, inlen)` is NULL (only with no length) or a malloc'd block of that many bytes (the export's
+        // `# Safety`).
+        let chunk = unsafe { CallerChunk::from_raw((indata, inlen)) };
+        // On decode the caller hands the block over; on encode it stays the caller's until success.
+        let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
+        let mut result = None;
+        let status = crate::ffi_export!(|| {
+            crate::reject_null!(var, chain, outlenp, outdatap);
+            if indata.is_null() && inlen > 0 {
+                return Err(NC_EINVAL);
+            }
+            // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
+            let mut var = unsafe { ZarrVar::from_raw(var) }?;
+            if chain != var.info().filters.cast() {
+                return Err(NC_EINVAL);
+            }
+            let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
+            let stages = chain_stages(&mut var, ncid, varid, &name)?;
+            let direction = if encoding {
+                Direction::Encode
+            } else {
+                let chunk_bytes = var.chunk_bytes().map_err(|why| {
+                    crate::error::report(format_args!("variable \"{name}\": {why}; its chunks are not decoded"));
+                    NC_EFILTER
+                })?;
+                Direction::Decode { chunk_bytes }
+            };
+            let (input, stages) = match taken.take() {
+                Some(chunk) => (chunk, &stages[..]),
+                None => {
+                    let kept = kept.as_ref().ok_or(NC_EINVAL)?;
+                    let borrowed = (!kept.is_null()).then(|| kept.bytes());
+                    match first_stage_on_borrowed(&stages, borrowed) {
+                        Some(first) => (first, &stages[1..]),
+                        // The copy is ours; the caller's block stays the caller's.
+                        None => (kept.copy()?, &stages[..]),
+                    }
                 }
+            };
+            result = Some(apply_chain(stages, &name, input, direction)?);
+            Ok(())
+        });
+        let (data, used) = match (result, kept) {
+            (Some(filtered), kept) => {
+                // Encoded from a copy: the caller's block is ours to free now.
+                if let Some(kept) = kept {
+                    kept.free();
+                }
+                filtered.into_raw()
             }
+            (None, Some(kept)) => kept.into_raw(),
+            (None, None) => (std::ptr::null_mut(), 0),
         };
-        result = Some(apply_chain(stages, &name, input, direction)?);
-        Ok(())
-    });
-    let (data, used) = match (result, kept) {
-        (Some(filtered), kept) => {
-            // Encoded from a copy: the caller's block is ours to free now.
-            if let Some(kept) = kept {
-                kept.free();
-            }
-            filtered.into_raw()
-        }
-        (None, Some(kept)) => kept.into_raw(),
-        (None, None) => (std::ptr::null_mut(), 0),
-    };
-    // C owns the block from here.
-    // SAFETY: `outlenp` is NULL or valid for a write (the export's `# Safety`).
-    unsafe { Out::<usize>::from_raw(outlenp) }.write(used);
-    // SAFETY: `outdatap` is NULL or valid for a write (the export's `# Safety`).
-    unsafe { Out::<*mut c_void>::from_raw(outdatap) }.write(data);
-    status
+        // C owns the block from here.
+        // SAFETY: `outlenp` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<usize>::from_raw(outlenp) }.write(used);
+        // SAFETY: `outdatap` is NULL or valid for a write (the export's `# Safety`).
+        unsafe { Out::<*mut c_void>::from_raw(outdatap) }.write(data);
+        status
+    })
 }
 
 /// The codec JSON of one filter, for `.zarray` (`"compressor"` or an element of `"filters"`),
@@ -367,8 +371,8 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     crate::ffi_export!(|| {
         crate::reject_null!(var, filter);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        // netcdf-c declares it `const` but owns it mutable, and its own NCZ_filter_jsonize changes the
-        // variable's filter here (the codec it writes), as this does.
+        // netcdf-c declares it `const` but owns it mutable, and its own NCZ_filter_jsonize changes the variable's
+        // filter here (the codec it writes), as this does.
         let mut var = unsafe { ZarrVar::from_raw(var.cast_mut()) }?;
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
@@ -479,8 +483,8 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
         let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
         // The caller sized data, if any, for len bytes (nc_inq_att's length).
         // SAFETY: `(lenp, data.cast::<u8>())` is a count pointer NULL or writable, and a vector NULL or with room for
-        // the answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's `#
-        // Safety`).
+        // the answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
+        // `# Safety`).
         unsafe { CountedOut::<u8>::from_raw((lenp, data.cast::<u8>())).write(text.as_bytes()) };
         Ok(())
     })
