@@ -28,7 +28,7 @@ use std::os::raw::{c_int, c_uint, c_void};
 /// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
 /// This runs per chunk: it takes an `Arc`, it copies nothing.
 fn with_preferred<R>(id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
-    let plugin = crate::ffi_export!(caught "the filter lookup", || registry().get(id).cloned())?;
+    let plugin = registry().get(id).cloned()?;
     plugin.filter.as_ref().map(use_part)
 }
 
@@ -76,26 +76,33 @@ macro_rules! stand_in {
                 buf_size: *mut usize,
                 buf: *mut *mut c_void,
             ) -> usize {
-                let used = with_preferred($id, |part| {
-                    let function = part.function?;
-                    // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
-                    // function lives in is held loaded for the call.
-                    Some(unsafe { function(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
+                // A panic anywhere in the lookup or the call is HDF5's failure, 0.
+                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), || {
+                    let used = with_preferred($id, |part| {
+                        let function = part.function?;
+                        // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
+                        // function lives in is held loaded for the call.
+                        Some(unsafe { function(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
+                    })
+                    .flatten()
+                    .unwrap_or_else(|| {
+                        report(format_args!("filter {}: no implementation found", $id));
+                        0
+                    });
+                    failure_as_zero(used)
                 })
-                .flatten()
-                .unwrap_or_else(|| {
-                    report(format_args!("filter {}: no implementation found", $id));
-                    0
-                });
-                failure_as_zero(used)
             }
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                delegate($id, |part| part.can_apply, 1, (dcpl, type_id, space))
+                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), || {
+                    delegate($id, |part| part.can_apply, 1, (dcpl, type_id, space))
+                })
             }
 
             unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                delegate($id, |part| part.set_local, 0, (dcpl, type_id, space))
+                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), || {
+                    delegate($id, |part| part.set_local, 0, (dcpl, type_id, space))
+                })
             }
 
             pub static CLASS: StaticClass = StaticClass(H5Z_class2_t {
