@@ -121,11 +121,7 @@ pub fn test_debian13(h: &Harness) -> Result {
         format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"),
     ];
     build_both(&h, &root, configuration, &[], &module)?;
-    let hdf5 = debian_hdf5_version(&h, &root)?;
-    for flavour in crate::netcdf::FLAVOURS {
-        let label = format!("{} (Debian 13 flags) on HDF5 {hdf5} {flavour}", h.version());
-        run_suite(&h, &root, flavour, &label, configuration.ctest_expected, &[])?;
-    }
+    suite_on_both(&h, &root, "Debian 13 flags", configuration.ctest_expected, &[])?;
     clients(&h, &root)?;
     netcdf4_python_suite(&h, &root)
 }
@@ -141,7 +137,7 @@ pub fn test_debian13_i386(h: &Harness) -> Result {
     let root = crate::debian_root::ensure(&h, I386_ROOT, suite, &build_packages())?;
     let tree = debian_cargo_builds_the_tarball(&h, &root)?;
     build_both(&h, &root, configuration, &[], &[format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake")])?;
-    suite_on_both(&h, &root, "i386", I386_EXPECTED, &I386_STOCK_FAILURES)
+    suite_on_both(&h, &root, "Debian 13 flags, i386", I386_EXPECTED, &I386_STOCK_FAILURES)
 }
 
 /// 4.9.3 with Debian 13's flags cross-built for arm64 in a Debian 13 root, as `dpkg-buildpackage
@@ -180,19 +176,19 @@ pub fn test_debian13_arm64(h: &Harness) -> Result {
         format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"),
     ];
     build_both(&h, &root, configuration, &both, &module)?;
-    suite_on_both(&h, &root, "arm64 under qemu-user", ARM64_EXPECTED, &ARM64_STOCK_FAILURES)
+    suite_on_both(&h, &root, "Debian 13 flags, arm64 under qemu-user", ARM64_EXPECTED, &ARM64_STOCK_FAILURES)
 }
 
-/// The suite on the root's stock and ncfilters builds, on `platform`: both must pass `expected`
-/// tests and fail exactly `failures`, stock's own there.
-fn suite_on_both(h: &Harness, root: &Path, platform: &str, expected: usize, failures: &[KnownFailure]) -> Result {
+/// The suite on the root's stock and ncfilters builds (`built`: how, for the summary lines): both
+/// must pass `expected` tests and fail exactly `failures`, stock's own there.
+fn suite_on_both(h: &Harness, root: &Path, built: &str, expected: usize, failures: &[KnownFailure]) -> Result {
     let hdf5 = debian_hdf5_version(h, root)?;
     for failure in failures {
         println!("  expected to fail on both builds: {} ({})", failure.test, failure.why);
     }
     let failing: Vec<&str> = failures.iter().map(|failure| failure.test).collect();
     for flavour in crate::netcdf::FLAVOURS {
-        let label = format!("{} (Debian 13 flags, {platform}) on HDF5 {hdf5} {flavour}", h.version());
+        let label = format!("{} ({built}) on HDF5 {hdf5} {flavour}", h.version());
         run_suite(h, root, flavour, &label, expected, &failing)?;
     }
     Ok(())
