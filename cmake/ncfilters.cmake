@@ -38,6 +38,11 @@
 #   NCFILTERS_SYSTEM_ZSTD       OFF (default): zstd from the libzstd source bundled in the zstd-sys
 #                               crate; ON: link the system's libzstd (libzstd-dev, libzstd-devel;
 #                               found with pkg-config, or by CMake where there is none).
+#   NCFILTERS_SYSTEM_LIBS       OFF (default): deflate on zlib-rs and bzip2 on libbz2-rs (Rust);
+#                               ON, the distribution build: deflate, bzip2 and zstd on the
+#                               system's zlib, libbz2 and libzstd (found by CMake; it implies
+#                               NCFILTERS_SYSTEM_ZSTD). With Debian's crates, apply
+#                               packaging/debian-crates.patch first (docs/packaging.md).
 #   NCFILTERS_RUST_TARGET       when cross-compiling (a CMake toolchain file), Rust's target
 #                               triple; default: the C compiler's (-dumpmachine), e.g.
 #                               aarch64-linux-gnu gives aarch64-unknown-linux-gnu. The layout
@@ -64,6 +69,7 @@ find_program(NCFILTERS_CARGO cargo HINTS "$ENV{CARGO_HOME}/bin" "$ENV{HOME}/.car
 set(NCFILTERS_CARGO_HOME "" CACHE PATH "CARGO_HOME for ncfilters' cargo builds (default: see ncfilters.cmake)")
 set(NCFILTERS_CARGO_ARGS "" CACHE STRING "More arguments for ncfilters' cargo builds (a list)")
 option(NCFILTERS_SYSTEM_ZSTD "Link the system's libzstd instead of compiling the one bundled in zstd-sys" OFF)
+option(NCFILTERS_SYSTEM_LIBS "The distribution build: deflate, bzip2 and zstd on the system's zlib, libbz2 and libzstd" OFF)
 set(NCFILTERS_RUST_TARGET "" CACHE STRING "Rust's target triple for a cross build (default: from the C compiler's -dumpmachine)")
 include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_rust_target.cmake")
 
@@ -127,10 +133,16 @@ function(ncfilters_cargo_settings)
       set(cargo_home "${CMAKE_BINARY_DIR}/ncfilters-cargo-home")
     endif()
     set(mode "offline, from ${NCFILTERS_ROOT}/vendor")
-  else()
+  elseif(EXISTS "${NCFILTERS_ROOT}/Cargo.lock")
     list(APPEND flags --locked)
     set(resolve --no-deps)
     set(mode "crates from the registry (no vendor/: a clone, not the release tarball)")
+  else()
+    # Neither vendor/ nor Cargo.lock: a distribution's build from its own crates (Debian removes
+    # the lock, and CARGO_HOME's source replacement names its registry): cargo resolves them from
+    # what that registry has, and writes the lock.
+    set(resolve) # metadata resolves every crate: one the registry lacks fails configure
+    set(mode "crates cargo resolves (no vendor/, no Cargo.lock: a distribution's own)")
   endif()
   if(NOT cargo_home STREQUAL "")
     file(MAKE_DIRECTORY "${cargo_home}")
@@ -147,34 +159,65 @@ function(ncfilters_cargo_settings)
       list(APPEND env "RUSTUP_HOME=$ENV{HOME}/.rustup")
     endif()
   endif()
+  if(NCFILTERS_SYSTEM_LIBS)
+    # The distribution build: the crates' system backends, and every library found here, by CMake
+    # as netcdf-c finds its own, so that no build script falls back to a bundled copy.
+    list(APPEND flags --features ncfilters-core/system-libs)
+    set(NCFILTERS_SYSTEM_ZSTD ON)
+    set(system_libraries "z:z:zlib" "bzip2:bz2:libbz2")
+    set(link_libraries z bz2 zstd)
+    string(APPEND mode "; the system's zlib, libbz2 and libzstd")
+  else()
+    set(system_libraries)
+    set(link_libraries)
+  endif()
   if(NCFILTERS_SYSTEM_ZSTD)
     find_program(NCFILTERS_PKG_CONFIG NAMES pkg-config pkgconf DOC "pkg-config, which finds the system's libzstd")
     if(NCFILTERS_PKG_CONFIG OR DEFINED ENV{PKG_CONFIG})
       # zstd-sys' build script then links the libzstd pkg-config finds, and compiles none.
       list(APPEND env "ZSTD_SYS_USE_PKG_CONFIG=1")
-      string(APPEND mode "; the system's libzstd")
+      set(link_libraries ${link_libraries} zstd)
+      if(NOT NCFILTERS_SYSTEM_LIBS)
+        string(APPEND mode "; the system's libzstd")
+      endif()
     else()
       # No pkg-config (Debian 12's netcdf does not build-depend on it): CMake finds libzstd, and
       # cargo's override of zstd-sys' build script (its `links = "zstd"`) links it.
-      find_library(NCFILTERS_ZSTD_LIBRARY zstd DOC "the system's libzstd (NCFILTERS_SYSTEM_ZSTD)")
-      if(NOT NCFILTERS_ZSTD_LIBRARY)
-        message(FATAL_ERROR "ncfilters: NCFILTERS_SYSTEM_ZSTD is ON but neither pkg-config nor libzstd was found: install libzstd's development package (libzstd-dev, libzstd-devel)")
-      endif()
-      execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} "${NCFILTERS_CARGO}" -vV
-                      OUTPUT_VARIABLE cargo_version RESULT_VARIABLE failed)
-      if(failed OR NOT cargo_version MATCHES "\nhost: ([^\n]+)")
-        message(FATAL_ERROR "ncfilters: `${NCFILTERS_CARGO} -vV` names no host target:\n${cargo_version}")
-      endif()
-      get_filename_component(zstd_dir "${NCFILTERS_ZSTD_LIBRARY}" DIRECTORY)
-      set(zstd_config "${CMAKE_BINARY_DIR}/ncfilters-system-zstd.toml")
-      if(CMAKE_CROSSCOMPILING)
-        set(CMAKE_MATCH_1 "${triple}")
-      endif()
-      file(WRITE "${zstd_config}"
-           "[target.${CMAKE_MATCH_1}.zstd]\nrustc-link-search = [\"${zstd_dir}\"]\nrustc-link-lib = [\"zstd\"]\n")
-      list(APPEND flags --config "${zstd_config}")
-      string(APPEND mode "; the system's libzstd (${NCFILTERS_ZSTD_LIBRARY}, no pkg-config)")
+      list(APPEND system_libraries "zstd:zstd:libzstd")
+      set(link_libraries ${link_libraries} zstd)
+      string(APPEND mode "; the system's libzstd (no pkg-config)")
     endif()
+  endif()
+  if(system_libraries)
+    # cargo's override of a -sys crate's build script (by its `links` key): link this library.
+    execute_process(COMMAND ${CMAKE_COMMAND} -E env ${env} "${NCFILTERS_CARGO}" -vV
+                    OUTPUT_VARIABLE cargo_version RESULT_VARIABLE failed)
+    if(failed OR NOT cargo_version MATCHES "\nhost: ([^\n]+)")
+      message(FATAL_ERROR "ncfilters: `${NCFILTERS_CARGO} -vV` names no host target:\n${cargo_version}")
+    endif()
+    set(rust_target "${CMAKE_MATCH_1}")
+    if(CMAKE_CROSSCOMPILING)
+      set(rust_target "${triple}")
+    endif()
+    set(overrides "")
+    foreach(entry IN LISTS system_libraries)
+      string(REPLACE ":" ";" entry "${entry}")
+      list(GET entry 0 links)
+      list(GET entry 1 library)
+      list(GET entry 2 package)
+      string(TOUPPER "NCFILTERS_${library}_LIBRARY" variable)
+      find_library(${variable} ${library} DOC "the system's ${package} (NCFILTERS_SYSTEM_LIBS, NCFILTERS_SYSTEM_ZSTD)")
+      if(NOT ${variable})
+        message(FATAL_ERROR "ncfilters: the system's ${package} was not found: install its development package "
+                            "(${package}-dev, ${package}-devel), or set ${variable} to the library")
+      endif()
+      get_filename_component(directory "${${variable}}" DIRECTORY)
+      string(APPEND overrides "[target.${rust_target}.${links}]\nrustc-link-search = [\"${directory}\"]\nrustc-link-lib = [\"${library}\"]\n")
+      string(APPEND mode "; ${${variable}}")
+    endforeach()
+    set(overrides_file "${CMAKE_BINARY_DIR}/ncfilters-system-libraries.toml")
+    file(WRITE "${overrides_file}" "${overrides}")
+    list(APPEND flags --config "${overrides_file}")
   endif()
   list(APPEND flags ${NCFILTERS_CARGO_ARGS})
   # A cargo that cannot run, or a vendor/ that lacks a crate, fails here, at configure time.
@@ -188,6 +231,9 @@ function(ncfilters_cargo_settings)
     string(APPEND mode "; for ${triple}")
   endif()
   message(STATUS "ncfilters: cargo ${NCFILTERS_CARGO}: ${mode}")
+  list(REMOVE_DUPLICATES link_libraries)
+  # libnetcdf links them itself: whole-archive, the staticlib's calls into them must resolve there.
+  set(NCFILTERS_SYSTEM_LINK_LIBS ${link_libraries} PARENT_SCOPE)
   set(NCFILTERS_CARGO_COMMON_ENV ${env} PARENT_SCOPE)
   set(NCFILTERS_CARGO_FLAGS ${flags} ${target_flags} PARENT_SCOPE)
 endfunction()
@@ -203,7 +249,8 @@ if(NOT NCFILTERS_CODEC_DIALECT MATCHES "^(numeric|legacy)$")
 endif()
 # What rustc's `--print native-static-libs` lists for a Linux staticlib; whole-archive
 # pulls in all of std, so all of these must resolve under -Wl,--no-undefined.
-set(NCFILTERS_NATIVE_LIBS gcc_s util rt pthread m dl c)
+# Before them, the system's compression libraries of NCFILTERS_SYSTEM_LIBS or _ZSTD.
+set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} gcc_s util rt pthread m dl c)
 
 # Install rules run in the order they are declared, subdirectories' included (netcdf-c 4.9.0's
 # minimum CMake leaves this OLD: its subdirectories' rules would run after ncfilters'), so that

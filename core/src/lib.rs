@@ -42,6 +42,10 @@ pub const NETCDF_RELEASE: &str = env!("NCFILTERS_NETCDF_VERSION");
 /// `0.2.0 (release)`, as libnetcdf.settings and `nc-config --all` of the same build say.
 pub const NCFILTERS_BUILD: &str = env!("NCFILTERS_BUILD");
 
+/// Whether the standard filters run on the system's zlib, libbz2 and libzstd (the distribution
+/// build, feature `system-libs`) rather than zlib-rs, libbz2-rs and the bundled libzstd.
+pub const SYSTEM_LIBS: bool = cfg!(feature = "system-libs");
+
 /// Whether that release has its own plugin-path code (dplugins.c and the rest, 4.9.3 on), whose
 /// internal functions ncfilters then exports too.
 pub const PLUGIN_PATH_RELEASE: bool = cfg!(ncf_plugin_path_release);
@@ -63,6 +67,8 @@ pub mod c_args;
 pub mod worker_pool;
 #[expect(unsafe_code, reason = "libzstd's thread pool and a context parameter the zstd crate does not wrap")]
 pub mod zstd_context;
+#[cfg_attr(feature = "system-libs", expect(unsafe_code, reason = "the system zlib's adler32 and adler32_combine"))]
+pub mod adler32;
 pub mod filterspec;
 pub mod plugin_path;
 pub mod hdf5_filter_rules;

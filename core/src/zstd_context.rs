@@ -26,11 +26,23 @@ use zstd::zstd_safe::zstd_sys;
 /// bindings of older zstd-sys releases (Debian 13's 2.0.13, for libzstd 1.5.6) have no variant for it.
 const ZSTD_C_BLOCK_SPLITTER_LEVEL: c_int = 1017;
 
+/// libzstd's `ZSTD_threadPool` (opaque).
+#[repr(C)]
+struct ZstdThreadPool {
+    _opaque: [u8; 0],
+}
+
+// libzstd's own, declared here rather than through zstd-sys' `experimental` bindings: those of
+// Debian 13's zstd-safe 7.2.1 do not build against its libzstd 1.5.7, and every libzstd since
+// 1.5.0 exports these.
 extern "C" {
     /// `ZSTD_CCtx_setParameter`, its parameter the C `int` it is, so that one newer than the
     /// bindings can be named (libzstd refuses one it does not know).
     #[link_name = "ZSTD_CCtx_setParameter"]
     fn ZSTD_CCtx_setParameter_numbered(cctx: *mut zstd_sys::ZSTD_CCtx, param: c_int, value: c_int) -> usize;
+    fn ZSTD_createThreadPool(threads: usize) -> *mut ZstdThreadPool;
+    fn ZSTD_freeThreadPool(pool: *mut ZstdThreadPool);
+    fn ZSTD_CCtx_refThreadPool(cctx: *mut zstd_sys::ZSTD_CCtx, pool: *mut ZstdThreadPool) -> usize;
 }
 
 /// `ZSTD_c_blockSplitterLevel`'s "no splitting".
@@ -46,7 +58,7 @@ const NO_OVERLAP: i32 = 1;
 
 /// The process's libzstd worker pool.
 struct SharedPool {
-    pool: NonNull<zstd_sys::ZSTD_threadPool>,
+    pool: NonNull<ZstdThreadPool>,
     creator: u32,
 }
 
@@ -76,7 +88,7 @@ fn shared_pool() -> Option<&'static SharedPool> {
     SHARED_POOL
         .get_or_init(|| {
             // SAFETY: no preconditions; NULL when the threads cannot start.
-            let pool = NonNull::new(unsafe { zstd_sys::ZSTD_createThreadPool(pool_threads()) })?;
+            let pool = NonNull::new(unsafe { ZSTD_createThreadPool(pool_threads()) })?;
             Some(SharedPool { pool, creator: std::process::id() })
         })
         .as_ref()
@@ -93,7 +105,7 @@ extern "C" fn free_shared_pool_at_unload() {
         if worker_pool::is_pool_process(shared.creator) {
             // SAFETY: the pool came from ZSTD_createThreadPool, nobody uses it (closed above, and
             // no use was in progress), and it is freed once: the destructor runs once.
-            unsafe { zstd_sys::ZSTD_freeThreadPool(shared.pool.as_ptr()) };
+            unsafe { ZSTD_freeThreadPool(shared.pool.as_ptr()) };
         }
     }
 }
@@ -134,7 +146,7 @@ impl Compressor {
         if let Some(shared) = shared {
             // SAFETY: both are live; the pool outlives every context that uses it (it is freed
             // only when no compression is in progress, at unload or exit).
-            let code = unsafe { zstd_sys::ZSTD_CCtx_refThreadPool(context.as_ptr(), shared.pool.as_ptr()) };
+            let code = unsafe { ZSTD_CCtx_refThreadPool(context.as_ptr(), shared.pool.as_ptr()) };
             compressor.pooled = check(code).is_ok();
         }
         Some(compressor)

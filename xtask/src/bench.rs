@@ -58,9 +58,29 @@ pub fn bench_filters(h: &Harness) -> Result {
 
     log("Rust filters vs C plugins (tools/bench-filters)");
     run(cmd("cargo", ["build", "-q", "--release", "--locked", "-p", "bench-filters"]).current_dir(&h.repo))?;
-    // One table: ncfilters on 1 thread pinned to one core, then on every core (a process reads NCFILTERS_THREADS once).
-    for (threads, header) in [(Some("1"), true), (None, false)] {
-        let mut bench = cmd(h.repo.join("target/release/bench-filters"), ["--corpus"]);
+    let mut builds = vec![(h.repo.join("target/release/bench-filters"), "")];
+    // NCFILTERS_BENCH_SYSTEM_LIBS=1: the distribution build's filters too (the system's zlib, libbz2
+    // and libzstd), in the same run, against the same C plugins.
+    if std::env::var_os("NCFILTERS_BENCH_SYSTEM_LIBS").is_some() {
+        let target = h.repo.join("target/system-libs");
+        let mut build = cmd("cargo", ["build", "-q", "--release", "--locked", "-p", "bench-filters"]);
+        build
+            .arg("--features=ncfilters-core/system-libs")
+            .env("CARGO_TARGET_DIR", &target)
+            .env("ZSTD_SYS_USE_PKG_CONFIG", "1")
+            .current_dir(&h.repo);
+        run(&mut build)?;
+        builds.push((target.join("release/bench-filters"), " (the distribution build: the system's libraries)"));
+    }
+    // One table per build: ncfilters on 1 thread pinned to one core, then on every core (a process
+    // reads NCFILTERS_THREADS once).
+    for ((program, which), (threads, header)) in
+        builds.iter().flat_map(|build| [(build, (Some("1"), true)), (build, (None, false))])
+    {
+        if header && !which.is_empty() {
+            println!("\nbench-filters{which}");
+        }
+        let mut bench = cmd(program, ["--corpus"]);
         bench
             .arg(&corpus)
             .arg("--c-plugins")
@@ -118,12 +138,12 @@ pub fn bench_nccopy(h: &Harness) -> Result {
     if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
         bench.arg("--only").arg(only);
     }
-    // NCFILTERS_BENCH_SYSTEM_ZSTD=1: a third build, with the system's libzstd, in the same runs.
-    if std::env::var_os("NCFILTERS_BENCH_SYSTEM_ZSTD").is_some() {
-        let flavour = crate::netcdf::SYSTEM_ZSTD_BENCH_FLAVOUR;
+    // NCFILTERS_BENCH_SYSTEM_LIBS=1: a third build, the distribution build, in the same runs.
+    if std::env::var_os("NCFILTERS_BENCH_SYSTEM_LIBS").is_some() {
+        let flavour = crate::netcdf::SYSTEM_LIBS_BENCH_FLAVOUR;
         crate::netcdf::build_netcdf(h, flavour)?;
-        crate::netcdf::check_system_zstd(h, flavour)?;
-        bench.arg("--also").arg(format!("ncfilters with the system's libzstd={}", h.build_dir(flavour).display()));
+        crate::netcdf::check_system_libs(h, flavour)?;
+        bench.arg("--also").arg(format!("ncfilters on the system's libraries={}", h.build_dir(flavour).display()));
     }
     run(&mut bench)
 }

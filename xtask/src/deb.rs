@@ -46,6 +46,17 @@ pub struct DebianPackage {
     pub python_suite: PythonSuite,
     /// The programs of [`CLIENTS`] the suite does not build for the architecture.
     pub unpackaged_clients: &'static [&'static str],
+    /// Where ncfilters' crates come from.
+    pub crates: Crates,
+}
+
+/// Where the package build takes ncfilters' crates from.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Crates {
+    /// The release tarball's `vendor/` (docs/packaging.md's vendored build).
+    Vendored,
+    /// Debian's own `librust-*-dev` packages, as Debian's Rust team builds (the distribution build).
+    Debian,
 }
 
 /// A netCDF4-python test suite.
@@ -78,9 +89,10 @@ const TRIXIE: DebianPackage = DebianPackage {
     client_lacks: &[],
     python_suite: PythonSuite::Sdist("1.7.5.1"),
     unpackaged_clients: &[],
+    crates: Crates::Vendored,
 };
 
-pub static PACKAGES: [DebianPackage; 3] = [
+pub static PACKAGES: [DebianPackage; 4] = [
     TRIXIE,
     DebianPackage {
         debian: "Debian 12",
@@ -95,20 +107,28 @@ pub static PACKAGES: [DebianPackage; 3] = [
         client_lacks: &BOOKWORM_CLIENTS_LACK,
         python_suite: PythonSuite::Installed("1.6.2"),
         unpackaged_clients: &[],
+        crates: Crates::Vendored,
     },
     // As an i386 buildd builds it: 32-bit, with Debian 13's i386 cargo and rustc. Debian builds cdo
     // for no 32-bit architecture: clients.sh runs NCO's cases only, and the grid comes from ncgen
     // (tests/debian13/topography.sh).
     DebianPackage { arch: "i386", unpackaged_clients: &["cdo"], ..TRIXIE },
+    // As Debian's Rust team would: no vendor/, Debian's crates, the system's compression libraries.
+    DebianPackage { crates: Crates::Debian, ..TRIXIE },
 ];
 
 impl DebianPackage {
-    /// "trixie", or "trixie i386" for another architecture than the machine's.
+    /// "trixie", "trixie i386" for another architecture than the machine's, "trixie
+    /// debian-crates" when built from Debian's crates.
     pub fn name(&self) -> String {
-        match self.foreign_arch() {
-            None => self.suite.to_string(),
-            Some(arch) => format!("{} {arch}", self.suite),
+        let mut name = self.suite.to_string();
+        if let Some(arch) = self.foreign_arch() {
+            name.push_str(&format!(" {arch}"));
         }
+        if self.crates == Crates::Debian {
+            name.push_str(" debian-crates");
+        }
+        name
     }
 
     fn foreign_arch(&self) -> Option<&'static str> {
@@ -140,6 +160,26 @@ impl DebianPackage {
         }
     }
 }
+
+/// What the package build from Debian's crates adds to Build-Depends besides the toolchain: the
+/// crates (named by the features they need), and the system libraries its filters link.
+const DEBIAN_CRATES_BUILD_DEPENDS: [&str; 15] = [
+    "librust-bzip2-dev",
+    "librust-cc-dev",
+    "librust-clap+derive-dev",
+    "librust-clap+string-dev",
+    "librust-flate2+zlib-dev",
+    "librust-libc-dev",
+    "librust-libloading-dev",
+    "librust-libz-sys-dev",
+    "librust-serde+derive-dev",
+    "librust-serde-json+preserve-order-dev",
+    "librust-zstd-dev",
+    "libbz2-dev",
+    "libzstd-dev",
+    "zlib1g-dev",
+    "pkg-config",
+];
 
 /// Debian's name of the machine's architecture.
 const MACHINE_ARCH: &str = "amd64";
@@ -175,14 +215,23 @@ const NCFILTERS: &str = "ncfilters";
 pub fn test_deb(h: &Harness) -> Result {
     let suite = std::env::var("NCFILTERS_DEB_SUITE").ok();
     let arch = std::env::var("NCFILTERS_DEB_ARCH").ok();
+    let debian_crates = std::env::var("NCFILTERS_DEB_CRATES").ok();
     let packages: Vec<&DebianPackage> = PACKAGES
         .iter()
         .filter(|package| suite.as_deref().is_none_or(|suite| suite == package.suite))
         .filter(|package| arch.as_deref().is_none_or(|arch| arch == package.arch))
+        .filter(|package| {
+            debian_crates.as_deref().is_none_or(|crates| (crates == "debian") == (package.crates == Crates::Debian))
+        })
         .collect();
     if packages.is_empty() {
-        let known: Vec<String> = PACKAGES.iter().map(|package| format!("{} {}", package.suite, package.arch)).collect();
-        fail!("NCFILTERS_DEB_SUITE={suite:?} NCFILTERS_DEB_ARCH={arch:?}: the packages are {}", known.join(", "));
+        let known: Vec<String> =
+            PACKAGES.iter().map(|package| format!("{} {}", package.name(), package.arch)).collect();
+        fail!(
+            "NCFILTERS_DEB_SUITE={suite:?} NCFILTERS_DEB_ARCH={arch:?} NCFILTERS_DEB_CRATES={debian_crates:?}: \
+             the packages are {}",
+            known.join(", ")
+        );
     }
     for package in packages {
         test_package(h, package)?;
@@ -280,17 +329,37 @@ fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarb
     step(h, root, &what, &["sh", "-c", &format!("cd {inside_dir} && dpkg-source -x {dsc}")])?;
     if flavour == NCFILTERS {
         let name = tarball.file_name().unwrap_or_default().to_string_lossy().to_string();
+        let (line, depends, debian_crates) = match package.crates {
+            Crates::Vendored => (
+                "-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/ncfilters/cmake/ncfilters.cmake -DNCFILTERS_SYSTEM_ZSTD=ON"
+                    .to_string(),
+                [package.toolchain, &["libzstd-dev"]].concat(),
+                String::new(),
+            ),
+            Crates::Debian => (
+                "-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/ncfilters/cmake/ncfilters.cmake -DNCFILTERS_SYSTEM_LIBS=ON \
+                 -DNCFILTERS_CARGO_HOME=$(CURDIR)/debian/ncfilters-cargo-home"
+                    .to_string(),
+                [package.toolchain, &DEBIAN_CRATES_BUILD_DEPENDS].concat(),
+                format!(
+                    "rm -rf ncfilters/vendor ncfilters/.cargo ncfilters/Cargo.lock; \
+                     patch -d ncfilters -p1 < ncfilters/packaging/debian-crates.patch; \
+                     mkdir -p debian/ncfilters-cargo-home; printf '{}' > debian/ncfilters-cargo-home/config.toml; ",
+                    crate::debian13::DEBIAN_CARGO_CONFIG
+                ),
+            ),
+        };
         let script = format!(
             "set -e; cd {tree}; mkdir ncfilters; tar -xJf {REPO_INSIDE}/target/dist/{name} -C ncfilters --strip-components=1; \
+             {debian_crates}\
              sed -i 's|^\\(\t\t-DHDF5_LIBRARY_PATH=.*\\)$|\\1 \\\\\\n\t\t{line}|' debian/rules; \
-             grep -q NCFILTERS_SYSTEM_ZSTD debian/rules; \
+             grep -q NCFILTERS_ debian/rules; \
              sed -i 's|^Build-Depends: |Build-Depends: {depends}, |' debian/control; \
              echo usr/bin/ncfilters >> debian/netcdf-bin.install; \
              {{ printf 'netcdf (1:%s) %s; urgency=medium\\n\\n  * Build with ncfilters (ncfilters/), as its docs/packaging.md says.\\n\\n -- ncfilters packaging test <packager@example.org>  %s\\n\\n' \
                {built} \"$(dpkg-parsechangelog -S Distribution)\" \"$(date -R)\"; cat debian/changelog; }} > debian/changelog.new; \
              mv debian/changelog.new debian/changelog",
-            line = "-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/ncfilters/cmake/ncfilters.cmake -DNCFILTERS_SYSTEM_ZSTD=ON",
-            depends = [package.toolchain, &["libzstd-dev"]].concat().join(", "),
+            depends = depends.join(", "),
             built = package.built_version(NCFILTERS),
         );
         step(h, root, "ncfilters' tarball into ncfilters/, and the one line in debian/rules", &["sh", "-c", &script])?;

@@ -51,6 +51,29 @@ fn build_packages() -> Vec<&'static str> {
     [BUILD_TOOLS.as_slice(), LIBRARIES.as_slice()].concat()
 }
 
+/// Debian 13's crates (`/usr/share/cargo/registry`) that the shipped crates and their tests build
+/// from, named by the features they need, as a package's Build-Depends would name them; with
+/// libblosc1, which the blosc filter's tests load.
+const DEBIAN_CRATES: [&str; 17] = [
+    "librust-bzip2-dev",
+    "librust-cc-dev",
+    "librust-clap+derive-dev",
+    "librust-clap+string-dev",
+    "librust-flate2+zlib-dev",
+    "librust-libc-dev",
+    "librust-libloading-dev",
+    "librust-libz-sys-dev",
+    "librust-proc-macro2-dev",
+    "librust-proptest-dev",
+    "librust-serde+derive-dev",
+    "librust-serde-json+preserve-order-dev",
+    "librust-syn+full-dev",
+    "librust-syn+visit-dev",
+    "librust-zstd-dev",
+    "libblosc1",
+    "patch",
+];
+
 /// The programs whose use of libnetcdf is checked, in the root of the machine's architecture.
 const CLIENT_PACKAGES: [&str; 6] = [
     "netcdf-bin",
@@ -113,15 +136,29 @@ pub fn test_debian13(h: &Harness) -> Result {
     let configuration = debian13_configuration();
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
-    let packages = [build_packages().as_slice(), CLIENT_PACKAGES.as_slice()].concat();
+    let packages = [build_packages().as_slice(), DEBIAN_CRATES.as_slice(), CLIENT_PACKAGES.as_slice()].concat();
     let root = crate::debian_root::ensure(&h, ROOT, Suite::native("trixie"), &packages)?;
-    let _ = debian_cargo_builds_the_tarball(&h, &root)?;
+    let tarball = crate::dist::make_tarball(&h)?;
+    let _ = debian_cargo_builds_the_tarball(&h, &root, &tarball)?;
+    let (tree, cargo_home) = debian_crates_build(&h, &root, &tarball)?;
+    // The distribution build, as Debian's package would configure it: Debian's cargo and crates.
     let module = [
-        format!("-DCMAKE_PROJECT_INCLUDE={REPO_INSIDE}/cmake/ncfilters.cmake"),
-        format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo"),
+        format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake"),
+        "-DNCFILTERS_SYSTEM_LIBS=ON".to_string(),
+        "-DNCFILTERS_CARGO=/usr/bin/cargo".to_string(),
+        format!("-DNCFILTERS_CARGO_HOME={cargo_home}"),
+        format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo-debian-crates"),
     ];
     build_both(&h, &root, configuration, &[], &module)?;
-    suite_on_both(&h, &root, "Debian 13 flags", configuration.ctest_expected, &[])?;
+    // Where the release puts libnetcdf in a build tree, as in the harness's own builds.
+    let in_build_tree = h.lib_dir("ncfilters").strip_prefix(h.build_dir("ncfilters")).map(Path::to_path_buf);
+    let library = root
+        .join(WORK_INSIDE.trim_start_matches('/'))
+        .join("build-ncfilters")
+        .join(in_build_tree.unwrap_or_default())
+        .join("libnetcdf.so");
+    crate::netcdf::check_system_libs_of(&library)?;
+    suite_on_both(&h, &root, "Debian 13 flags, Debian's crates", configuration.ctest_expected, &[])?;
     clients(&h, &root)?;
     netcdf4_python_suite(&h, &root)
 }
@@ -135,7 +172,7 @@ pub fn test_debian13_i386(h: &Harness) -> Result {
     crate::setup::setup(&h)?;
     let suite = Suite { name: "trixie", foreign_arch: Some("i386") };
     let root = crate::debian_root::ensure(&h, I386_ROOT, suite, &build_packages())?;
-    let tree = debian_cargo_builds_the_tarball(&h, &root)?;
+    let tree = debian_cargo_builds_the_tarball(&h, &root, &crate::dist::make_tarball(&h)?)?;
     build_both(&h, &root, configuration, &[], &[format!("-DCMAKE_PROJECT_INCLUDE={tree}/cmake/ncfilters.cmake")])?;
     suite_on_both(&h, &root, "Debian 13 flags, i386", I386_EXPECTED, &I386_STOCK_FAILURES)
 }
@@ -318,8 +355,7 @@ fn clients(h: &Harness, root: &Path) -> Result {
 /// Debian 13's packaged cargo and rustc (1.85) build every shipped crate from the release tarball
 /// (`dist`), offline (`unshare --net`) and with an empty HOME and cargo home, as a Debian builder would;
 /// returns where the tarball's tree is, inside the root.
-fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result<String> {
-    let tarball = crate::dist::make_tarball(h)?;
+fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path, tarball: &Path) -> Result<String> {
     let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
     let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
     let packages: Vec<String> = members.iter().map(|(package, _)| format!("-p {package}")).collect();
@@ -349,4 +385,74 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path) -> Result<String> {
         members.len()
     );
     Ok(format!("{dir}/{name}"))
+}
+
+/// The cargo configuration of a build from Debian's crates, as dh-cargo writes it: crates.io
+/// replaced by Debian's registry, Debian's rustc, no network.
+pub const DEBIAN_CARGO_CONFIG: &str = "[source.crates-io]\nreplace-with = \"debian\"\n\
+    [source.debian]\ndirectory = \"/usr/share/cargo/registry\"\n\
+    [build]\nrustc = \"/usr/bin/rustc\"\n[net]\noffline = true\n";
+
+/// The shipped crates as Debian's Rust team would build them (issue 47), offline (`unshare --net`)
+/// with Debian 13's cargo and only Debian's crates: packaging/debian-crates.patch applied, first to
+/// the repository's tracked files (the tarball has no tests), whose shipped crates are built and
+/// tested, then to the release tarball without `vendor/`, its cargo configuration and
+/// `Cargo.lock`, for the module's build. `--ignore-rust-version`: the dev-only crates state the
+/// Rust the newest crates need; Debian's older ones build with its 1.85. Returns the tarball's tree
+/// and the cargo home, inside the root.
+fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(String, String)> {
+    let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
+    let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
+    let packages: Vec<String> = members.iter().map(|(package, _)| format!("-p {package}")).collect();
+    let dir = format!("{WORK_INSIDE}/debian-crates");
+    let on_host = root.join(dir.trim_start_matches('/'));
+    harness::remove_dir_all_if_exists(&on_host)?;
+    harness::create_dir_all(&on_host.join("git"))?;
+    let files = on_host.join("tracked-files");
+    harness::write_file(&files, &crate::licences::tracked_files(&h.repo)?.join("\n"))?;
+    let copy = format!(
+        "tar -cf - -C '{}' -T '{}' | tar -xf - -C '{}'",
+        h.repo.display(),
+        files.display(),
+        on_host.join("git").display()
+    );
+    run(&mut cmd("sh", ["-c", copy.as_str()]))?;
+    let patch = crate::licences::DEBIAN_CRATES_PATCH;
+    let cargo_home = format!("{dir}/cargo-home");
+    let script = format!(
+        "set -e; mkdir -p {dir}/home {cargo_home}; printf '{DEBIAN_CARGO_CONFIG}' > {cargo_home}/config.toml; \
+         export PATH=/usr/bin:/bin HOME={dir}/home CARGO_HOME={cargo_home} CARGO_TARGET_DIR={dir}/target \
+                NCFILTERS_NETCDF_VERSION={version}; \
+         cd {dir}/git; rm Cargo.lock; patch -p1 < {patch}; \
+         sed -i '/\"tools\\/gen-headers\",/d' Cargo.toml; \
+         cargo build --release -j {jobs} {packages}; \
+         cargo test --ignore-rust-version -j {jobs} -p ncfilters-core -p ncfilters-plugin -p ncfilters; \
+         tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; cd {dir}/{name}; \
+         rm -r vendor .cargo Cargo.lock; patch -p1 < {patch}",
+        version = h.version(),
+        jobs = h.jobs,
+        packages = packages.join(" ")
+    );
+    let start = std::time::Instant::now();
+    let log = crate::debian_root::step_output(
+        h,
+        root,
+        "Debian 13's cargo builds and tests the shipped crates from Debian's crates, offline",
+        &["unshare", "--net", "--", "sh", "-c", script.as_str()],
+    )?;
+    let passed: usize = log
+        .lines()
+        .filter_map(|line| line.strip_prefix("test result: ok. "))
+        .filter_map(|rest| rest.split_once(" passed")?.0.parse::<usize>().ok())
+        .sum();
+    if passed == 0 {
+        fail!("the shipped crates' tests from Debian's crates ran no test");
+    }
+    println!(
+        "PASS the shipped crates ({} packages), {patch} applied, built and tested from Debian 13's crates alone, \
+         offline, in {} s: {passed} tests passed",
+        members.len(),
+        start.elapsed().as_secs()
+    );
+    Ok((format!("{dir}/{name}"), cargo_home))
 }

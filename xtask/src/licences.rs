@@ -56,8 +56,22 @@ pub fn test_licences(h: &Harness) -> Result {
         fail!("CHANGELOG.md's newest release is {newest:?}, the workspace's version {version}");
     }
     println!("PASS CHANGELOG.md's newest release is the workspace's version, {version}");
+    let patch = h.repo.join(DEBIAN_CRATES_PATCH);
+    let applies =
+        std::fs::File::open(&patch).map_err(|e| Failure(format!("{}: {e}", patch.display()))).and_then(|input| {
+            let mut dry_run = cmd("patch", ["--dry-run", "--force", "-s", "-p1", "-d"]);
+            dry_run.arg(&h.repo).stdin(input);
+            crate::process::succeeds_quietly(&mut dry_run)
+        })?;
+    if !applies {
+        fail!("{DEBIAN_CRATES_PATCH} no longer applies to core/Cargo.toml: make it anew (docs/packaging.md)");
+    }
+    println!("PASS {DEBIAN_CRATES_PATCH} applies to the tree");
     Ok(())
 }
+
+/// The patch that builds the tarball from Debian's crates (docs/packaging.md).
+pub const DEBIAN_CRATES_PATCH: &str = "packaging/debian-crates.patch";
 
 pub fn write_notices(h: &Harness) -> Result {
     let crates = shipped_crates(&h.repo)?;
@@ -98,6 +112,32 @@ fn spdx_term(licence: &str) -> String {
 
 /// The licence of the libzstd C source zstd-sys bundles.
 const BUNDLED_LIBZSTD_LICENCE: &str = "BSD-3-Clause OR GPL-2.0-only";
+
+/// C source a `-sys` crate of vendor/ bundles: a directory of the crate, its licence, and the file
+/// that names its copyright holder. Only libzstd's is compiled in (by default); the distribution
+/// build links the system's libbz2 and zlib, but the tarball still carries their source.
+struct BundledCSource {
+    in_crate: &'static str,
+    dir: &'static str,
+    licence: &'static str,
+    licence_file: &'static str,
+}
+
+const BUNDLED_C_SOURCES: [BundledCSource; 4] = [
+    BundledCSource { in_crate: "zstd-sys", dir: "zstd", licence: BUNDLED_LIBZSTD_LICENCE, licence_file: "LICENSE" },
+    BundledCSource { in_crate: "bzip2-sys", dir: "bzip2-1.0.8", licence: "bzip2-1.0.6", licence_file: "LICENSE" },
+    BundledCSource { in_crate: "libz-sys", dir: "src/zlib", licence: "Zlib", licence_file: "zlib.h" },
+    BundledCSource { in_crate: "libz-sys", dir: "src/zlib-ng", licence: "Zlib", licence_file: "LICENSE.md" },
+];
+
+/// The holder a licence file's first `(C)`/`(c)` line names, e.g. `1996-2019 Julian R Seward`.
+fn copyright_holder(licence_text: &str) -> Option<String> {
+    licence_text.lines().find_map(|line| {
+        let (_, after) = line.split_once("(C) ").or_else(|| line.split_once("(c) "))?;
+        let holder = after.split(".  ").next()?.trim().trim_end_matches('.');
+        (!holder.is_empty()).then(|| holder.to_string())
+    })
+}
 
 /// The combined SPDX expression of ncfilters (BSD-3-Clause) and `crates`, each term once, with the
 /// bundled libzstd's when zstd-sys is among them.
@@ -173,7 +213,11 @@ pub fn debian_copyright(tree: &Path) -> Result<String> {
             expected.len()
         );
     }
-    let mut cargo = cmd("cargo", ["metadata", "--format-version", "1", "--offline", "--locked", "--manifest-path"]);
+    // Every feature's crates: the distribution build's (system-libs) are vendored too.
+    let mut cargo = cmd(
+        "cargo",
+        ["metadata", "--format-version", "1", "--all-features", "--offline", "--locked", "--manifest-path"],
+    );
     cargo.arg(tree.join("Cargo.toml")).current_dir(tree);
     let metadata: Value =
         serde_json::from_str(&output(&mut cargo)?).map_err(|e| Failure(format!("cargo metadata's JSON: {e}")))?;
@@ -201,16 +245,16 @@ pub fn debian_copyright(tree: &Path) -> Result<String> {
         let dep5 = dep5_licence(&spdx_term(stated));
         text.push_str(&format!("\nFiles: vendor/{name}-{version}/*\nCopyright: {copyright}\nLicense: {dep5}\n"));
         licences.extend(licence_names(&dep5));
-        if name == "zstd-sys" {
-            let licence_file = tree.join(format!("vendor/{name}-{version}/zstd/LICENSE"));
-            let holder = crate::harness::read_to_string(&licence_file)?
-                .lines()
-                .find_map(|line| line.trim().strip_prefix("Copyright (c) ").map(str::to_string));
-            let Some(holder) = holder else {
+        for bundled in BUNDLED_C_SOURCES.iter().filter(|bundled| bundled.in_crate == name) {
+            let licence_file = tree.join(format!("vendor/{name}-{version}/{}/{}", bundled.dir, bundled.licence_file));
+            let Some(holder) = copyright_holder(&crate::harness::read_to_string(&licence_file)?) else {
                 fail!("{} names no copyright holder", licence_file.display());
             };
-            let dep5 = dep5_licence(&spdx_term(BUNDLED_LIBZSTD_LICENCE));
-            text.push_str(&format!("\nFiles: vendor/{name}-{version}/zstd/*\nCopyright: {holder}\nLicense: {dep5}\n"));
+            let dep5 = dep5_licence(&spdx_term(bundled.licence));
+            text.push_str(&format!(
+                "\nFiles: vendor/{name}-{version}/{}/*\nCopyright: {holder}\nLicense: {dep5}\n",
+                bundled.dir
+            ));
             licences.extend(licence_names(&dep5));
         }
     }
@@ -278,9 +322,11 @@ struct Crate {
     dir: PathBuf,
 }
 
-/// `cargo metadata` of the repository's workspace.
+/// `cargo metadata` of the repository's workspace, every feature on (the distribution build's
+/// crates, `system-libs`, among them).
 pub fn metadata(repo: &Path) -> Result<Value> {
-    let mut cargo = cmd("cargo", ["metadata", "--format-version", "1", "--locked", "--manifest-path"]);
+    let mut cargo =
+        cmd("cargo", ["metadata", "--format-version", "1", "--all-features", "--locked", "--manifest-path"]);
     cargo.arg(repo.join("Cargo.toml"));
     serde_json::from_str(&output(&mut cargo)?).map_err(|e| Failure(format!("cargo metadata's JSON: {e}")))
 }
@@ -308,11 +354,14 @@ pub fn shipped_members(repo: &Path, metadata: &Value) -> Vec<(String, String)> {
 }
 
 /// The third-party crates linked into what ships: the normal dependencies, on this platform, of the
-/// shipped members (build scripts', procedural macros' and tests' dependencies are not linked).
+/// shipped members (build scripts', procedural macros' and tests' dependencies are not linked),
+/// every feature on: the distribution build (`system-libs`) links its own few.
 fn shipped_crates(repo: &Path) -> Result<Vec<Crate>> {
     let metadata = metadata(repo)?;
-    let mut tree =
-        cmd("cargo", ["tree", "--locked", "-e", "normal,no-proc-macro", "--prefix", "none", "--format", "{p}"]);
+    let mut tree = cmd(
+        "cargo",
+        ["tree", "--locked", "--all-features", "-e", "normal,no-proc-macro", "--prefix", "none", "--format", "{p}"],
+    );
     tree.arg("--manifest-path").arg(repo.join("Cargo.toml"));
     for (name, _) in shipped_members(repo, &metadata) {
         tree.args(["-p", name.as_str()]);
@@ -416,6 +465,19 @@ fn notices(crates: &[Crate]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_holder_of_each_bundled_c_source_is_read_from_its_licence_file() {
+        let bzip2 = "This program, \"bzip2\", the associated library \"libbzip2\", and all\n\
+                     documentation, are copyright (C) 1996-2019 Julian R Seward.  All\nrights reserved.";
+        assert_eq!(copyright_holder(bzip2).as_deref(), Some("1996-2019 Julian R Seward"));
+        let zlib = "  zlib.h -- interface of the 'zlib' general purpose compression library\n\
+                    \n  Copyright (C) 1995-2026 Jean-loup Gailly and Mark Adler\n";
+        assert_eq!(copyright_holder(zlib).as_deref(), Some("1995-2026 Jean-loup Gailly and Mark Adler"));
+        let zstd = "BSD License\n\nFor Zstandard software\n\nCopyright (c) Meta Platforms, Inc. and affiliates. All rights reserved.";
+        assert_eq!(copyright_holder(zstd).as_deref(), Some("Meta Platforms, Inc. and affiliates. All rights reserved"));
+        assert_eq!(copyright_holder("no holder here"), None);
+    }
 
     #[test]
     fn licences_combine_into_one_spdx_expression_each_term_once() {

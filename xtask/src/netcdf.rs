@@ -74,34 +74,66 @@ pub fn build_netcdf(h: &Harness, flavour: &str) -> Result {
 
 /// The flavour of `offline`'s build from the release tarball.
 pub const OFFLINE_FLAVOUR: &str = "offline";
-/// The flavour of `bench-nccopy`'s third build, with the system's libzstd.
-pub const SYSTEM_ZSTD_BENCH_FLAVOUR: &str = "ncfilters-system-zstd";
+/// The flavour of `bench-nccopy`'s third build, the distribution build.
+pub const SYSTEM_LIBS_BENCH_FLAVOUR: &str = "ncfilters-system-libs";
 
-/// The builds configured as docs/packaging.md tells packagers, with `-DNCFILTERS_SYSTEM_ZSTD=ON`.
-pub const SYSTEM_ZSTD_FLAVOURS: [&str; 2] = [OFFLINE_FLAVOUR, SYSTEM_ZSTD_BENCH_FLAVOUR];
+/// The builds configured as docs/packaging.md tells distributions, with `-DNCFILTERS_SYSTEM_LIBS=ON`.
+pub const SYSTEM_LIBS_FLAVOURS: [&str; 2] = [OFFLINE_FLAVOUR, SYSTEM_LIBS_BENCH_FLAVOUR];
 
-/// That a build of [`SYSTEM_ZSTD_FLAVOURS`] calls the system's libzstd: its libnetcdf defines no
-/// `ZSTD_` function (the bundled libzstd defines about 280) and leaves `ZSTD_compress2` to the
-/// libzstd.so.1 it needs.
-pub fn check_system_zstd(h: &Harness, flavour: &str) -> Result {
-    let library = h.lib_dir(flavour).join("libnetcdf.so");
-    let symbols = crate::process::output(&mut cmd("nm", [&library]))?;
-    let defined = symbols
-        .lines()
-        .filter(|line| matches!(line.split_whitespace().collect::<Vec<_>>()[..], [_, "T" | "t", name] if name.starts_with("ZSTD_")))
-        .count();
-    let undefined = symbols.lines().any(|line| line.split_whitespace().eq(["U", "ZSTD_compress2"]));
-    let needed = crate::process::output(&mut cmd("ldd", [&library]))?.contains("libzstd.so.1");
-    if defined > 0 || !undefined || !needed {
-        fail!(
-            "{} with -DNCFILTERS_SYSTEM_ZSTD=ON: {defined} ZSTD_ functions defined (none expected), \
-             ZSTD_compress2 {} undefined, libzstd.so.1 {} needed",
-            library.display(),
-            if undefined { "is" } else { "is not" },
-            if needed { "is" } else { "is not" }
-        );
+/// A system library the distribution build calls instead of compiling its own: the prefix of
+/// the functions a bundled copy would define, one it must leave undefined, and its soname.
+struct SystemLibrary {
+    prefix: &'static str,
+    called: &'static str,
+    soname: &'static str,
+}
+
+const SYSTEM_LIBRARIES: [SystemLibrary; 3] = [
+    SystemLibrary { prefix: "ZSTD_", called: "ZSTD_compress2", soname: "libzstd.so.1" },
+    SystemLibrary { prefix: "BZ2_", called: "BZ2_bzCompress", soname: "libbz2.so.1.0" },
+    // zlib's functions have no prefix: adler32_combine is the one only ncfilters calls.
+    SystemLibrary { prefix: "adler32_combine", called: "adler32_combine", soname: "libz.so.1" },
+];
+
+/// That a build of [`SYSTEM_LIBS_FLAVOURS`] calls the system's libraries: [`check_system_libs_of`].
+pub fn check_system_libs(h: &Harness, flavour: &str) -> Result {
+    check_system_libs_of(&h.lib_dir(flavour).join("libnetcdf.so"))
+}
+
+/// That the distribution build's `library` (a libnetcdf.so) calls the system's libzstd, libbz2 and
+/// zlib: it defines none of their functions (the bundled libzstd defines about 280) and leaves them
+/// to the libraries it needs (its NEEDED entries).
+pub fn check_system_libs_of(library: &Path) -> Result {
+    let symbols = crate::process::output(&mut cmd("nm", [library]))?;
+    let needed = crate::process::output(cmd("readelf", ["-d"]).arg(library))?;
+    let mut wrong = Vec::new();
+    for system in &SYSTEM_LIBRARIES {
+        let defined = symbols
+            .lines()
+            .filter(|line| {
+                matches!(line.split_whitespace().collect::<Vec<_>>()[..], [_, "T" | "t", name] if name.starts_with(system.prefix))
+            })
+            .count();
+        // nm names a versioned symbol with its version (`adler32_combine@ZLIB_1.2.2`).
+        let undefined = symbols.lines().any(|line| {
+            matches!(line.split_whitespace().collect::<Vec<_>>()[..], ["U", name] if name.split('@').next() == Some(system.called))
+        });
+        if defined > 0 || !undefined || !needed.contains(system.soname) {
+            wrong.push(format!(
+                "{defined} {}* functions defined (none expected), {} {} undefined, {} {} needed",
+                system.prefix,
+                system.called,
+                if undefined { "is" } else { "is not" },
+                system.soname,
+                if needed.contains(system.soname) { "is" } else { "is not" }
+            ));
+        }
     }
-    println!("{}: the system's libzstd (no ZSTD_ function compiled in; needs libzstd.so.1)", library.display());
+    if !wrong.is_empty() {
+        fail!("{} with -DNCFILTERS_SYSTEM_LIBS=ON: {}", library.display(), wrong.join("; "));
+    }
+    let sonames: Vec<&str> = SYSTEM_LIBRARIES.iter().map(|system| system.soname).collect();
+    println!("{}: the system's libraries (none compiled in; needs {})", library.display(), sonames.join(", "));
     Ok(())
 }
 
@@ -126,10 +158,10 @@ fn configure(h: &Harness, flavour: &str, src: &Path, build: &Path) -> Result {
     } else {
         configure.args(h.release.flags);
     }
-    if SYSTEM_ZSTD_FLAVOURS.contains(&flavour) {
-        configure.arg("-DNCFILTERS_SYSTEM_ZSTD=ON");
-        // Its own target directory: zstd-sys built against the system's libzstd.
-        cargo_target = cargo_target.join("system-zstd");
+    if SYSTEM_LIBS_FLAVOURS.contains(&flavour) {
+        configure.arg("-DNCFILTERS_SYSTEM_LIBS=ON");
+        // Its own target directory: the crates built against the system's libraries.
+        cargo_target = cargo_target.join("system-libs");
     }
     if !flavour.starts_with("stock") {
         configure.args(ncfilters_module_flags(h, &cargo_target));

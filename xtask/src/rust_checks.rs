@@ -17,11 +17,19 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
     cargo
 }
 
+/// The distribution build's feature (cmake: NCFILTERS_SYSTEM_LIBS), for a build of the crates.
+const DISTRIBUTION_BUILD: &str = "--features=ncfilters-core/system-libs";
+
 /// `releases`: those of this run (`rotation`). The crate is tested for every release after the
 /// first (the workspace's default), those of this run in their own target directories.
 pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
+    log("cargo test of the filters' crates in the distribution build (the system's zlib, libbz2 and libzstd)");
+    run(&mut cargo(
+        h,
+        ["test", "-q", "--release", "--locked", "-p", "ncfilters-core", "-p", "ncfilters-plugin", DISTRIBUTION_BUILD],
+    ))?;
     for_later_releases(
         h,
         releases,
@@ -183,6 +191,24 @@ pub fn test_fmt(h: &Harness) -> Result {
 /// `releases`: as for [`test_rust`].
 pub fn test_clippy(h: &Harness, releases: &[&'static Release]) -> Result {
     in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
+    log("cargo clippy of the distribution build (feature system-libs)");
+    run(&mut cargo(
+        h,
+        [
+            "clippy",
+            "-q",
+            "-p",
+            "ncfilters-core",
+            "-p",
+            "ncfilters-plugin",
+            "--all-targets",
+            DISTRIBUTION_BUILD,
+            "--locked",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    ))?;
     log("cargo clippy of the ncfilters command's binary (feature `binary`; checking links nothing)");
     run(&mut cargo(
         h,

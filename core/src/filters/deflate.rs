@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! deflate (HDF5 filter 1): a zlib stream (2-byte header, adler32 trailer) as `compress2()`
-//! writes it, through flate2 with the zlib-rs backend. Decoding stops at the end of the stream
-//! (trailing bytes are ignored, as H5Zdeflate does) and fails on a truncated or corrupt one.
+//! writes it, through flate2 on zlib-rs (on the system's zlib in the distribution build).
+//! Decoding stops at the end of the stream (trailing bytes are ignored, as H5Zdeflate does) and
+//! fails on a truncated or corrupt one.
 //!
 //! Chunks over [`PARALLEL_ABOVE`] are compressed as pigz does, on all cores: [`BLOCK`]-sized
 //! pieces, each primed with the 32 KiB before it as a dictionary and ended at a byte boundary
@@ -26,9 +27,9 @@ const WINDOW: usize = 32 << 10;
 
 /// zlib-rs's level 1 is a faster, looser strategy (zlib-ng's "quick") whose output runs 10–15%
 /// larger than zlib's level 1; its level 2 matches zlib's level 1 in size, so level 1 uses it.
-/// (The stored parameter stays 1; decoders do not depend on it.)
+/// (The stored parameter stays 1; decoders do not depend on it.) The system's zlib keeps its own.
 fn effective_level(level: u32) -> u32 {
-    if level == 1 {
+    if level == 1 && cfg!(not(feature = "system-libs")) {
         2
     } else {
         level
@@ -95,8 +96,7 @@ fn encode_in_blocks(level: u32, input: &[u8], runner: worker_pool::Runner) -> Fi
         let block = &input[start..(start + BLOCK).min(input.len())];
         let dictionary = &input[start.saturating_sub(WINDOW)..start];
         let last = number + 1 == blocks;
-        deflate_block(level, dictionary, block, last)
-            .map(|raw| Block { raw, adler: zlib_rs::adler32::adler32(1, block) })
+        deflate_block(level, dictionary, block, last).map(|raw| Block { raw, adler: crate::adler32::adler32(block) })
     };
     let pieces = super::map_pieces("deflate", blocks, &compress_block, runner)?;
     let size = 2 + pieces.iter().map(|block| block.raw.len()).sum::<usize>() + 4;
@@ -107,7 +107,7 @@ fn encode_in_blocks(level: u32, input: &[u8], runner: worker_pool::Runner) -> Fi
     for (number, block) in pieces.into_iter().enumerate() {
         out.extend_from_slice(&block.raw).map_err(super::out_of_memory)?;
         let length = (input.len() - number * BLOCK).min(BLOCK) as u64;
-        adler = zlib_rs::adler32::adler32_combine(adler, block.adler, length);
+        adler = crate::adler32::combine(adler, block.adler, length);
     }
     out.extend_from_slice(&adler.to_be_bytes()).map_err(super::out_of_memory)?;
     Ok(out)

@@ -81,12 +81,16 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
 /// when its size is not known in advance, so that such frames decode whatever the chunk's size.
 const WINDOW_LOG_FLOOR: u32 = 23;
 
+/// libzstd's default limit on a frame's window, `ZSTD_WINDOWLOG_LIMIT_DEFAULT` (zstd.h, 128 MiB;
+/// in its experimental section, so not in zstd-sys' default bindings).
+const WINDOW_LOG_LIMIT_DEFAULT: u32 = 27;
+
 /// The window a streamed decode of at most `limit` bytes may reserve, as a power of two: what
 /// holds `limit` bytes, at least [`WINDOW_LOG_FLOOR`], at most libzstd's own default (128 MiB).
 /// Without it a few-byte frame could make libzstd reserve 128 MiB for a chunk of a few kilobytes.
 fn window_log_max(limit: usize) -> u32 {
     let holds_limit = usize::BITS - limit.saturating_sub(1).leading_zeros();
-    holds_limit.clamp(WINDOW_LOG_FLOOR, zstd_safe::zstd_sys::ZSTD_WINDOWLOG_LIMIT_DEFAULT)
+    holds_limit.clamp(WINDOW_LOG_FLOOR, WINDOW_LOG_LIMIT_DEFAULT)
 }
 
 /// A frame without a content size: stream into a growing buffer up to `limit`.
