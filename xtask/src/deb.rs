@@ -295,6 +295,9 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
         fail!("lintian errors that Debian's own build lacks: {new_errors:?}");
     }
     println!("PASS lintian: no error Debian's own build lacks ({} errors on both)", lintian[0].len());
+    if package.crates == Crates::Debian {
+        crate::netcdf::check_system_libs_of(&built_library(&root, package)?)?;
+    }
     let debs = built_debs(&root, package)?;
     clients_in_clean_roots(&h, package, &debs)?;
     println!(
@@ -305,6 +308,23 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
         started.elapsed().as_secs()
     );
     Ok(())
+}
+
+/// The ncfilters build's libnetcdf.so in debhelper's build directory (`obj-<triplet>`), before
+/// `dh_strip`.
+fn built_library(root: &Path, package: &DebianPackage) -> Result<PathBuf> {
+    let upstream = package.version.split('-').next().unwrap_or(package.version);
+    let tree = root.join(format!("work/deb/{NCFILTERS}/netcdf-{upstream}"));
+    let entries = std::fs::read_dir(&tree).map_err(|e| harness::Failure(format!("{}: {e}", tree.display())))?;
+    let library = entries
+        .flatten()
+        .filter(|entry| entry.file_name().to_string_lossy().starts_with("obj-"))
+        .flat_map(|entry| [entry.path().join("libnetcdf.so"), entry.path().join("liblib/libnetcdf.so")])
+        .find(|library| library.is_file());
+    match library {
+        Some(library) => Ok(library),
+        None => fail!("{} has no obj-*/libnetcdf.so: where did debhelper build?", tree.display()),
+    }
 }
 
 /// The source package unpacked in `<root>/work/deb/<flavour>`, for ncfilters with the release
