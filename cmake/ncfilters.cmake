@@ -515,7 +515,9 @@ function(ncfilters_replace_plugins)
   set(replaced)
   # Every plugin library is built (the install step installs them all, the optional ones too:
   # each loads its C library on first use), and those netcdf-c builds are copied in its place.
-  set(packages)
+  # ncfilters-core among them, so that cargo takes the `ncfilters-core/system-libs` feature of
+  # NCFILTERS_SYSTEM_LIBS (the plugins depend on it only through ncfilters-plugin).
+  set(packages -p ncfilters-core)
   foreach(target IN LISTS NCFILTERS_RUST_PLUGINS)
     list(APPEND packages -p "ncfilters-plugin-${target}")
   endforeach()

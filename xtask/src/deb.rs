@@ -161,26 +161,6 @@ impl DebianPackage {
     }
 }
 
-/// What the package build from Debian's crates adds to Build-Depends besides the toolchain: the
-/// crates (named by the features they need), and the system libraries its filters link.
-const DEBIAN_CRATES_BUILD_DEPENDS: [&str; 15] = [
-    "librust-bzip2-dev",
-    "librust-cc-dev",
-    "librust-clap+derive-dev",
-    "librust-clap+string-dev",
-    "librust-flate2+zlib-dev",
-    "librust-libc-dev",
-    "librust-libloading-dev",
-    "librust-libz-sys-dev",
-    "librust-serde+derive-dev",
-    "librust-serde-json+preserve-order-dev",
-    "librust-zstd-dev",
-    "libbz2-dev",
-    "libzstd-dev",
-    "zlib1g-dev",
-    "pkg-config",
-];
-
 /// Debian's name of the machine's architecture.
 const MACHINE_ARCH: &str = "amd64";
 
@@ -360,12 +340,12 @@ fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarb
                 "-DCMAKE_PROJECT_INCLUDE=$(CURDIR)/ncfilters/cmake/ncfilters.cmake -DNCFILTERS_SYSTEM_LIBS=ON \
                  -DNCFILTERS_CARGO_HOME=$(CURDIR)/debian/ncfilters-cargo-home"
                     .to_string(),
-                [package.toolchain, &DEBIAN_CRATES_BUILD_DEPENDS].concat(),
+                [package.toolchain, &crate::debian_crates::SHIPPED, &crate::debian_crates::SYSTEM_LIBRARIES].concat(),
                 format!(
                     "rm -rf ncfilters/vendor ncfilters/.cargo ncfilters/Cargo.lock; \
                      patch -d ncfilters -p1 < ncfilters/packaging/debian-crates.patch; \
                      mkdir -p debian/ncfilters-cargo-home; printf '{}' > debian/ncfilters-cargo-home/config.toml; ",
-                    crate::debian13::DEBIAN_CARGO_CONFIG
+                    crate::debian_crates::CARGO_CONFIG
                 ),
             ),
         };

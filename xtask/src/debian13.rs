@@ -51,28 +51,11 @@ fn build_packages() -> Vec<&'static str> {
     [BUILD_TOOLS.as_slice(), LIBRARIES.as_slice()].concat()
 }
 
-/// Debian 13's crates (`/usr/share/cargo/registry`) that the shipped crates and their tests build
-/// from, named by the features they need, as a package's Build-Depends would name them; with
-/// libblosc1, which the blosc filter's tests load.
-const DEBIAN_CRATES: [&str; 17] = [
-    "librust-bzip2-dev",
-    "librust-cc-dev",
-    "librust-clap+derive-dev",
-    "librust-clap+string-dev",
-    "librust-flate2+zlib-dev",
-    "librust-libc-dev",
-    "librust-libloading-dev",
-    "librust-libz-sys-dev",
-    "librust-proc-macro2-dev",
-    "librust-proptest-dev",
-    "librust-serde+derive-dev",
-    "librust-serde-json+preserve-order-dev",
-    "librust-syn+full-dev",
-    "librust-syn+visit-dev",
-    "librust-zstd-dev",
-    "libblosc1",
-    "patch",
-];
+/// What the root adds for the build from Debian's crates: the crates, `patch` for
+/// packaging/debian-crates.patch, and libblosc1, which the blosc filter's tests load.
+fn debian_crates_packages() -> Vec<&'static str> {
+    [crate::debian_crates::SHIPPED.as_slice(), &crate::debian_crates::TESTS, &["libblosc1", "patch"]].concat()
+}
 
 /// The programs whose use of libnetcdf is checked, in the root of the machine's architecture.
 const CLIENT_PACKAGES: [&str; 6] = [
@@ -136,7 +119,7 @@ pub fn test_debian13(h: &Harness) -> Result {
     let configuration = debian13_configuration();
     let h = h.for_release(configuration.release());
     crate::setup::setup(&h)?;
-    let packages = [build_packages().as_slice(), DEBIAN_CRATES.as_slice(), CLIENT_PACKAGES.as_slice()].concat();
+    let packages = [build_packages(), debian_crates_packages(), CLIENT_PACKAGES.to_vec()].concat();
     let root = crate::debian_root::ensure(&h, ROOT, Suite::native("trixie"), &packages)?;
     let tarball = crate::dist::make_tarball(&h)?;
     let _ = debian_cargo_builds_the_tarball(&h, &root, &tarball)?;
@@ -387,12 +370,6 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path, tarball: &Path) -> 
     Ok(format!("{dir}/{name}"))
 }
 
-/// The cargo configuration of a build from Debian's crates, as dh-cargo writes it: crates.io
-/// replaced by Debian's registry, Debian's rustc, no network.
-pub const DEBIAN_CARGO_CONFIG: &str = "[source.crates-io]\nreplace-with = \"debian\"\n\
-    [source.debian]\ndirectory = \"/usr/share/cargo/registry\"\n\
-    [build]\nrustc = \"/usr/bin/rustc\"\n[net]\noffline = true\n";
-
 /// The shipped crates as Debian's Rust team would build them (issue 47), offline (`unshare --net`)
 /// with Debian 13's cargo and only Debian's crates: packaging/debian-crates.patch applied, first to
 /// the repository's tracked files (the tarball has no tests), whose shipped crates are built and
@@ -420,7 +397,7 @@ fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(Stri
     let patch = crate::licences::DEBIAN_CRATES_PATCH;
     let cargo_home = format!("{dir}/cargo-home");
     let script = format!(
-        "set -e; mkdir -p {dir}/home {cargo_home}; printf '{DEBIAN_CARGO_CONFIG}' > {cargo_home}/config.toml; \
+        "set -e; mkdir -p {dir}/home {cargo_home}; printf '{config}' > {cargo_home}/config.toml; \
          export PATH=/usr/bin:/bin HOME={dir}/home CARGO_HOME={cargo_home} CARGO_TARGET_DIR={dir}/target \
                 NCFILTERS_NETCDF_VERSION={version}; \
          cd {dir}/git; rm Cargo.lock; patch -p1 < {patch}; \
@@ -429,6 +406,7 @@ fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(Stri
          cargo test --ignore-rust-version -j {jobs} -p ncfilters-core -p ncfilters-plugin -p ncfilters; \
          tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; cd {dir}/{name}; \
          rm -r vendor .cargo Cargo.lock; patch -p1 < {patch}",
+        config = crate::debian_crates::CARGO_CONFIG,
         version = h.version(),
         jobs = h.jobs,
         packages = packages.join(" ")

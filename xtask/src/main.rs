@@ -10,6 +10,7 @@ mod configurations;
 mod cross;
 mod deb;
 mod debian13;
+mod debian_crates;
 mod debian_root;
 mod demo;
 mod development;

@@ -14,6 +14,7 @@ use crate::error::NcResult;
 use crate::h5z;
 use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
+use ncfilters_core::c_args::{FromRawArgument, Out, Params, Text};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
@@ -166,6 +167,8 @@ pub const fn codec_defaults<const N: usize>(library: CodecDefaults) -> StaticCod
     StaticCodecList(list)
 }
 
+/// `NCZ_codec_to_hdf5`'s pointers, each made a handle once.
+///
 /// # Safety
 /// `text` is NULL or NUL-terminated; the out-pointers are NULL or writable.
 unsafe fn codec_to_hdf5(
@@ -175,28 +178,42 @@ unsafe fn codec_to_hdf5(
     paramsp: *mut *mut c_uint,
 ) -> NcResult<()> {
     crate::reject_null!(text, nparamsp, paramsp);
-    // SAFETY: non-NULL, and NUL-terminated per the contract.
-    let text = unsafe { CStr::from_ptr(text) }.to_bytes();
+    // SAFETY: per this function's contract, for the call.
+    let (text, count, vector) = unsafe { (Text::from_raw(text), Out::from_raw(nparamsp), Out::from_raw(paramsp)) };
+    params_of_codec(codec, text, count, vector)
+}
+
+/// The codec's JSON `text` as HDF5 parameters, into a vector the caller frees with free().
+fn params_of_codec(
+    codec: Codec,
+    text: Text<'_>,
+    mut count: Out<'_, usize>,
+    mut vector: Out<'_, *mut c_uint>,
+) -> NcResult<()> {
+    let text = text.0.ok_or(crate::error::NC_EFILTER)?;
     let params = codec.from_json(std::str::from_utf8(text).map_err(|_| crate::error::NC_EFILTER)?)?;
-    let vector = CArray::from_slice(&params)?;
-    // SAFETY: checked non-NULL; the caller frees the vector with free().
-    unsafe {
-        nparamsp.write(params.len());
-        paramsp.write(vector.into_raw());
-    }
+    let words = CArray::from_slice(&params)?;
+    count.write(params.len());
+    vector.write(words.into_raw());
     Ok(())
 }
 
+/// `NCZ_hdf5_to_codec`'s pointers, each made a handle once.
+///
 /// # Safety
 /// `params` is NULL or readable for `nparams` words; `codecp` is NULL or writable.
 unsafe fn hdf5_to_codec(codec: Codec, nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> NcResult<()> {
-    // SAFETY: forwarded contract.
-    let params = unsafe { crate::ffi_boundary::params_slice(params, nparams) }?;
-    let text = codec.to_json(params)?;
-    if !codecp.is_null() {
-        let codec = crate::c_heap::c_string(text.as_bytes())?;
-        // SAFETY: checked non-NULL; the caller frees the string with free().
-        unsafe { codecp.write(codec) };
+    // SAFETY: per this function's contract, for the call.
+    let (params, text) = unsafe { (Params::from_raw((params, nparams)), Out::from_raw(codecp)) };
+    codec_of_params(codec, params?, text)
+}
+
+/// HDF5 parameters as the codec's JSON, into a string the caller frees with free() (none for a
+/// NULL out-pointer).
+fn codec_of_params(codec: Codec, params: &[u32], mut text: Out<'_, *mut c_char>) -> NcResult<()> {
+    let json = codec.to_json(params)?;
+    if !text.is_null() {
+        text.write(crate::c_heap::c_string(json.as_bytes())?);
     }
     Ok(())
 }
