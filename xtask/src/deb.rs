@@ -240,7 +240,7 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
         );
         let what =
             format!("dpkg-buildpackage -b of netcdf {} ({flavour}), network cut", package.built_version(flavour));
-        let log_text = step_output(&h, &root, &what, &["unshare", "--net", "--", "sh", "-c", build.as_str()])?;
+        let log_text = debian_root::offline_step_output(&h, &root, &what, &build)?;
         harness::write_file(&h.work_file(&format!("{}-{flavour}.log", package.root_name("build"))), &log_text)?;
         let Some(counts) = crate::netcdf::ctest_counts(&log_text) else {
             fail!("dh_auto_test printed no ctest summary");
@@ -276,7 +276,7 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
     }
     println!("PASS lintian: no error Debian's own build lacks ({} errors on both)", lintian[0].len());
     if package.crates == Crates::Debian {
-        crate::netcdf::check_system_libs_of(&built_library(&root, package)?)?;
+        crate::netcdf::check_system_libs_of(&h.lib_dir_in(&debhelper_build_dir(&root, package)?).join("libnetcdf.so"))?;
     }
     let debs = built_debs(&root, package)?;
     clients_in_clean_roots(&h, package, &debs)?;
@@ -290,20 +290,16 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
     Ok(())
 }
 
-/// The ncfilters build's libnetcdf.so in debhelper's build directory (`obj-<triplet>`), before
-/// `dh_strip`.
-fn built_library(root: &Path, package: &DebianPackage) -> Result<PathBuf> {
+/// debhelper's build directory (`obj-<triplet>`) of the ncfilters build, whose libnetcdf.so is
+/// not yet stripped.
+fn debhelper_build_dir(root: &Path, package: &DebianPackage) -> Result<PathBuf> {
     let upstream = package.version.split('-').next().unwrap_or(package.version);
     let tree = root.join(format!("work/deb/{NCFILTERS}/netcdf-{upstream}"));
     let entries = std::fs::read_dir(&tree).map_err(|e| harness::Failure(format!("{}: {e}", tree.display())))?;
-    let library = entries
-        .flatten()
-        .filter(|entry| entry.file_name().to_string_lossy().starts_with("obj-"))
-        .flat_map(|entry| [entry.path().join("libnetcdf.so"), entry.path().join("liblib/libnetcdf.so")])
-        .find(|library| library.is_file());
-    match library {
-        Some(library) => Ok(library),
-        None => fail!("{} has no obj-*/libnetcdf.so: where did debhelper build?", tree.display()),
+    let build = entries.flatten().find(|entry| entry.file_name().to_string_lossy().starts_with("obj-"));
+    match build {
+        Some(build) => Ok(build.path()),
+        None => fail!("{} has no obj-* directory: where did debhelper build?", tree.display()),
     }
 }
 
@@ -342,10 +338,9 @@ fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarb
                     .to_string(),
                 [package.toolchain, &crate::debian_crates::SHIPPED, &crate::debian_crates::SYSTEM_LIBRARIES].concat(),
                 format!(
-                    "rm -rf ncfilters/vendor ncfilters/.cargo ncfilters/Cargo.lock; \
-                     patch -d ncfilters -p1 < ncfilters/packaging/debian-crates.patch; \
-                     mkdir -p debian/ncfilters-cargo-home; printf '{}' > debian/ncfilters-cargo-home/config.toml; ",
-                    crate::debian_crates::CARGO_CONFIG
+                    "{}; {}; ",
+                    crate::debian_crates::prepare_tree("ncfilters"),
+                    crate::debian_crates::write_cargo_home("debian/ncfilters-cargo-home")
                 ),
             ),
         };

@@ -133,14 +133,8 @@ pub fn test_debian13(h: &Harness) -> Result {
         format!("-DNCFILTERS_CARGO_TARGET_DIR={WORK_INSIDE}/cargo-debian-crates"),
     ];
     build_both(&h, &root, configuration, &[], &module)?;
-    // Where the release puts libnetcdf in a build tree, as in the harness's own builds.
-    let in_build_tree = h.lib_dir("ncfilters").strip_prefix(h.build_dir("ncfilters")).map(Path::to_path_buf);
-    let library = root
-        .join(WORK_INSIDE.trim_start_matches('/'))
-        .join("build-ncfilters")
-        .join(in_build_tree.unwrap_or_default())
-        .join("libnetcdf.so");
-    crate::netcdf::check_system_libs_of(&library)?;
+    let build = root.join(WORK_INSIDE.trim_start_matches('/')).join("build-ncfilters");
+    crate::netcdf::check_system_libs_of(&h.lib_dir_in(&build).join("libnetcdf.so"))?;
     suite_on_both(&h, &root, "Debian 13 flags, Debian's crates", configuration.ctest_expected, &[])?;
     clients(&h, &root)?;
     netcdf4_python_suite(&h, &root)
@@ -335,13 +329,19 @@ fn clients(h: &Harness, root: &Path) -> Result {
     Ok(())
 }
 
+/// The release tarball's top directory (`ncfilters-<version>`), and cargo's `-p` argument for each
+/// shipped crate, which the builds in the root name.
+fn tarball_and_packages(h: &Harness, tarball: &Path) -> Result<(String, Vec<String>)> {
+    let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
+    let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
+    Ok((name, members.iter().map(|(package, _)| format!("-p {package}")).collect()))
+}
+
 /// Debian 13's packaged cargo and rustc (1.85) build every shipped crate from the release tarball
 /// (`dist`), offline (`unshare --net`) and with an empty HOME and cargo home, as a Debian builder would;
 /// returns where the tarball's tree is, inside the root.
 fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path, tarball: &Path) -> Result<String> {
-    let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
-    let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
-    let packages: Vec<String> = members.iter().map(|(package, _)| format!("-p {package}")).collect();
+    let (name, packages) = tarball_and_packages(h, tarball)?;
     let dir = format!("{WORK_INSIDE}/tarball");
     let script = format!(
         "set -e; rm -rf {dir}; mkdir -p {dir}/home {dir}/cargo-home; \
@@ -353,19 +353,15 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path, tarball: &Path) -> 
         packages.join(" ")
     );
     let start = std::time::Instant::now();
-    let log = crate::debian_root::step_output(
-        h,
-        root,
-        "Debian 13's cargo builds the release tarball's crates, offline",
-        &["unshare", "--net", "--", "sh", "-c", script.as_str()],
-    )?;
+    let what = "Debian 13's cargo builds the release tarball's crates, offline";
+    let log = crate::debian_root::offline_step_output(h, root, what, &script)?;
     let versions: Vec<&str> =
         log.lines().filter(|line| line.starts_with("cargo ") || line.starts_with("rustc ")).collect();
     println!(
         "PASS {name} built offline by Debian 13's {} in {} s ({} packages)",
         versions.join(" and "),
         start.elapsed().as_secs(),
-        members.len()
+        packages.len()
     );
     Ok(format!("{dir}/{name}"))
 }
@@ -378,9 +374,7 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path, tarball: &Path) -> 
 /// Rust the newest crates need; Debian's older ones build with its 1.85. Returns the tarball's tree
 /// and the cargo home, inside the root.
 fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(String, String)> {
-    let name = tarball.file_name().unwrap_or_default().to_string_lossy().trim_end_matches(".tar.xz").to_string();
-    let members = crate::licences::shipped_members(&h.repo, &crate::licences::metadata(&h.repo)?);
-    let packages: Vec<String> = members.iter().map(|(package, _)| format!("-p {package}")).collect();
+    let (name, packages) = tarball_and_packages(h, tarball)?;
     let dir = format!("{WORK_INSIDE}/debian-crates");
     let on_host = root.join(dir.trim_start_matches('/'));
     harness::remove_dir_all_if_exists(&on_host)?;
@@ -397,27 +391,23 @@ fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(Stri
     let patch = crate::licences::DEBIAN_CRATES_PATCH;
     let cargo_home = format!("{dir}/cargo-home");
     let script = format!(
-        "set -e; mkdir -p {dir}/home {cargo_home}; printf '{config}' > {cargo_home}/config.toml; \
+        "set -e; mkdir -p {dir}/home; {write_cargo_home}; \
          export PATH=/usr/bin:/bin HOME={dir}/home CARGO_HOME={cargo_home} CARGO_TARGET_DIR={dir}/target \
                 NCFILTERS_NETCDF_VERSION={version}; \
-         cd {dir}/git; rm Cargo.lock; patch -p1 < {patch}; \
-         sed -i '/\"tools\\/gen-headers\",/d' Cargo.toml; \
+         {prepare_git_tree}; sed -i '/\"tools\\/gen-headers\",/d' {dir}/git/Cargo.toml; cd {dir}/git; \
          cargo build --release -j {jobs} {packages}; \
          cargo test --ignore-rust-version -j {jobs} -p ncfilters-core -p ncfilters-plugin -p ncfilters; \
-         tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; cd {dir}/{name}; \
-         rm -r vendor .cargo Cargo.lock; patch -p1 < {patch}",
-        config = crate::debian_crates::CARGO_CONFIG,
+         tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; {prepare_tarball}",
+        write_cargo_home = crate::debian_crates::write_cargo_home(&cargo_home),
+        prepare_git_tree = crate::debian_crates::prepare_tree(&format!("{dir}/git")),
+        prepare_tarball = crate::debian_crates::prepare_tree(&format!("{dir}/{name}")),
         version = h.version(),
         jobs = h.jobs,
         packages = packages.join(" ")
     );
     let start = std::time::Instant::now();
-    let log = crate::debian_root::step_output(
-        h,
-        root,
-        "Debian 13's cargo builds and tests the shipped crates from Debian's crates, offline",
-        &["unshare", "--net", "--", "sh", "-c", script.as_str()],
-    )?;
+    let what = "Debian 13's cargo builds and tests the shipped crates from Debian's crates, offline";
+    let log = crate::debian_root::offline_step_output(h, root, what, &script)?;
     let passed: usize = log
         .lines()
         .filter_map(|line| line.strip_prefix("test result: ok. "))
@@ -429,7 +419,7 @@ fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(Stri
     println!(
         "PASS the shipped crates ({} packages), {patch} applied, built and tested from Debian 13's crates alone, \
          offline, in {} s: {passed} tests passed",
-        members.len(),
+        packages.len(),
         start.elapsed().as_secs()
     );
     Ok((format!("{dir}/{name}"), cargo_home))

@@ -31,3 +31,17 @@ pub const SYSTEM_LIBRARIES: [&str; 4] = ["libbz2-dev", "libzstd-dev", "zlib1g-de
 pub const CARGO_CONFIG: &str = "[source.crates-io]\nreplace-with = \"debian\"\n\
     [source.debian]\ndirectory = \"/usr/share/cargo/registry\"\n\
     [build]\nrustc = \"/usr/bin/rustc\"\n[net]\noffline = true\n";
+
+/// Shell commands that make the ncfilters tree `dir` build from Debian's crates: no `vendor/`, its
+/// cargo configuration or `Cargo.lock`, and packaging/debian-crates.patch applied.
+pub fn prepare_tree(dir: &str) -> String {
+    format!(
+        "rm -rf {dir}/vendor {dir}/.cargo {dir}/Cargo.lock; patch -d {dir} -p1 < {dir}/{}",
+        crate::licences::DEBIAN_CRATES_PATCH
+    )
+}
+
+/// Shell commands that make `cargo_home` a cargo home with [`CARGO_CONFIG`].
+pub fn write_cargo_home(cargo_home: &str) -> String {
+    format!("mkdir -p {cargo_home}; printf '{CARGO_CONFIG}' > {cargo_home}/config.toml")
+}

@@ -197,6 +197,12 @@ pub fn step_output<S: AsRef<str>>(h: &Harness, root: &Path, what: &str, args: &[
     read_to_string(&step_log(h, root))
 }
 
+/// [`step_output`] of the shell `script` with the network cut (`unshare --net`), as a
+/// distribution's builder runs.
+pub fn offline_step_output(h: &Harness, root: &Path, what: &str, script: &str) -> Result<String> {
+    step_output(h, root, what, &["unshare", "--net", "--", "sh", "-c", script])
+}
+
 /// The cases a client script (tests/debian13/clients.sh, tests/deb/gdal.sh) printed: `PASS <case>`
 /// and `FAIL <case>: <why>` lines.
 pub struct ClientCases {

@@ -130,7 +130,12 @@ impl Harness {
     /// Where a build puts libnetcdf.so: `liblib/` in 4.9.0 and 4.9.2, the build directory itself
     /// from 4.9.3 on (the library target moved to the top-level CMakeLists.txt).
     pub fn lib_dir(&self, flavour: &str) -> PathBuf {
-        let build = self.build_dir(flavour);
+        self.lib_dir_in(&self.build_dir(flavour))
+    }
+
+    /// [`Self::lib_dir`] of the release's build tree `build`, wherever it is (a root's, debhelper's).
+    pub fn lib_dir_in(&self, build: &Path) -> PathBuf {
+        let build = build.to_path_buf();
         match self.release.build_system {
             BuildSystem::Enable => build.join("liblib"),
             BuildSystem::NetcdfPrefixed => build,

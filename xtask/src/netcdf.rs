@@ -104,28 +104,31 @@ pub fn check_system_libs(h: &Harness, flavour: &str) -> Result {
 /// zlib: it defines none of their functions (the bundled libzstd defines about 280) and leaves them
 /// to the libraries it needs (its NEEDED entries).
 pub fn check_system_libs_of(library: &Path) -> Result {
-    let symbols = crate::process::output(&mut cmd("nm", [library]))?;
+    let listing = crate::process::output(&mut cmd("nm", [library]))?;
     let needed = crate::process::output(cmd("readelf", ["-d"]).arg(library))?;
+    // (kind, name) of each symbol nm lists; a versioned one without its version
+    // (`adler32_combine@ZLIB_1.2.2`), and an undefined one with kind "U".
+    let symbols: Vec<(&str, &str)> = listing
+        .lines()
+        .filter_map(|line| match line.split_whitespace().collect::<Vec<_>>()[..] {
+            [_, kind, name] | [kind, name] => Some((kind, name.split('@').next().unwrap_or(name))),
+            _ => None,
+        })
+        .collect();
     let mut wrong = Vec::new();
     for system in &SYSTEM_LIBRARIES {
-        let defined = symbols
-            .lines()
-            .filter(|line| {
-                matches!(line.split_whitespace().collect::<Vec<_>>()[..], [_, "T" | "t", name] if name.starts_with(system.prefix))
-            })
-            .count();
-        // nm names a versioned symbol with its version (`adler32_combine@ZLIB_1.2.2`).
-        let undefined = symbols.lines().any(|line| {
-            matches!(line.split_whitespace().collect::<Vec<_>>()[..], ["U", name] if name.split('@').next() == Some(system.called))
-        });
-        if defined > 0 || !undefined || !needed.contains(system.soname) {
+        let defined =
+            symbols.iter().filter(|(kind, name)| matches!(*kind, "T" | "t") && name.starts_with(system.prefix)).count();
+        let undefined = symbols.contains(&("U", system.called));
+        let is_needed = needed.contains(system.soname);
+        if defined > 0 || !undefined || !is_needed {
             wrong.push(format!(
                 "{defined} {}* functions defined (none expected), {} {} undefined, {} {} needed",
                 system.prefix,
                 system.called,
                 if undefined { "is" } else { "is not" },
                 system.soname,
-                if needed.contains(system.soname) { "is" } else { "is not" }
+                if is_needed { "is" } else { "is not" }
             ));
         }
     }
