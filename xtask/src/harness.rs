@@ -215,29 +215,48 @@ pub fn write_file(path: &Path, contents: &str) -> Result {
     std::fs::write(path, contents).map_err(|e| Failure(format!("cannot write {}: {e}", path.display())))
 }
 
-/// Wall time of each stage, printed as each ends and as a table for `test`.
+/// Wall time of each stage and the disk left after it, printed as each ends and as a table for
+/// `test`: a stage that fails on a full disk says so.
 #[derive(Default)]
 pub struct Stages {
-    times: Vec<(String, u64)>,
+    times: Vec<(String, u64, Option<u64>)>,
 }
+
+/// Below this, a failed stage is reported as having run out of disk.
+const DISK_NEARLY_FULL_MIB: u64 = 1024;
 
 impl Stages {
     pub fn run<T>(&mut self, name: &str, stage: impl FnOnce() -> Result<T>) -> Result<T> {
         let start = Instant::now();
         let result = stage();
         let seconds = start.elapsed().as_secs();
+        let free = free_disk_mib(Path::new("."));
         let outcome = if result.is_ok() { "done" } else { "failed" };
         println!("== {name} {outcome} in {seconds} s");
-        self.times.push((name.to_string(), seconds));
-        result
+        self.times.push((name.to_string(), seconds, free));
+        match (result, free) {
+            (Err(Failure(message)), Some(free)) if free < DISK_NEARLY_FULL_MIB => {
+                Err(Failure(format!("{message} (the disk is nearly full: {free} MiB free)")))
+            }
+            (result, _) => result,
+        }
     }
 
     pub fn print_table(&self) {
-        log("stage times");
-        for (name, seconds) in &self.times {
-            println!("  {name:<20} {seconds:>6} s");
+        log("stage times (and the disk free after each)");
+        for (name, seconds, free) in &self.times {
+            let free = free.map_or_else(|| "?".to_string(), |mib| format!("{:.1}", mib as f64 / 1024.0));
+            println!("  {name:<24} {seconds:>6} s {free:>7} GiB free");
         }
-        let total: u64 = self.times.iter().map(|(_, s)| s).sum();
-        println!("  {:<20} {total:>6} s", "total");
+        let total: u64 = self.times.iter().map(|(_, s, _)| s).sum();
+        println!("  {:<24} {total:>6} s", "total");
     }
+}
+
+/// The space left to unprivileged users on `path`'s file system, in MiB, as `df -Pk` reports it.
+pub fn free_disk_mib(path: &Path) -> Option<u64> {
+    let out = std::process::Command::new("df").arg("-Pk").arg(path).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let kib: u64 = text.lines().nth(1)?.split_whitespace().nth(3)?.parse().ok()?;
+    Some(kib / 1024)
 }

@@ -181,9 +181,9 @@ const FIRST_STEPS: [Step; 7] = [
 const RELEASE_STEPS: [Step; 6] =
     [Step::Abi, Step::Differential, Step::SymbolProvenance, Step::C, Step::NetcdfSuite, Step::Interop];
 
-// After those, `test` runs `install` for every release, the slow checks (`slow_checks.rs`:
-// `valgrind` and `parallel` for every release, the `matrix` configurations and `debian13`; one of
-// them with `NCFILTERS_TIER=ci`, `rotation.rs`) and `fuzz`.
+// After those and `fuzz`, `test` runs `install` for every release and the slow checks
+// (`slow_checks.rs`: `valgrind` and `parallel` for every release, the `matrix` configurations and
+// `debian13`; one of them with `NCFILTERS_TIER=ci`, `rotation.rs`).
 
 impl Step {
     fn name(&self) -> &'static str {
@@ -285,6 +285,12 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         for step in &FIRST_STEPS {
             stages.run(step.name(), || run_step(h, step))?;
         }
+        // Before the netcdf-c builds, while the disk is emptiest; CI then drops what no later
+        // stage reads, as its disk is of unknown size.
+        stages.run("fuzz", || rust_checks::test_fuzz(h))?;
+        if rotation::is_ci_tier() {
+            rust_checks::remove_first_steps_artefacts(h)?;
+        }
         let releases = rotation::releases_for_this_run()?;
         for release in &releases {
             let h = h.for_release(release);
@@ -300,7 +306,6 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         for check in rotation::slow_checks_for_this_run()? {
             stages.run(&check.name(), || check.run(h))?;
         }
-        stages.run("fuzz", || rust_checks::test_fuzz(h))?;
         harness::log("all tests passed");
         Ok(())
     })();

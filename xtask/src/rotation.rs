@@ -63,13 +63,18 @@ pub fn releases_on(day: u64) -> Vec<&'static Release> {
 /// The releases added last, which every CI run tests one of.
 const LAST_ADDED: [&str; 2] = ["4.9.2", "4.10.0"];
 
+/// Whether this is CI's run (`NCFILTERS_TIER=ci`).
+pub fn is_ci_tier() -> bool {
+    std::env::var("NCFILTERS_TIER").as_deref() == Ok("ci")
+}
+
 /// With `NCFILTERS_TIER=ci`, the day of the run: `NCFILTERS_CI_DAY` or today (UTC); else `None`.
 /// Decided once per process, so that a run crossing midnight builds the releases its slow check
 /// (valgrind) was chosen with.
 fn ci_day() -> Result<Option<u64>> {
     static DAY: OnceLock<std::result::Result<Option<u64>, String>> = OnceLock::new();
     DAY.get_or_init(|| {
-        if std::env::var("NCFILTERS_TIER").as_deref() != Ok("ci") {
+        if !is_ci_tier() {
             return Ok(None);
         }
         match std::env::var("NCFILTERS_CI_DAY") {

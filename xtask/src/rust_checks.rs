@@ -498,8 +498,19 @@ fn differential_test(h: &Harness, test: &str) -> Command {
 /// the stable toolchain.
 fn cargo_fuzz<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
     let mut fuzz = cmd("cargo", ["fuzz"]);
-    fuzz.args(args).current_dir(h.repo.join("fuzz")).env("RUSTC_BOOTSTRAP", "1");
+    // RUST_BACKTRACE=0: on a failed build, cargo-fuzz's own backtrace would push cargo's error
+    // out of the log's tail.
+    fuzz.args(args).current_dir(h.repo.join("fuzz")).env("RUSTC_BOOTSTRAP", "1").env("RUST_BACKTRACE", "0");
     fuzz
+}
+
+/// Removes the build trees of the first steps and the fuzz run that no later stage reads (about
+/// 3 GiB): the cross builds, the cfg sets' builds and the sanitized fuzz targets.
+pub fn remove_first_steps_artefacts(h: &Harness) -> Result {
+    for dir in ["target/cross", "target/cfg-sets", "fuzz/target"] {
+        crate::harness::remove_dir_all_if_exists(&h.repo.join(dir))?;
+    }
+    Ok(())
 }
 
 pub fn test_fuzz(h: &Harness) -> Result {
@@ -529,6 +540,8 @@ fn fuzz_target(h: &Harness, target: &str) -> Result {
     command.arg("--").arg(format!("-max_total_time={}", h.fuzz_seconds)).env("NCFILTERS_QUIET", "1");
     let log_file = h.work_file(&format!("fuzz-{target}.log"));
     if !succeeds_into_log(&mut command, &log_file, false)? {
+        // A failed build's cause is among its first errors, a crash's in the tail.
+        crate::text::print_matching(&log_file, &["error", "Error"], 20);
         print_tail(&log_file, 30);
         fail!("fuzz target {target} failed");
     }
