@@ -91,4 +91,12 @@ fn main() {
     let source = source.as_deref().unwrap_or("built by cargo, not by the CMake module");
     let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
     println!("cargo:rustc-env=NCFILTERS_BUILD={version} ({source})");
+
+    // zstd-sys links the system's libzstd (set by cmake/ncfilters.cmake for NCFILTERS_SYSTEM_LIBS
+    // and NCFILTERS_SYSTEM_ZSTD), which may lack the thread-pool functions (zstd_context.rs).
+    println!("cargo:rerun-if-env-changed=ZSTD_SYS_USE_PKG_CONFIG");
+    println!("cargo:rustc-check-cfg=cfg(ncfilters_system_zstd)");
+    if std::env::var_os("ZSTD_SYS_USE_PKG_CONFIG").is_some_and(|value| !value.is_empty()) {
+        println!("cargo:rustc-cfg=ncfilters_system_zstd");
+    }
 }

@@ -14,6 +14,10 @@
 //! size and overlap, never on how many workers ran (libzstd guarantees it for any count of at least one), so
 //! every context uses the job size fixed here. The workers are one process-wide libzstd pool
 //! (see [`pool_threads`]), joined by a library destructor like ncfilters' own pool.
+//!
+//! A libzstd built without threads (the bundled one without the `zstd-threads` feature, or a
+//! system one built so) has no multithreaded frames: every frame is then single-threaded, in the
+//! caller's thread, as frames of 512 KiB or less always are.
 
 use crate::c_heap::CVec;
 use crate::worker_pool::{self, Lifetime};
@@ -40,9 +44,54 @@ extern "C" {
     /// bindings can be named (libzstd refuses one it does not know).
     #[link_name = "ZSTD_CCtx_setParameter"]
     fn ZSTD_CCtx_setParameter_numbered(cctx: *mut zstd_sys::ZSTD_CCtx, param: c_int, value: c_int) -> usize;
+    fn ZSTD_CCtx_refThreadPool(cctx: *mut zstd_sys::ZSTD_CCtx, pool: *mut ZstdThreadPool) -> usize;
+}
+
+// ... and these only a libzstd built with threads has: the bundled one with zstd-threads links them;
+// a system one's are looked up when loaded ([`pool_functions`]), so that one without threads links
+// too (Debian's zstd-sys always links the system's, and Debian's crates have no zstd-threads).
+#[cfg(all(feature = "zstd-threads", not(ncfilters_system_zstd)))]
+extern "C" {
     fn ZSTD_createThreadPool(threads: usize) -> *mut ZstdThreadPool;
     fn ZSTD_freeThreadPool(pool: *mut ZstdThreadPool);
-    fn ZSTD_CCtx_refThreadPool(cctx: *mut zstd_sys::ZSTD_CCtx, pool: *mut ZstdThreadPool) -> usize;
+}
+
+/// `ZSTD_createThreadPool` and `ZSTD_freeThreadPool`.
+#[derive(Clone, Copy)]
+struct PoolFunctions {
+    create: unsafe extern "C" fn(usize) -> *mut ZstdThreadPool,
+    free: unsafe extern "C" fn(*mut ZstdThreadPool),
+}
+
+/// The bundled libzstd's pool functions, linked.
+#[cfg(all(feature = "zstd-threads", not(ncfilters_system_zstd)))]
+fn pool_functions() -> Option<PoolFunctions> {
+    Some(PoolFunctions { create: ZSTD_createThreadPool, free: ZSTD_freeThreadPool })
+}
+
+/// The system libzstd's pool functions, looked up in the loaded `libzstd.so.1` (by name, so also
+/// when it was loaded `RTLD_LOCAL`), else among the process's global symbols; `None` when it was
+/// built without threads. Without them, contexts with workers make pools of their own.
+#[cfg(not(all(feature = "zstd-threads", not(ncfilters_system_zstd))))]
+fn pool_functions() -> Option<PoolFunctions> {
+    use libloading::os::unix::Library;
+    static FUNCTIONS: OnceLock<Option<PoolFunctions>> = OnceLock::new();
+    *FUNCTIONS.get_or_init(|| {
+        // SAFETY: RTLD_NOLOAD only takes another reference to an object already loaded, so no
+        // initialiser runs; `this` opens the program itself.
+        let loaded = unsafe { Library::open(Some("libzstd.so.1"), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        let library = loaded.or_else(|_| Ok::<_, ()>(Library::this())).ok()?;
+        // SAFETY: libzstd's declarations of the two (zstd.h): the types match.
+        let functions = unsafe {
+            PoolFunctions {
+                create: *library.get(b"ZSTD_createThreadPool\0").ok()?,
+                free: *library.get(b"ZSTD_freeThreadPool\0").ok()?,
+            }
+        };
+        // The reference is kept, so the functions stay loaded for the process's life.
+        std::mem::forget(library);
+        Some(functions)
+    })
 }
 
 /// `ZSTD_c_blockSplitterLevel`'s "no splitting".
@@ -56,9 +105,21 @@ pub const JOB_SIZE: usize = 1 << 20;
 /// `ZSTD_c_overlapLog`'s "no overlap" between jobs.
 const NO_OVERLAP: i32 = 1;
 
+/// Whether the linked libzstd was built with threads: one without them takes no workers
+/// (`ZSTD_c_nbWorkers`' upper bound is 0) and refuses the job size.
+pub fn has_threads() -> bool {
+    static HAS_THREADS: OnceLock<bool> = OnceLock::new();
+    *HAS_THREADS.get_or_init(|| {
+        // SAFETY: ZSTD_cParam_getBounds only reads libzstd's constants.
+        let bounds = unsafe { zstd_sys::ZSTD_cParam_getBounds(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers) };
+        !is_error(bounds.error) && bounds.upperBound > 0
+    })
+}
+
 /// The process's libzstd worker pool.
 struct SharedPool {
     pool: NonNull<ZstdThreadPool>,
+    free: unsafe extern "C" fn(*mut ZstdThreadPool),
     creator: u32,
 }
 
@@ -83,13 +144,17 @@ fn pool_threads() -> usize {
     worker_pool::threads() + usize::from(worker_pool::threads_fill_the_cores())
 }
 
-/// The pool, started on first use with [`pool_threads`] threads.
+/// The pool, started on first use with [`pool_threads`] threads; none without threads.
 fn shared_pool() -> Option<&'static SharedPool> {
     SHARED_POOL
         .get_or_init(|| {
-            // SAFETY: no preconditions; NULL when the threads cannot start.
-            let pool = NonNull::new(unsafe { ZSTD_createThreadPool(pool_threads()) })?;
-            Some(SharedPool { pool, creator: std::process::id() })
+            if !has_threads() {
+                return None;
+            }
+            let functions = pool_functions()?;
+            // SAFETY: ZSTD_createThreadPool has no preconditions; NULL when the threads cannot start.
+            let pool = NonNull::new(unsafe { (functions.create)(pool_threads()) })?;
+            Some(SharedPool { pool, free: functions.free, creator: std::process::id() })
         })
         .as_ref()
         .filter(|shared| worker_pool::is_pool_process(shared.creator))
@@ -105,7 +170,7 @@ extern "C" fn free_shared_pool_at_unload() {
         if worker_pool::is_pool_process(shared.creator) {
             // SAFETY: the pool came from ZSTD_createThreadPool, nobody uses it (closed above, and
             // no use was in progress), and it is freed once: the destructor runs once.
-            unsafe { ZSTD_freeThreadPool(shared.pool.as_ptr()) };
+            unsafe { (shared.free)(shared.pool.as_ptr()) };
         }
     }
 }
@@ -118,6 +183,8 @@ pub struct Compressor {
     context: NonNull<zstd_sys::ZSTD_CCtx>,
     /// The context uses the shared pool (else, for multithreaded frames, a pool of its own).
     pooled: bool,
+    /// libzstd has threads ([`has_threads`]): else every frame is single-threaded.
+    threads: bool,
     /// The process that made it: a forked child makes its own contexts.
     creator: u32,
     /// The last multithreaded compression failed, so jobs of it may still run on the shared
@@ -138,11 +205,15 @@ impl Compressor {
     fn with_pool(shared: Option<&SharedPool>) -> Option<Self> {
         // SAFETY: ZSTD_createCCtx has no preconditions; it returns NULL on failure.
         let context = NonNull::new(unsafe { zstd_sys::ZSTD_createCCtx() })?;
-        let mut compressor = Compressor { context, pooled: false, creator: std::process::id(), unsettled: false };
+        let threads = has_threads();
+        let mut compressor =
+            Compressor { context, pooled: false, threads, creator: std::process::id(), unsettled: false };
         // Refused by libzstd < 1.5.7, which never splits blocks early: nothing to do then.
         let _ = compressor.set(ZSTD_C_BLOCK_SPLITTER_LEVEL, NO_BLOCK_SPLITTING);
-        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_jobSize as c_int, JOB_SIZE as i32).ok()?;
-        compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_overlapLog as c_int, NO_OVERLAP).ok()?;
+        if threads {
+            compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_jobSize as c_int, JOB_SIZE as i32).ok()?;
+            compressor.set(zstd_sys::ZSTD_cParameter::ZSTD_c_overlapLog as c_int, NO_OVERLAP).ok()?;
+        }
         if let Some(shared) = shared {
             // SAFETY: both are live; the pool outlives every context that uses it (it is freed
             // only when no compression is in progress, at unload or exit).
@@ -167,10 +238,11 @@ impl Compressor {
 
     /// Compresses `input` at `level` into `out` (one frame with its content size, as
     /// `ZSTD_compressCCtx` writes); `out` must be empty. `multithreaded`: a frame of
-    /// [`JOB_SIZE`] jobs, run on the shared pool (inputs of at most 512 KiB are always
-    /// single-threaded frames). Err holds libzstd's error code.
+    /// [`JOB_SIZE`] jobs, run on the shared pool (inputs of at most 512 KiB, and every input
+    /// when libzstd has no threads, are single-threaded frames). Err holds libzstd's error code.
     pub fn compress(&mut self, level: i32, input: &[u8], out: &mut CVec, multithreaded: bool) -> Result<(), usize> {
         assert!(out.is_empty(), "zstd_context::Compressor::compress into a used buffer");
+        let multithreaded = multithreaded && self.threads;
         let _use = if multithreaded && self.pooled {
             match SHARED_POOL_LIFETIME.enter() {
                 Some(using) => Some(using),
@@ -187,8 +259,10 @@ impl Compressor {
         self.compress_with(level, input, out, if multithreaded { worker_pool::threads() } else { 0 })
     }
 
-    /// [`Self::compress`] with `workers` threads (0: a single-threaded frame).
+    /// [`Self::compress`] with `workers` threads (0, or a libzstd without threads: a
+    /// single-threaded frame).
     fn compress_with(&mut self, level: i32, input: &[u8], out: &mut CVec, workers: usize) -> Result<(), usize> {
+        let workers = if self.threads { workers } else { 0 };
         let bound = zstd::zstd_safe::compress_bound(input.len());
         if workers > 0 && out.capacity() < bound {
             // Never stop a multithreaded frame early for want of room: that returns with jobs
@@ -358,8 +432,42 @@ mod tests {
         out.as_slice().to_vec()
     }
 
+    /// The bundled libzstd has threads exactly when the feature asks for them, and a system one
+    /// (Debian's and Fedora's are built with them) has its pool functions found.
+    #[test]
+    fn libzstd_has_threads_as_built() {
+        // SAFETY: RTLD_NOLOAD only finds an object already loaded.
+        let system =
+            unsafe { libloading::os::unix::Library::open(Some("libzstd.so.1"), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
+        assert_eq!(has_threads(), cfg!(feature = "zstd-threads") || system.is_ok());
+        assert_eq!(pool_functions().is_some(), has_threads(), "the pool functions");
+        assert_eq!(shared_pool().is_some(), has_threads(), "the shared pool");
+    }
+
+    /// Without threads, a frame asked to be multithreaded is the single-threaded frame, whatever
+    /// the worker count.
+    #[test]
+    fn without_threads_every_frame_is_single_threaded() {
+        if has_threads() {
+            return; // tested by `cargo test -p ncfilters-core --no-default-features` (xtask rust)
+        }
+        let mut data = floats();
+        data.extend_from_within(..);
+        let single = frame(&mut Compressor::with_pool(None).unwrap(), 3, &data, 0);
+        for workers in [1, 4] {
+            assert!(frame(&mut Compressor::new().unwrap(), 3, &data, workers) == single, "{workers} workers");
+        }
+        let mut out = CVec::with_capacity_uninit(zstd::zstd_safe::compress_bound(data.len())).unwrap();
+        Compressor::new().unwrap().compress(3, &data, &mut out, true).unwrap();
+        assert!(out.as_slice() == &single[..], "the multithreaded call's frame differs");
+        assert_eq!(zstd::bulk::decompress(&single, data.len()).unwrap(), data);
+    }
+
     #[test]
     fn multithreaded_frames_do_not_depend_on_the_worker_count() {
+        if !has_threads() {
+            return; // without_threads_every_frame_is_single_threaded covers that libzstd
+        }
         let mut data = floats();
         data.extend_from_within(..);
         data.extend_from_within(..1 << 20); // 5 MiB: five jobs
@@ -384,6 +492,7 @@ mod tests {
 
     #[test]
     fn small_inputs_are_single_threaded_frames_anyway() {
+        // With threads or without.
         let data = &floats()[..512 << 10];
         let mut compressor = Compressor::with_pool(None).unwrap();
         assert_eq!(frame(&mut compressor, 3, data, 2), frame(&mut compressor, 3, data, 0));

@@ -26,9 +26,25 @@ pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
     log("cargo test of the filters' crates in the distribution build (the system's zlib, libbz2 and libzstd)");
-    run(&mut cargo(
+    run(cargo(
         h,
         ["test", "-q", "--release", "--locked", "-p", "ncfilters-core", "-p", "ncfilters-plugin", DISTRIBUTION_BUILD],
+    )
+    .env("ZSTD_SYS_USE_PKG_CONFIG", "1"))?;
+    log("cargo test of zstd on a libzstd without threads (the bundled one without feature zstd-threads)");
+    run(&mut cargo(
+        h,
+        [
+            "test",
+            "-q",
+            "--release",
+            "--locked",
+            "-p",
+            "ncfilters-core",
+            "--no-default-features",
+            "--lib",
+            "zstd_context",
+        ],
     ))?;
     for_later_releases(
         h,
