@@ -19,7 +19,7 @@ pub fn add_filter(var: &mut Hdf5Var, id: u32, params: &[u32], flags: c_int) -> N
     }
 }
 
-impl rules::FilterTarget for Hdf5Location {
+impl rules::FilterTarget for Hdf5Location<'_> {
     fn has_filter(&self, id: u32) -> bool {
         self.var.position(id).is_some()
     }
@@ -74,7 +74,7 @@ pub fn unavailable_reason(id: u32) -> Option<String> {
     if !is_stand_in(id) {
         return None;
     }
-    match crate::ffi_export!(caught "the filter lookup", || crate::nczarr_filters::registry().get(id).cloned()) {
+    match crate::ffi_export!(caught "the filter lookup", |_| crate::nczarr_filters::registry().get(id).cloned()) {
         Some(plugin) => plugin.unavailable_reason(),
         None => Some(format!("no implementation of filter {id} was found")),
     }

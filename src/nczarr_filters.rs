@@ -93,7 +93,7 @@ pub fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
     }
 }
 
-impl rules::FilterTarget for ZarrLocation {
+impl rules::FilterTarget for ZarrLocation<'_> {
     fn has_filter(&self, id: u32) -> bool {
         chain_position(&self.var, id).is_some()
     }

@@ -17,7 +17,7 @@ fn child_reports_to_a_failing_stderr() {
         ncfilters::error::report(format_args!("report {i}"));
     }
     // A panic inside the boundary: its handler reports on a failing stderr too.
-    let status: std::os::raw::c_int = ncfilters::ffi_export!(named "diagnostics test", || panic!("deliberate"));
+    let status: std::os::raw::c_int = ncfilters::ffi_export!(named "diagnostics test", |_| panic!("deliberate"));
     assert_eq!(status, ncfilters::error::NC_EINTERNAL.code());
     // The loader's debug account and skip messages.
     std::env::set_var("NCFILTERS_DEBUG", "1");

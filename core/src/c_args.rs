@@ -9,18 +9,58 @@
 //! `#![deny(unsafe_code)]` cannot make one.
 //!
 //! ```compile_fail,E0133
-//! use ncfilters_core::c_args::{FromRawArgument, Out};
-//! let mut out = Out::<u32>::from_raw(std::ptr::null_mut());
-//! out.write(1);
+//! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
+//! with_call(|call| Out::<u32>::from_raw(call, std::ptr::null_mut()).write(1));
 //! ```
 //!
 //! ```compile_fail
 //! #![deny(unsafe_code)]
-//! use ncfilters_core::c_args::{FromRawArgument, Text};
-//! fn text() -> Option<&'static [u8]> {
+//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! with_call(|call| {
 //!     // SAFETY: a NUL-terminated literal.
-//!     unsafe { Text::from_raw(c"x".as_ptr()) }.0
-//! }
+//!     unsafe { Text::from_raw(call, c"x".as_ptr()) };
+//! });
+//! ```
+//!
+//! Every handle borrows the [`Call`] it was made in, which lives only while the export's body
+//! runs ([`ffi_export!`](crate::ffi_export!) gives each body a fresh one): no handle, nor anything
+//! borrowed from one, outlives its call.
+//!
+//! ```compile_fail
+//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! let kept: Text<'static> = with_call(|call| {
+//!     // SAFETY: a NUL-terminated literal.
+//!     unsafe { Text::from_raw(call, c"x".as_ptr()) }
+//! });
+//! ```
+//!
+//! ```compile_fail
+//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! let mut kept: Option<&'static [u8]> = None;
+//! with_call(|call| {
+//!     // SAFETY: a NUL-terminated literal.
+//!     kept = unsafe { Text::from_raw(call, c"x".as_ptr()) }.0;
+//! });
+//! ```
+//!
+//! Nor may one move to another thread, as the C pointer behind it need not be shared:
+//!
+//! ```compile_fail
+//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! fn elsewhere<T: Send>(_: T) {}
+//! with_call(|call| {
+//!     // SAFETY: a NUL-terminated literal.
+//!     elsewhere(unsafe { Text::from_raw(call, c"x".as_ptr()) });
+//! });
+//! ```
+//!
+//! ```compile_fail
+//! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
+//! fn shared<T: Sync>(_: &T) {}
+//! with_call(|call| {
+//!     // SAFETY: NULL is an optional out-pointer's "nothing".
+//!     shared(&unsafe { Out::<u32>::from_raw(call, std::ptr::null_mut()) });
+//! });
 //! ```
 //!
 //! NULL follows netcdf-c: an optional out-pointer or out-vector may be NULL (nothing is written),
@@ -33,13 +73,19 @@ use crate::error::{report, NcResult, NC_EINVAL};
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_uint, c_void};
 
-/// A handle made from an export's raw pointer argument(s) `Raw`: the handle itself, or a result
-/// of it where a pointer can be refused (a variable that is not one, say).
-pub trait FromRawArgument<Raw>: Sized {
+pub use crate::ffi_boundary::{with_call, Call};
+
+/// Marks a handle as not `Send` and not `Sync`: the C memory behind it is the calling thread's
+/// for the call.
+type ThisThread = PhantomData<*const ()>;
+
+/// A handle made from an export's raw pointer argument(s) `Raw` in a [`Call`]: the handle
+/// itself, or a result of it where a pointer can be refused (a variable that is not one, say).
+pub trait FromRawArgument<'call, Raw>: Sized {
     type Output;
     /// # Safety
-    /// `raw` meets the handle's contract (its type's docs) for the handle's lifetime.
-    unsafe fn from_raw(raw: Raw) -> Self::Output;
+    /// `raw` meets the handle's contract (its type's docs) for the rest of `call`.
+    unsafe fn from_raw(call: &Call<'call>, raw: Raw) -> Self::Output;
 }
 
 /// An optional out-pointer: NULL (nothing is written) or valid for a write of `T`.
@@ -49,10 +95,10 @@ pub struct Out<'a, T> {
     _borrow: PhantomData<&'a mut T>,
 }
 
-impl<T> FromRawArgument<*mut T> for Out<'_, T> {
+impl<'call, T> FromRawArgument<'call, *mut T> for Out<'call, T> {
     type Output = Self;
 
-    unsafe fn from_raw(target: *mut T) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, target: *mut T) -> Self {
         Out { target, _borrow: PhantomData }
     }
 }
@@ -74,14 +120,14 @@ impl<T> Out<'_, T> {
 /// A value the function reads and rewrites in place: NULL (nothing done) or valid for reads and
 /// writes of `T`.
 #[derive(Debug)]
-pub struct InOut<'a, T>(Option<&'a mut T>);
+pub struct InOut<'a, T>(Option<&'a mut T>, ThisThread);
 
-impl<'a, T> FromRawArgument<*mut T> for InOut<'a, T> {
+impl<'call, T> FromRawArgument<'call, *mut T> for InOut<'call, T> {
     type Output = Self;
 
-    unsafe fn from_raw(value: *mut T) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, value: *mut T) -> Self {
         // SAFETY: NULL or valid for reads and writes per the contract.
-        InOut(unsafe { value.as_mut() })
+        InOut(unsafe { value.as_mut() }, PhantomData)
     }
 }
 
@@ -99,12 +145,12 @@ pub struct CountedOut<'a, T> {
     values: *mut T,
 }
 
-impl<T> FromRawArgument<(*mut usize, *mut T)> for CountedOut<'_, T> {
+impl<'call, T> FromRawArgument<'call, (*mut usize, *mut T)> for CountedOut<'call, T> {
     type Output = Self;
 
-    unsafe fn from_raw((count, values): (*mut usize, *mut T)) -> Self {
+    unsafe fn from_raw(call: &Call<'call>, (count, values): (*mut usize, *mut T)) -> Self {
         // SAFETY: the count's part of this handle's contract.
-        CountedOut { count: unsafe { Out::from_raw(count) }, values }
+        CountedOut { count: unsafe { Out::from_raw(call, count) }, values }
     }
 }
 
@@ -131,31 +177,38 @@ impl<T: Copy> CountedOut<'_, T> {
 }
 
 /// A text: NULL, or NUL-terminated and alive for `'a`.
-#[derive(Debug, Clone, Copy)]
-pub struct Text<'a>(pub Option<&'a [u8]>);
+#[derive(Debug)]
+pub struct Text<'a>(pub Option<&'a [u8]>, ThisThread);
 
-impl<'a> FromRawArgument<*const c_char> for Text<'a> {
+impl<'call> FromRawArgument<'call, *const c_char> for Text<'call> {
     type Output = Self;
 
-    unsafe fn from_raw(text: *const c_char) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, text: *const c_char) -> Self {
         // SAFETY: NULL or NUL-terminated per the contract.
-        Text(unsafe { crate::ffi_boundary::c_str_bytes(text) })
+        Text(unsafe { crate::ffi_boundary::c_str_bytes(text) }, PhantomData)
     }
 }
 
 /// `(bytes, len)`: NULL, or readable for `len` bytes; the text ends at the first NUL within them.
-#[derive(Debug, Clone, Copy)]
-pub struct Bytes<'a>(pub Option<&'a [u8]>);
+#[derive(Debug)]
+pub struct Bytes<'a>(pub Option<&'a [u8]>, ThisThread);
 
-impl<'a> FromRawArgument<(*const c_char, usize)> for Bytes<'a> {
+impl<'call> FromRawArgument<'call, (*const c_char, usize)> for Bytes<'call> {
     type Output = Self;
 
-    unsafe fn from_raw((bytes, len): (*const c_char, usize)) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, (bytes, len): (*const c_char, usize)) -> Self {
         if bytes.is_null() {
-            return Bytes(None);
+            return Bytes(None, PhantomData);
         }
         // SAFETY: non-NULL and readable for len bytes per the contract.
-        Bytes(Some(unsafe { std::slice::from_raw_parts(bytes.cast::<u8>(), len) }))
+        Bytes(Some(unsafe { std::slice::from_raw_parts(bytes.cast::<u8>(), len) }), PhantomData)
+    }
+}
+
+/// A NUL-terminated text read as bytes up to its NUL.
+impl<'a> From<Text<'a>> for Bytes<'a> {
+    fn from(text: Text<'a>) -> Self {
+        Bytes(text.0, PhantomData)
     }
 }
 
@@ -174,10 +227,10 @@ pub struct OutBytes<'a> {
     _borrow: PhantomData<&'a mut [u8]>,
 }
 
-impl FromRawArgument<(*mut c_char, usize)> for OutBytes<'_> {
+impl<'call> FromRawArgument<'call, (*mut c_char, usize)> for OutBytes<'call> {
     type Output = Self;
 
-    unsafe fn from_raw((buffer, len): (*mut c_char, usize)) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, (buffer, len): (*mut c_char, usize)) -> Self {
         OutBytes { buffer, len, _borrow: PhantomData }
     }
 }
@@ -202,10 +255,10 @@ impl OutBytes<'_> {
 #[derive(Debug)]
 pub struct Params<'a>(PhantomData<&'a [u32]>);
 
-impl<'a> FromRawArgument<(*const c_uint, usize)> for Params<'a> {
-    type Output = NcResult<&'a [u32]>;
+impl<'call> FromRawArgument<'call, (*const c_uint, usize)> for Params<'call> {
+    type Output = NcResult<&'call [u32]>;
 
-    unsafe fn from_raw((params, nparams): (*const c_uint, usize)) -> NcResult<&'a [u32]> {
+    unsafe fn from_raw(_: &Call<'call>, (params, nparams): (*const c_uint, usize)) -> NcResult<&'call [u32]> {
         // SAFETY: NULL or readable for nparams words per the contract.
         unsafe { crate::ffi_boundary::params_slice(params, nparams) }
     }
@@ -213,15 +266,15 @@ impl<'a> FromRawArgument<(*const c_uint, usize)> for Params<'a> {
 
 /// A caller's `NCPluginList`, to read: valid, its vector NULL or holding `ndirs` pointers, each
 /// NULL or NUL-terminated (NULL refused first by the export).
-#[derive(Debug, Clone, Copy)]
-pub struct PluginList<'a>(&'a NCPluginList);
+#[derive(Debug)]
+pub struct PluginList<'a>(&'a NCPluginList, ThisThread);
 
-impl<'a> FromRawArgument<*const NCPluginList> for PluginList<'a> {
+impl<'call> FromRawArgument<'call, *const NCPluginList> for PluginList<'call> {
     type Output = Self;
 
-    unsafe fn from_raw(list: *const NCPluginList) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, list: *const NCPluginList) -> Self {
         // SAFETY: valid per the contract (and non-NULL: refused before).
-        PluginList(unsafe { &*list })
+        PluginList(unsafe { &*list }, PhantomData)
     }
 }
 
@@ -272,14 +325,14 @@ impl<'a> PluginList<'a> {
 /// A live value of the caller's the function may change: valid and writable for the call, not
 /// touched elsewhere meanwhile (NULL refused first).
 #[derive(Debug)]
-pub struct Live<'a, T>(&'a mut T);
+pub struct Live<'a, T>(&'a mut T, ThisThread);
 
-impl<'a, T> FromRawArgument<*mut T> for Live<'a, T> {
+impl<'call, T> FromRawArgument<'call, *mut T> for Live<'call, T> {
     type Output = Self;
 
-    unsafe fn from_raw(value: *mut T) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, value: *mut T) -> Self {
         // SAFETY: valid, writable and non-NULL per the contract.
-        Live(unsafe { &mut *value })
+        Live(unsafe { &mut *value }, PhantomData)
     }
 }
 
@@ -300,14 +353,14 @@ impl<T> std::ops::DerefMut for Live<'_, T> {
 /// NULL (a new `malloc`'d one is made) or with room for the answer, the caller's own or `malloc`'d
 /// (netcdf-c's tests pass a stack array). Nothing here frees it (NULL refused first).
 #[derive(Debug)]
-pub struct PluginListOut<'a>(&'a mut NCPluginList);
+pub struct PluginListOut<'a>(&'a mut NCPluginList, ThisThread);
 
-impl<'a> FromRawArgument<*mut NCPluginList> for PluginListOut<'a> {
+impl<'call> FromRawArgument<'call, *mut NCPluginList> for PluginListOut<'call> {
     type Output = Self;
 
-    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, list: *mut NCPluginList) -> Self {
         // SAFETY: valid, writable and non-NULL per the contract.
-        PluginListOut(unsafe { &mut *list })
+        PluginListOut(unsafe { &mut *list }, PhantomData)
     }
 }
 
@@ -340,14 +393,14 @@ impl PluginListOut<'_> {
 /// non-NULL vector `malloc`'d with its strings, which the list owns (netcdf-c's
 /// `ncaux_plugin_path_append`/`prepend`/`clear` lists; NULL refused first).
 #[derive(Debug)]
-pub struct OwnedPluginList<'a>(&'a mut NCPluginList);
+pub struct OwnedPluginList<'a>(&'a mut NCPluginList, ThisThread);
 
-impl<'a> FromRawArgument<*mut NCPluginList> for OwnedPluginList<'a> {
+impl<'call> FromRawArgument<'call, *mut NCPluginList> for OwnedPluginList<'call> {
     type Output = Self;
 
-    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
+    unsafe fn from_raw(_: &Call<'call>, list: *mut NCPluginList) -> Self {
         // SAFETY: valid, writable and non-NULL per the contract.
-        OwnedPluginList(unsafe { &mut *list })
+        OwnedPluginList(unsafe { &mut *list }, PhantomData)
     }
 }
 
@@ -383,22 +436,22 @@ impl OwnedPluginList<'_> {
 /// A `malloc`'d `NCPluginList` the caller hands back to be freed (NULL: nothing to free), its
 /// vector and strings as [`OwnedPluginList`]'s.
 #[derive(Debug)]
-pub struct MallocdPluginList(*mut NCPluginList);
+pub struct MallocdPluginList<'a>(*mut NCPluginList, PhantomData<&'a mut NCPluginList>);
 
-impl FromRawArgument<*mut NCPluginList> for MallocdPluginList {
+impl<'call> FromRawArgument<'call, *mut NCPluginList> for MallocdPluginList<'call> {
     type Output = Self;
 
-    unsafe fn from_raw(list: *mut NCPluginList) -> Self {
-        MallocdPluginList(list)
+    unsafe fn from_raw(_: &Call<'call>, list: *mut NCPluginList) -> Self {
+        MallocdPluginList(list, PhantomData)
     }
 }
 
-impl MallocdPluginList {
+impl MallocdPluginList<'_> {
     /// Frees the list's directories and vector and empties it (NULL: nothing to do).
     pub fn clear(&mut self) {
         // SAFETY: NULL or valid and writable per the contract.
         if let Some(list) = unsafe { self.0.as_mut() } {
-            OwnedPluginList(list).clear();
+            OwnedPluginList(list, PhantomData).clear();
         }
     }
 
@@ -420,20 +473,21 @@ pub fn out_string(out: &mut Out<'_, *mut c_char>, text: &[u8]) -> NcResult<()> {
 /// A chunk a caller hands to a filter chain: NULL (only with `len == 0`) or a `malloc`'d block of
 /// `len` bytes, left unchanged while it is read, which the chain may take over or free.
 #[derive(Debug)]
-pub struct CallerChunk {
+pub struct CallerChunk<'a> {
     data: *mut c_void,
     len: usize,
+    _borrow: PhantomData<&'a mut [u8]>,
 }
 
-impl FromRawArgument<(*mut c_void, usize)> for CallerChunk {
+impl<'call> FromRawArgument<'call, (*mut c_void, usize)> for CallerChunk<'call> {
     type Output = Self;
 
-    unsafe fn from_raw((data, len): (*mut c_void, usize)) -> Self {
-        CallerChunk { data, len }
+    unsafe fn from_raw(_: &Call<'call>, (data, len): (*mut c_void, usize)) -> Self {
+        CallerChunk { data, len, _borrow: PhantomData }
     }
 }
 
-impl CallerChunk {
+impl CallerChunk<'_> {
     pub fn is_null(&self) -> bool {
         self.data.is_null()
     }
@@ -468,5 +522,60 @@ impl CallerChunk {
     /// The block given back as it came, `(data, len)`.
     pub fn into_raw(self) -> (*mut c_void, usize) {
         (self.data, self.len)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn handles_read_and_write_through_the_call_s_pointers() {
+        let mut count = 0usize;
+        let mut values = [0u32; 3];
+        let mut fill = [b'x'; 4];
+        let words = [7u32, 8];
+        with_call(|call| {
+            // SAFETY: each pointer is a live local, valid for the call, as each handle requires.
+            unsafe {
+                assert_eq!(Text::from_raw(call, c"abc".as_ptr()).0, Some(&b"abc"[..]));
+                assert_eq!(Text::from_raw(call, std::ptr::null()).0, None);
+                assert_eq!(Bytes::from_raw(call, (b"ab\0cd".as_ptr().cast(), 5)).text(), b"ab");
+                assert_eq!(Params::from_raw(call, (words.as_ptr(), 2)), Ok(&words[..]));
+                assert_eq!(Params::from_raw(call, (std::ptr::null(), 1)), Err(NC_EINVAL));
+                Out::from_raw(call, &mut count as *mut usize).write(5);
+                Out::<usize>::from_raw(call, std::ptr::null_mut()).write(6);
+                CountedOut::from_raw(call, (&mut count as *mut usize, values.as_mut_ptr())).write(&[1, 2]);
+                OutBytes::from_raw(call, (fill.as_mut_ptr().cast(), fill.len())).fill_nul_padded(b"ab");
+            }
+        });
+        assert_eq!(count, 2);
+        assert_eq!(values, [1, 2, 0]);
+        assert_eq!(fill, [b'a', b'b', 0, 0]);
+    }
+
+    #[test]
+    fn an_owned_list_grows_and_is_freed_and_a_caller_s_vector_is_only_filled() {
+        let mut owned = NCPluginList { ndirs: 0, dirs: std::ptr::null_mut() };
+        let mut slots = [std::ptr::null_mut::<c_char>(); 2];
+        let mut callers = NCPluginList { ndirs: 0, dirs: slots.as_mut_ptr() };
+        with_call(|call| {
+            // SAFETY: `owned` starts empty and holds only what `insert` malloc'd; `callers` has
+            // room for two directories.
+            unsafe {
+                let mut list = OwnedPluginList::from_raw(call, &mut owned);
+                list.insert(b"/b", false).unwrap();
+                list.insert(b"/a", true).unwrap();
+                let read = PluginList::from_raw(call, &owned);
+                assert_eq!(read.dirs("test").unwrap(), ["/a", "/b"]);
+                PluginListOut::from_raw(call, &mut callers).store(&["/c", "/d"]).unwrap();
+                assert_eq!(PluginList::from_raw(call, &callers).dirs("test").unwrap(), ["/c", "/d"]);
+                OwnedPluginList::from_raw(call, &mut owned).clear();
+            }
+        });
+        assert_eq!((owned.ndirs, owned.dirs), (0, std::ptr::null_mut()));
+        assert!(std::ptr::eq(callers.dirs, slots.as_mut_ptr()), "the caller's vector stays");
+        // SAFETY: `store` malloc'd both strings into the caller's vector.
+        unsafe { slots.iter().for_each(|&dir| libc::free(dir.cast())) };
     }
 }

@@ -3,8 +3,29 @@
 
 use crate::error::{report, status_code, NcResult, NC_EINTERNAL, NC_EINVAL};
 use std::ffi::CStr;
+use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// One call from C: the scope every handle of the call borrows. Neither `Send` nor `Sync`, and
+/// made only by [`with_call`], for the length of a closure.
+pub struct Call<'call> {
+    _scope: PhantomData<&'call ()>,
+    _this_thread: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for Call<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Call")
+    }
+}
+
+/// Runs `body` with a fresh [`Call`]: what each export's body gets from
+/// [`ffi_export!`](crate::ffi_export!). The call's lifetime is `body`'s own, so neither a handle
+/// nor anything borrowed from one can be kept after it returns.
+pub fn with_call<R>(body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
+    body(&Call { _scope: PhantomData, _this_thread: PhantomData })
+}
 
 /// What a function called from C returns when its body panics: every return type crossing the
 /// boundary has one, so [`guarded`] is the only place where a panic is caught.
@@ -67,12 +88,12 @@ pub fn piece_panicked(work: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(work)).is_err()
 }
 
-/// Runs `body`, turning a panic into `R::on_panic()` with a diagnostic naming `function`, so
-/// that no unwind ever reaches C. Called through [`ffi_export!`](crate::ffi_export!) only
-/// (`tests/layers.rs` checks).
+/// Runs `body` with a fresh [`Call`], turning a panic into `R::on_panic()` with a diagnostic
+/// naming `function`, so that no unwind ever reaches C. Called through
+/// [`ffi_export!`](crate::ffi_export!) only (`tests/layers.rs` checks).
 #[doc(hidden)]
-pub fn guarded<R: OnPanic>(function: &str, body: impl FnOnce() -> R) -> R {
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|_| {
+pub fn guarded<R: OnPanic>(function: &str, body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
+    catch_unwind(AssertUnwindSafe(|| with_call(body))).unwrap_or_else(|_| {
         report(format_args!("internal error (panic) in {function}; {}", R::MEANING));
         R::on_panic()
     })
@@ -158,20 +179,21 @@ impl<T> OnNull for *const T {
 /// Runs the body of a function called from C inside the panic boundary, named `function`: what
 /// [`ffi_export!`](crate::ffi_export!) expands to.
 #[doc(hidden)]
-pub fn exported<R: CReturn>(function: &str, body: impl FnOnce() -> R::Body) -> R {
-    guarded(function, || R::from_body(body()))
+pub fn exported<R: CReturn>(function: &str, body: impl for<'call> FnOnce(&Call<'call>) -> R::Body) -> R {
+    guarded(function, |call| R::from_body(body(call)))
 }
 
 /// The panic boundary: every function C calls runs its body through this macro, and nothing
 /// else catches a panic but [`piece_panicked`] and, a layer below, `error::write_stderr`, which
-/// drops a diagnostic's panic (`tests/layers.rs` checks). Its forms:
-/// - `ffi_export!(|| { ... })`: an exported function's body, with the function's own name in
+/// drops a diagnostic's panic (`tests/layers.rs` checks). The body is a closure of the call's
+/// [`Call`], which the pointer arguments' handles borrow ([`crate::c_args`]). Its forms:
+/// - `ffi_export!(|call| { ... })`: an exported function's body, with the function's own name in
 ///   its diagnostics; the closure yields the return type's [`CReturn::Body`] (an [`NcResult`]
 ///   for `int`);
-/// - `ffi_export!(named NAME, || { ... })`: the same for a C entry point that is not an exported
-///   Rust function and is named otherwise (a codec's `NCZ_codec_t` functions: `"zstd
+/// - `ffi_export!(named NAME, |call| { ... })`: the same for a C entry point that is not an
+///   exported Rust function and is named otherwise (a codec's `NCZ_codec_t` functions: `"zstd
 ///   NCZ_codec_to_hdf5"`);
-/// - `ffi_export!(caught NAME, || { ... })`: a body whose result is returned as it is, a panic
+/// - `ffi_export!(caught NAME, |call| { ... })`: a body whose result is returned as it is, a panic
 ///   becoming its type's [`OnPanic`] value (an `H5Z_func_t`'s 0, a lookup's `None`), for a
 ///   callback's body or a call into code a panic must not leave half done.
 #[macro_export]
@@ -273,20 +295,20 @@ mod tests {
 
     #[test]
     fn a_panic_becomes_each_return_type_s_failure() {
-        let status: c_int = crate::ffi_export!(named "test", || panic!("deliberate"));
+        let status: c_int = crate::ffi_export!(named "test", |_| panic!("deliberate"));
         assert_eq!(status, NC_EINTERNAL.code());
-        assert_eq!(crate::ffi_export!(caught "test", || -> usize { panic!("deliberate") }), 0);
-        assert_eq!(crate::ffi_export!(caught "test", || -> Option<u8> { panic!("deliberate") }), None);
-        assert_eq!(crate::ffi_export!(caught "test", || -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
-        let () = crate::ffi_export!(caught "test", || -> () { panic!("deliberate") });
-        assert_eq!(crate::ffi_export!(caught "test", || 7usize), 7, "no panic, the body's value");
+        assert_eq!(crate::ffi_export!(caught "test", |_| -> usize { panic!("deliberate") }), 0);
+        assert_eq!(crate::ffi_export!(caught "test", |_| -> Option<u8> { panic!("deliberate") }), None);
+        assert_eq!(crate::ffi_export!(caught "test", |_| -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
+        let () = crate::ffi_export!(caught "test", |_| -> () { panic!("deliberate") });
+        assert_eq!(crate::ffi_export!(caught "test", |_| 7usize), 7, "no panic, the body's value");
     }
 
     #[test]
     fn statuses_and_results_convert_both_ways() {
-        let status: c_int = crate::ffi_export!(named "test", || Ok(()));
+        let status: c_int = crate::ffi_export!(named "test", |_| Ok(()));
         assert_eq!(status, NC_NOERR);
-        let status: c_int = crate::ffi_export!(named "test", || Err(NC_EFILTER));
+        let status: c_int = crate::ffi_export!(named "test", |_| Err(NC_EFILTER));
         assert_eq!(status, NC_EFILTER.code());
         assert_eq!(check(NC_NOERR), Ok(()));
         assert_eq!(check(-132), Err(NC_EFILTER));

@@ -423,7 +423,7 @@ impl CodecPart {
     /// Runs a native codec function as its `NCZ_codec_t` entry point would: a panic becomes
     /// `NC_EINTERNAL`, reported under the entry point's name.
     fn native_status(&self, entry_point: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
-        crate::ffi_export!(named & format!("{} {entry_point}", self.codec_id), body)
+        crate::ffi_export!(named & format!("{} {entry_point}", self.codec_id), |_| body())
     }
 
     /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.

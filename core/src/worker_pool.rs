@@ -248,7 +248,7 @@ fn start_worker(shared: &Arc<Shared>) -> Option<libc::pthread_t> {
 extern "C" fn worker_main(argument: *mut libc::c_void) -> *mut libc::c_void {
     // SAFETY: `start_worker` passed one reference from Arc::into_raw, taken back once here.
     let shared = unsafe { Arc::from_raw(argument as *const Shared) };
-    crate::ffi_export!(caught "ncfilters' worker thread", || {
+    crate::ffi_export!(caught "ncfilters' worker thread", |_| {
         work_until_closed(&shared);
         std::ptr::null_mut()
     })
@@ -369,7 +369,7 @@ fn shut_down() {
 }
 
 extern "C" fn shut_down_at_unload() {
-    crate::ffi_export!(caught "ncfilters' worker pool shutdown", shut_down)
+    crate::ffi_export!(caught "ncfilters' worker pool shutdown", |_| shut_down())
 }
 
 /// Runs when the library is unloaded (`dlclose`) or the process exits.

@@ -77,7 +77,7 @@ macro_rules! stand_in {
                 buf: *mut *mut c_void,
             ) -> usize {
                 // A panic anywhere in the lookup or the call is HDF5's failure, 0.
-                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), || {
+                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), |_| {
                     let used = with_preferred($id, |part| {
                         let function = part.function?;
                         // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
@@ -94,13 +94,13 @@ macro_rules! stand_in {
             }
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), || {
+                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), |_| {
                     delegate($id, |part| part.can_apply, 1, (dcpl, type_id, space))
                 })
             }
 
             unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), || {
+                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), |_| {
                     delegate($id, |part| part.set_local, 0, (dcpl, type_id, space))
                 })
             }

@@ -27,7 +27,7 @@ pub unsafe extern "C" fn nc_def_var_filter(
 ) -> c_int {
     // SAFETY: `(parms, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
     // `# Safety`).
-    crate::ffi_export!(|| define_filter(ncid, varid, id, unsafe { Params::from_raw((parms, nparams)) }))
+    crate::ffi_export!(|call| define_filter(ncid, varid, id, unsafe { Params::from_raw(call, (parms, nparams)) }))
 }
 
 /// `nc_def_var_filter`'s checks, in its order (the parameters' after the variable's type), then
@@ -51,11 +51,11 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     filterids: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `(nfilters, filterids)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer (the export's `# Safety`).
         FormatFilters::of(ncid)?
-            .inquire_ids(varid, &mut unsafe { CountedOut::<c_uint>::from_raw((nfilters, filterids)) })
+            .inquire_ids(varid, &mut unsafe { CountedOut::<c_uint>::from_raw(call, (nfilters, filterids)) })
     })
 }
 
@@ -71,11 +71,11 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer (the export's `# Safety`).
         FormatFilters::of(ncid)?
-            .inquire_info(varid, id, &mut unsafe { CountedOut::<c_uint>::from_raw((nparams, params)) })
+            .inquire_info(varid, id, &mut unsafe { CountedOut::<c_uint>::from_raw(call, (nparams, params)) })
     })
 }
 
@@ -91,17 +91,17 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         let filters = FormatFilters::of(ncid)?;
         // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
-        let mut idp = unsafe { Out::<c_uint>::from_raw(idp) };
+        let mut idp = unsafe { Out::<c_uint>::from_raw(call, idp) };
         let Some(&first) = filters.ids(varid)?.first() else {
             idp.write(0);
             return Ok(());
         };
         // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer (the export's `# Safety`).
-        filters.inquire_info(varid, first, &mut unsafe { CountedOut::<c_uint>::from_raw((nparams, params)) })?;
+        filters.inquire_info(varid, first, &mut unsafe { CountedOut::<c_uint>::from_raw(call, (nparams, params)) })?;
         idp.write(first);
         Ok(())
     })
@@ -110,7 +110,7 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 /// `NC_NOERR` if filter `id` can be used with this file, else `NC_ENOFILTER`.
 #[no_mangle]
 pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|| FormatFilters::of(ncid)?.available(id))
+    crate::ffi_export!(|_| FormatFilters::of(ncid)?.available(id))
 }
 
 /// Defines one standard filter after checking it is available, as dfilter.c does.
@@ -153,7 +153,7 @@ fn inquire_level(
 /// bzip2 (id 307) with block size `level` 1..=9.
 #[no_mangle]
 pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    crate::ffi_export!(|| { define_standard(ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level)) })
+    crate::ffi_export!(|_| { define_standard(ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level)) })
 }
 
 /// Whether bzip2 is on for a variable, and its level.
@@ -167,11 +167,11 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's
         // `# Safety`).
-        inquire_level(ncid, varid, H5Z_FILTER_BZIP2, unsafe { Out::<c_int>::from_raw(hasfilterp) }, unsafe {
-            Out::<c_int>::from_raw(levelp)
+        inquire_level(ncid, varid, H5Z_FILTER_BZIP2, unsafe { Out::<c_int>::from_raw(call, hasfilterp) }, unsafe {
+            Out::<c_int>::from_raw(call, levelp)
         })
     })
 }
@@ -180,7 +180,7 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
 /// (4.9.0 built without zstd returned `NC_NOERR` and did nothing).
 #[no_mangle]
 pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    crate::ffi_export!(|| { define_standard(ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level)) })
+    crate::ffi_export!(|_| { define_standard(ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level)) })
 }
 
 /// Whether Zstandard is on for a variable, and its level.
@@ -194,11 +194,11 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's
         // `# Safety`).
-        inquire_level(ncid, varid, H5Z_FILTER_ZSTD, unsafe { Out::<c_int>::from_raw(hasfilterp) }, unsafe {
-            Out::<c_int>::from_raw(levelp)
+        inquire_level(ncid, varid, H5Z_FILTER_ZSTD, unsafe { Out::<c_int>::from_raw(call, hasfilterp) }, unsafe {
+            Out::<c_int>::from_raw(call, levelp)
         })
     })
 }
@@ -214,7 +214,7 @@ pub extern "C" fn nc_def_var_blosc(
     blocksize: c_uint,
     addshuffle: c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|_| {
         let params = standard_filters::blosc_params(BloscSettings { subcompressor, level, blocksize, addshuffle });
         define_standard(ncid, varid, H5Z_FILTER_BLOSC, params)
     })
@@ -234,7 +234,7 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     blocksizep: *mut c_uint,
     addshufflep: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         let mut hasfilter = 0;
         let mut inquire = || {
             let Some(params) = defined_params(ncid, varid, H5Z_FILTER_BLOSC)? else {
@@ -243,19 +243,19 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
             hasfilter = 1;
             let settings = standard_filters::blosc_settings(&params)?;
             // SAFETY: `blocksizep` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<c_uint>::from_raw(blocksizep) }.write(settings.blocksize);
+            unsafe { Out::<c_uint>::from_raw(call, blocksizep) }.write(settings.blocksize);
             // SAFETY: `levelp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<c_uint>::from_raw(levelp) }.write(settings.level);
+            unsafe { Out::<c_uint>::from_raw(call, levelp) }.write(settings.level);
             // SAFETY: `addshufflep` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<c_uint>::from_raw(addshufflep) }.write(settings.addshuffle);
+            unsafe { Out::<c_uint>::from_raw(call, addshufflep) }.write(settings.addshuffle);
             // SAFETY: `subcompressorp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<c_uint>::from_raw(subcompressorp) }.write(settings.subcompressor);
+            unsafe { Out::<c_uint>::from_raw(call, subcompressorp) }.write(settings.subcompressor);
             Ok(())
         };
         let result = inquire();
         // Written on every exit, as in 4.9.0.
         // SAFETY: `hasfilterp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<c_int>::from_raw(hasfilterp) }.write(hasfilter);
+        unsafe { Out::<c_int>::from_raw(call, hasfilterp) }.write(hasfilter);
         result
     })
 }

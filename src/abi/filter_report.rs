@@ -17,7 +17,7 @@ fn answer(
     mut json_out: Out<*mut c_char>,
     body: impl FnOnce() -> Result<Value, Refusal>,
 ) -> NcResult<()> {
-    let outcome = crate::ffi_export!(caught function, || {
+    let outcome = crate::ffi_export!(caught function, |_| {
         Some(match body() {
             Ok(value) => (NC_NOERR, value.to_string()),
             Err(refusal) => (refusal.status.code(), refusal.to_json().to_string()),
@@ -75,7 +75,7 @@ fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
 /// `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(json_out);
         let body = || {
             // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
@@ -83,7 +83,7 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
             Ok(filter_report::report(&crate::nczarr_filters::registry(), hdf5_facts))
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
-        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(json_out) }, body)
+        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
     })
 }
 
@@ -102,16 +102,16 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
 /// `spec` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: *mut *mut c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(json_out);
         // SAFETY: `spec` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
-        let spec = unsafe { Text::from_raw(spec) };
+        let spec = unsafe { Text::from_raw(call, spec) };
         let body = || {
             let spec = text_arg(spec, "the filter spec")?;
             filter_report::describe_spec(&crate::nczarr_filters::registry(), spec, Dialect::current())
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
-        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(json_out) }, body)
+        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
     })
 }
 
@@ -126,16 +126,16 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
 /// `codec_json` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, json_out: *mut *mut c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(json_out);
         // SAFETY: `codec_json` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
-        let codec_json = unsafe { Text::from_raw(codec_json) };
+        let codec_json = unsafe { Text::from_raw(call, codec_json) };
         let body = || {
             let text = text_arg(codec_json, "the codec JSON")?;
             filter_report::describe_codec(&crate::nczarr_filters::registry(), text)
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
-        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(json_out) }, body)
+        answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
     })
 }
 

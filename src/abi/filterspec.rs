@@ -36,18 +36,18 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
     nparamsp: *mut usize,
     paramsp: *mut *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(txt);
         // SAFETY: `txt` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
-        let text = unsafe { Text::from_raw(txt) }.0.unwrap_or_default();
+        let text = unsafe { Text::from_raw(call, txt) }.0.unwrap_or_default();
         let spec = filterspec::parse_spec(text).map_err(|e| rejected("ncaux_h5filterspec_parse", text, e))?;
         let params = CArray::from_slice(&spec.params)?;
         // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<c_uint>::from_raw(idp) }.write(spec.id);
+        unsafe { Out::<c_uint>::from_raw(call, idp) }.write(spec.id);
         // SAFETY: `nparamsp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(nparamsp) }.write(spec.params.len());
+        unsafe { Out::<usize>::from_raw(call, nparamsp) }.write(spec.params.len());
         // SAFETY: `paramsp` is NULL or valid for a write (the export's `# Safety`).
-        let mut paramsp = unsafe { Out::<*mut c_uint>::from_raw(paramsp) };
+        let mut paramsp = unsafe { Out::<*mut c_uint>::from_raw(call, paramsp) };
         if !paramsp.is_null() {
             paramsp.write(params.into_raw());
         }
@@ -67,10 +67,10 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
     nspecsp: *mut usize,
     vectorp: *mut *mut *mut NC_H5_Filterspec,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(txt0);
         // SAFETY: `txt0` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
-        let text = unsafe { Text::from_raw(txt0) }.0.unwrap_or_default();
+        let text = unsafe { Text::from_raw(call, txt0) }.0.unwrap_or_default();
         let list = filterspec::parse_spec_list(text).map_err(|e| rejected("ncaux_h5filterspec_parselist", text, e))?;
         let vector = if list.specs.is_empty() {
             None
@@ -82,11 +82,11 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
             Some(vector)
         };
         // SAFETY: `formatp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<c_int>::from_raw(formatp) }.write(list.format);
+        unsafe { Out::<c_int>::from_raw(call, formatp) }.write(list.format);
         // SAFETY: `nspecsp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(nspecsp) }.write(list.specs.len());
+        unsafe { Out::<usize>::from_raw(call, nspecsp) }.write(list.specs.len());
         // SAFETY: `vectorp` is NULL or valid for a write (the export's `# Safety`).
-        let mut vectorp = unsafe { Out::<*mut *mut NC_H5_Filterspec>::from_raw(vectorp) };
+        let mut vectorp = unsafe { Out::<*mut *mut NC_H5_Filterspec>::from_raw(call, vectorp) };
         // With no place for it, the vector is freed here.
         if !vectorp.is_null() {
             vectorp.write(vector.map_or(ptr::null_mut(), SpecVector::into_raw));
@@ -106,17 +106,17 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
     nuiparamsp: *mut usize,
     uiparams: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(txt, uiparams);
         // SAFETY: `txt` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
-        let text = unsafe { Text::from_raw(txt) }.0.unwrap_or_default();
+        let text = unsafe { Text::from_raw(call, txt) }.0.unwrap_or_default();
         let encoded =
             filterspec::parse_parameter(text).map_err(|e| rejected("ncaux_h5filterspec_parse_parameter", text, e))?;
         // uiparams has room for 2 words, the most a parameter takes.
         // SAFETY: `(nuiparamsp, uiparams)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<c_uint>::from_raw((nuiparamsp, uiparams)).write(encoded.words()) };
+        unsafe { CountedOut::<c_uint>::from_raw(call, (nuiparamsp, uiparams)).write(encoded.words()) };
         Ok(())
     })
 }
@@ -127,7 +127,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 /// `f` is NULL or a C-heap spec whose `params` is NULL or C-heap, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|_| {
         if f.is_null() {
             return;
         }
@@ -146,10 +146,10 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
 /// `mem8` is NULL or valid for reads and writes of 8 bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // u8 has alignment 1, so 8 bytes at mem8 are a [u8; 8].
         // SAFETY: `mem8.cast::<[u8; 8]>()` is NULL or valid for reads and writes (the export's `# Safety`).
-        if let Some(mem) = unsafe { InOut::<[u8; 8]>::from_raw(mem8.cast::<[u8; 8]>()) }.get() {
+        if let Some(mem) = unsafe { InOut::<[u8; 8]>::from_raw(call, mem8.cast::<[u8; 8]>()) }.get() {
             filterspec::fix8(mem, decode != 0);
         }
     })

@@ -21,11 +21,12 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
     params: *const c_uint,
     flags: c_int,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call; `(params, nparams)`
         // is NULL (only with no parameters) or readable for as many words (the export's `# Safety`).
-        let (mut var, params) = (unsafe { Hdf5Var::from_raw(var) }?, unsafe { Params::from_raw((params, nparams)) }?);
+        let (mut var, params) =
+            (unsafe { Hdf5Var::from_raw(call, var) }?, unsafe { Params::from_raw(call, (params, nparams)) }?);
         add_filter(&mut var, id, params, flags)
     })
 }
@@ -42,7 +43,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { find_hdf5_var(ncid, varid) }?;
@@ -52,7 +53,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
         found.var.ensure_list()?;
         // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
         // `# Safety`).
-        let params = unsafe { Params::from_raw((params, nparams)) }?;
+        let params = unsafe { Params::from_raw(call, (params, nparams)) }?;
         rules::define_filter(&mut found, id, params)?;
         if access == rules::ParallelAccess::Collective {
             found.set_collective();
@@ -72,14 +73,14 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { find_hdf5_var(ncid, varid) }?;
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<_>::from_raw((nfiltersp, ids)).write(&found.var.ids()) };
+        unsafe { CountedOut::<_>::from_raw(call, (nfiltersp, ids)).write(&found.var.ids()) };
         Ok(())
     })
 }
@@ -96,7 +97,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { find_hdf5_var(ncid, varid) }?;
@@ -105,7 +106,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<_>::from_raw((nparamsp, params)).write(found.var.params(index)) };
+        unsafe { CountedOut::<_>::from_raw(call, (nparamsp, params)).write(found.var.params(index)) };
         Ok(())
     })
 }
@@ -113,7 +114,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 /// `NC_NOERR` if HDF5 can apply filter `id` (built in, registered, or found on `HDF5_PLUGIN_PATH`).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|| filter_will_run(id))
+    crate::ffi_export!(|_| filter_will_run(id))
 }
 
 /// Finds filter `id` on the variable (creating its empty list if it has none).
@@ -126,15 +127,15 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
     id: c_uint,
     specp: *mut *mut NC_HDF5_Filter,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
-        let mut var = unsafe { Hdf5Var::from_raw(var) }?;
+        let mut var = unsafe { Hdf5Var::from_raw(call, var) }?;
         var.ensure_list()?;
         let index = var.position(id).ok_or(NC_ENOFILTER)?;
         // SAFETY: `specp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<_>::from_raw(specp) }.write(var.filters()[index]);
+        unsafe { Out::<_>::from_raw(call, specp) }.write(var.filters()[index]);
         Ok(())
     })
 }
@@ -145,11 +146,11 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
-        let mut var = unsafe { Hdf5Var::from_raw(var) }?;
+        let mut var = unsafe { Hdf5Var::from_raw(call, var) }?;
         let index = var.ids().iter().rposition(|&f| f == id).ok_or(NC_ENOFILTER)?;
         var.remove(index);
         Ok(())
@@ -162,11 +163,11 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
-        unsafe { Hdf5Var::from_raw(var) }?.free_list();
+        unsafe { Hdf5Var::from_raw(call, var) }?.free_list();
         Ok(())
     })
 }
@@ -177,17 +178,17 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 /// `var` is NULL or a live HDF5 variable; `idp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
-        let var = unsafe { Hdf5Var::from_raw(var) }?;
+        let var = unsafe { Hdf5Var::from_raw(call, var) }?;
         let missing = (0..var.filters().len())
             .map(|i| var.filter(i))
             .find(|f| f.flags & NC_HDF5_FILTER_MISSING != 0)
             .map_or(0, |f| f.filterid);
         // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<_>::from_raw(idp) }.write(missing);
+        unsafe { Out::<_>::from_raw(call, idp) }.write(missing);
         Ok(())
     })
 }
@@ -195,7 +196,7 @@ pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp
 /// Registers the built-in standard filters HDF5 lacks ([`super::builtin`]).
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|_| {
         super::builtin::register_standard_filters();
         Ok(())
     })
@@ -204,5 +205,5 @@ pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
 /// Nothing to tear down.
 #[no_mangle]
 pub extern "C" fn NC4_hdf5_filter_finalize() -> c_int {
-    crate::ffi_export!(|| Ok(()))
+    crate::ffi_export!(|_| Ok(()))
 }

@@ -53,9 +53,9 @@ fn current_dirs() -> Vec<String> {
 /// `ndirsp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(ndirsp) }.write(plugin_path::snapshot().dirs.len());
+        unsafe { Out::<usize>::from_raw(call, ndirsp) }.write(plugin_path::snapshot().dirs.len());
         Ok(())
     })
 }
@@ -69,13 +69,13 @@ pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
 /// `dirs` is NULL or a valid, writable `NCPluginList`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         if dirs.is_null() {
             return Ok(());
         }
         // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the caller
         // made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
-        unsafe { PluginListOut::from_raw(dirs).store(&current_dirs()) }
+        unsafe { PluginListOut::from_raw(call, dirs).store(&current_dirs()) }
     })
 }
 
@@ -88,11 +88,11 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 /// `dirs` is NULL or a valid `NCPluginList`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(dirs);
         // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
         // NUL-terminated (the export's `# Safety`).
-        set_everywhere(&unsafe { PluginList::from_raw(dirs.cast_const()) }.dirs(crate::function_name!())?)
+        set_everywhere(&unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?)
     })
 }
 
@@ -116,11 +116,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(dirs);
         // SAFETY: `(pathlist0, pathlen)` is NULL or readable for its length; `dirs` is a live NCPluginList whose
         // non-NULL vector has room for every piece (the export's `# Safety`).
-        unsafe { split_into(Bytes::from_raw((pathlist0, pathlen)), sep, PluginListOut::from_raw(dirs)) }
+        unsafe { split_into(Bytes::from_raw(call, (pathlist0, pathlen)), sep, PluginListOut::from_raw(call, dirs)) }
     })
 }
 
@@ -149,11 +149,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(dirs);
         // SAFETY: `pathlist0` is NULL or NUL-terminated, alive for the call; `dirs` is a live NCPluginList whose
         // non-NULL vector has room for every piece (the export's `# Safety`).
-        unsafe { split_into(Bytes(Text::from_raw(pathlist0).0), sep, PluginListOut::from_raw(dirs)) }
+        unsafe { split_into(Text::from_raw(call, pathlist0).into(), sep, PluginListOut::from_raw(call, dirs)) }
     })
 }
 
@@ -169,13 +169,13 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
     sep: c_char,
     catp: *mut *mut c_char,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(dirs);
         // SAFETY: `dirs` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or NUL-terminated (the
         // export's `# Safety`).
-        let text = unsafe { PluginList::from_raw(dirs) }.joined(separator(sep).map_or(b':', |c| c as u8))?;
+        let text = unsafe { PluginList::from_raw(call, dirs) }.joined(separator(sep).map_or(b':', |c| c as u8))?;
         // SAFETY: `catp` is NULL or valid for a write (the export's `# Safety`).
-        crate::c_args::out_string(&mut unsafe { Out::<*mut c_char>::from_raw(catp) }, &text)
+        crate::c_args::out_string(&mut unsafe { Out::<*mut c_char>::from_raw(call, catp) }, &text)
     })
 }
 
@@ -185,9 +185,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 /// `dirs` is NULL or valid, its vector and strings `malloc`'d and owned by it.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
-        unsafe { MallocdPluginList::from_raw(dirs) }.clear();
+        unsafe { MallocdPluginList::from_raw(call, dirs) }.clear();
         Ok(())
     })
 }
@@ -198,9 +198,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 /// As for `ncaux_plugin_path_clear`, and `dirs` is NULL or `malloc`'d.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
-        let mut list = unsafe { MallocdPluginList::from_raw(dirs) };
+        let mut list = unsafe { MallocdPluginList::from_raw(call, dirs) };
         list.clear();
         list.free();
         Ok(())
@@ -213,11 +213,12 @@ pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c
 /// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(dirs, dir);
         // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
         // NUL-terminated, alive for the call (the export's `# Safety`).
-        unsafe { OwnedPluginList::from_raw(dirs) }.insert(unsafe { Text::from_raw(dir) }.0.unwrap_or_default(), false)
+        unsafe { OwnedPluginList::from_raw(call, dirs) }
+            .insert(unsafe { Text::from_raw(call, dir) }.0.unwrap_or_default(), false)
     })
 }
 
@@ -227,11 +228,12 @@ pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: 
 /// As for `ncaux_plugin_path_append`.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(dirs, dir);
         // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
         // NUL-terminated, alive for the call (the export's `# Safety`).
-        unsafe { OwnedPluginList::from_raw(dirs) }.insert(unsafe { Text::from_raw(dir) }.0.unwrap_or_default(), true)
+        unsafe { OwnedPluginList::from_raw(call, dirs) }
+            .insert(unsafe { Text::from_raw(call, dir) }.0.unwrap_or_default(), true)
     })
 }
 
@@ -244,7 +246,7 @@ fn fortran_text() -> String {
 #[no_mangle]
 pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
     // A length, not a status: -1 also when the body panics.
-    crate::ffi_export!(caught crate::function_name!(), || Some(c_int::try_from(fortran_text().len()).unwrap_or(-1)))
+    crate::ffi_export!(caught crate::function_name!(), |_| Some(c_int::try_from(fortran_text().len()).unwrap_or(-1)))
         .unwrap_or(-1)
 }
 
@@ -256,11 +258,11 @@ pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
 /// `path` is NULL or writable for `pathlen` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
         // SAFETY: `(path, len)` is writable for its length (the export's `# Safety`).
-        unsafe { OutBytes::from_raw((path, len)) }.fill_nul_padded(fortran_text().as_bytes());
+        unsafe { OutBytes::from_raw(call, (path, len)) }.fill_nul_padded(fortran_text().as_bytes());
         Ok(())
     })
 }
@@ -271,11 +273,11 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
 /// `path` is NULL or readable for `pathlen` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *const c_char) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
         // SAFETY: `(path, len)` is NULL or readable for its length (the export's `# Safety`).
-        let text = std::str::from_utf8(unsafe { Bytes::from_raw((path, len)) }.text()).map_err(|_| NC_EINVAL)?;
+        let text = std::str::from_utf8(unsafe { Bytes::from_raw(call, (path, len)) }.text()).map_err(|_| NC_EINVAL)?;
         set_everywhere(&plugin_path::parse(text, Some(';')))
     })
 }
@@ -289,7 +291,7 @@ pub(crate) mod release {
     /// table follow it, as netcdf-c 4.9.3 does.
     #[no_mangle]
     pub extern "C" fn nc_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             let _change = change_lock();
             push_to_hdf5(&current_dirs())
         })
@@ -298,7 +300,7 @@ pub(crate) mod release {
     /// Run by `NC4_finalize`: forgets the plugin path (the next use reads the environment again).
     #[no_mangle]
     pub extern "C" fn nc_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             plugin_path::finalize();
             Ok(())
         })
@@ -310,10 +312,10 @@ pub(crate) mod release {
     /// `ndirsp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             let count = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?.len();
             // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<usize>::from_raw(ndirsp) }.write(count);
+            unsafe { Out::<usize>::from_raw(call, ndirsp) }.write(count);
             Ok(())
         })
     }
@@ -324,12 +326,12 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid, writable `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             crate::reject_null!(dirs);
             let table = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?;
             // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the
             // caller made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
-            unsafe { PluginListOut::from_raw(dirs).store(&table) }
+            unsafe { PluginListOut::from_raw(call, dirs).store(&table) }
         })
     }
 
@@ -339,11 +341,11 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             crate::reject_null!(dirs);
             // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
             // NUL-terminated (the export's `# Safety`).
-            let dirs = unsafe { PluginList::from_raw(dirs.cast_const()) }.dirs(crate::function_name!())?;
+            let dirs = unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
             push_to_hdf5(&dirs)
         })
@@ -351,12 +353,12 @@ pub(crate) mod release {
 
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|| Ok(()))
+        crate::ffi_export!(|call| Ok(()))
     }
 
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|| Ok(()))
+        crate::ffi_export!(|call| Ok(()))
     }
 
     thread_local! {
@@ -366,7 +368,7 @@ pub(crate) mod release {
     /// HDF5's search table joined with `;`, for debugging: valid until this thread's next call.
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_tostring() -> *const c_char {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             let table = crate::hdf5_sys::plugin_search_table().unwrap_or_default();
             let joined = table.join(&b';');
             let text = CString::new(joined).unwrap_or_default();
@@ -380,21 +382,21 @@ pub(crate) mod release {
     /// NCZarr's side of the plugin path: the same list (ncfilters keeps one).
     #[no_mangle]
     pub extern "C" fn NCZ_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|| Ok(()))
+        crate::ffi_export!(|call| Ok(()))
     }
 
     #[no_mangle]
     pub extern "C" fn NCZ_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|| Ok(()))
+        crate::ffi_export!(|call| Ok(()))
     }
 
     /// # Safety
     /// `ndirsp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<usize>::from_raw(ndirsp) }.write(plugin_path::snapshot().dirs.len());
+            unsafe { Out::<usize>::from_raw(call, ndirsp) }.write(plugin_path::snapshot().dirs.len());
             Ok(())
         })
     }
@@ -403,12 +405,12 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid, writable `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             // Unlike nc_plugin_path_get, as zplugins.c.
             crate::reject_null!(dirs);
             // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the
             // caller made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
-            unsafe { PluginListOut::from_raw(dirs).store(&current_dirs()) }
+            unsafe { PluginListOut::from_raw(call, dirs).store(&current_dirs()) }
         })
     }
 
@@ -418,11 +420,11 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             crate::reject_null!(dirs);
             // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
             // NUL-terminated (the export's `# Safety`).
-            let dirs = unsafe { PluginList::from_raw(dirs.cast_const()) }.dirs(crate::function_name!())?;
+            let dirs = unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
             plugin_path::set(&dirs);
             Ok(())

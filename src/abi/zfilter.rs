@@ -30,11 +30,12 @@ pub unsafe extern "C" fn NCZ_addfilter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call; `(params, nparams)` is NULL
         // (only with no parameters) or readable for as many words (the export's `# Safety`).
-        let (mut var, params) = (unsafe { ZarrVar::from_raw(var) }?, unsafe { Params::from_raw((params, nparams)) }?);
+        let (mut var, params) =
+            (unsafe { ZarrVar::from_raw(call, var) }?, unsafe { Params::from_raw(call, (params, nparams)) }?);
         add_filter(&mut var, id, params)
     })
 }
@@ -51,14 +52,14 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { ZarrLocation::find(ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
         // `# Safety`).
-        let params = unsafe { Params::from_raw((params, nparams)) }?;
+        let params = unsafe { Params::from_raw(call, (params, nparams)) }?;
         rules::define_filter(&mut found, id, params)?;
         if found.parallel() {
             return Err(NC_EINVAL);
@@ -76,7 +77,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { ZarrLocation::find(ncid, varid) }?;
@@ -85,7 +86,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<_>::from_raw((nfiltersp, ids)).write(&filter_ids) };
+        unsafe { CountedOut::<_>::from_raw(call, (nfiltersp, ids)).write(&filter_ids) };
         Ok(())
     })
 }
@@ -100,7 +101,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { ZarrLocation::find(ncid, varid) }?;
@@ -110,7 +111,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<_>::from_raw((nparamsp, params)).write(filters[index].visible.as_slice()) };
+        unsafe { CountedOut::<_>::from_raw(call, (nparamsp, params)).write(filters[index].visible.as_slice()) };
         Ok(())
     })
 }
@@ -118,7 +119,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
 /// Whether a complete NCZarr plugin (HDF5 filter and codec) exists for `id`.
 #[no_mangle]
 pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|_| {
         if !(1..=MAX_FILTER_ID).contains(&id) {
             return Err(NC_EINVAL);
         }
@@ -139,13 +140,13 @@ pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
 /// opening a dataset without filters loads none. Kept for netcdf-c's callers.
 #[no_mangle]
 pub extern "C" fn NCZ_filter_initialize() -> c_int {
-    crate::ffi_export!(|| Ok(()))
+    crate::ffi_export!(|_| Ok(()))
 }
 
 /// Finalises and releases the plugins (netcdf-c calls it from `nc_finalize`).
 #[no_mangle]
 pub extern "C" fn NCZ_filter_finalize() -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|_| {
         plugin_registry::finalize();
         // nc_finalize forgets the plugin path too (4.9.3 on: also nc_plugin_path_finalize).
         crate::plugin_path::finalize();
@@ -160,10 +161,10 @@ pub extern "C" fn NCZ_filter_finalize() -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let mut var = unsafe { ZarrVar::from_raw(var) }?;
+        let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
         let (ncid, varid) = (var.ncid()?, var.varid());
         for ptr in var.filter_handles(FilterList::Chain) {
             if var.with_filter(FilterList::Chain, ptr, |f| f.is_complete())? {
@@ -180,10 +181,10 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let mut var = unsafe { ZarrVar::from_raw(var) }?;
+        let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
         var.free_list(FilterList::Chain)?;
         var.free_list(FilterList::Incomplete)
     })
@@ -200,7 +201,7 @@ pub(crate) mod plugin_table {
     /// Loads the plugins on the plugin path into ncfilters' registry, if not yet done.
     #[no_mangle]
     pub extern "C" fn NCZ_load_all_plugins() -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             registry();
             Ok(())
         })
@@ -212,12 +213,12 @@ pub(crate) mod plugin_table {
     /// `pp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_loaded(filterid: usize, pp: *mut *mut NCZ_Plugin) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             if !(1..=MAX_FILTER_ID as usize).contains(&filterid) {
                 return Err(NC_EINVAL);
             }
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<_>::from_raw(pp) }.write(std::ptr::null_mut());
+            unsafe { Out::<_>::from_raw(call, pp) }.write(std::ptr::null_mut());
             Ok(())
         })
     }
@@ -228,10 +229,10 @@ pub(crate) mod plugin_table {
     /// `name` is NULL or a C string; `pp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_loaded_byname(name: *const c_char, pp: *mut *mut NCZ_Plugin) -> c_int {
-        crate::ffi_export!(|| {
+        crate::ffi_export!(|call| {
             crate::reject_null!(name);
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<_>::from_raw(pp) }.write(std::ptr::null_mut());
+            unsafe { Out::<_>::from_raw(call, pp) }.write(std::ptr::null_mut());
             Ok(())
         })
     }
@@ -244,10 +245,10 @@ pub(crate) mod plugin_table {
 /// `zvar` is NULL or a live `NCZ_VAR_INFO_T`.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(zvar);
         // SAFETY: `zvar` is valid, writable and not touched elsewhere during the call (the export's `# Safety`).
-        free_incomplete_filters(unsafe { Live::<NCZ_VAR_INFO>::from_raw(zvar) });
+        free_incomplete_filters(unsafe { Live::<NCZ_VAR_INFO>::from_raw(call, zvar) });
         Ok(())
     })
 }
@@ -258,10 +259,10 @@ pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let mut var = unsafe { ZarrVar::from_raw(var) }?;
+        let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
         let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
         var.remove(FilterList::Chain, index);
         Ok(())
@@ -292,21 +293,21 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
 ) -> c_int {
     // The whole body inside the boundary: the inner one catches a panic in the chain, so that the
     // caller's block is still handed back below; this one, a panic anywhere else.
-    crate::ffi_export!(caught crate::function_name!(), || {
+    crate::ffi_export!(caught crate::function_name!(), |call| {
         let encoding = encode != 0;
         // SAFETY: `(indata, inlen)` is NULL (only with no length) or a malloc'd block of that many bytes (the export's
         // `# Safety`).
-        let chunk = unsafe { CallerChunk::from_raw((indata, inlen)) };
+        let chunk = unsafe { CallerChunk::from_raw(call, (indata, inlen)) };
         // On decode the caller hands the block over; on encode it stays the caller's until success.
         let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
         let mut result = None;
-        let status = crate::ffi_export!(|| {
+        let status = crate::ffi_export!(|call| {
             crate::reject_null!(var, chain, outlenp, outdatap);
             if indata.is_null() && inlen > 0 {
                 return Err(NC_EINVAL);
             }
             // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-            let mut var = unsafe { ZarrVar::from_raw(var) }?;
+            let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
             if chain != var.info().filters.cast() {
                 return Err(NC_EINVAL);
             }
@@ -349,9 +350,9 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         };
         // C owns the block from here.
         // SAFETY: `outlenp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(outlenp) }.write(used);
+        unsafe { Out::<usize>::from_raw(call, outlenp) }.write(used);
         // SAFETY: `outdatap` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<*mut c_void>::from_raw(outdatap) }.write(data);
+        unsafe { Out::<*mut c_void>::from_raw(call, outdatap) }.write(data);
         status
     })
 }
@@ -368,12 +369,12 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     filter: *mut NCZ_Filter,
     jfilterp: *mut *mut NCjson,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var, filter);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         // netcdf-c declares it `const` but owns it mutable, and its own NCZ_filter_jsonize changes the variable's
         // filter here (the codec it writes), as this does.
-        let mut var = unsafe { ZarrVar::from_raw(var.cast_mut()) }?;
+        let mut var = unsafe { ZarrVar::from_raw(call, var.cast_mut()) }?;
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
         var.ensure_working(filter, ncid, varid)?;
@@ -382,7 +383,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
         var.with_filter(FilterList::Chain, filter, |f| f.set_codec(codec_id, text.clone()))?;
         // SAFETY: `jfilterp` is NULL or writable (the export's `# Safety`).
-        unsafe { JsonOut::from_raw(jfilterp) }.give(ncjson_parse(&text)?);
+        unsafe { JsonOut::from_raw(call, jfilterp) }.give(ncjson_parse(&text)?);
         Ok(())
     })
 }
@@ -399,12 +400,12 @@ pub unsafe extern "C" fn NCZ_filter_build(
     jfilter: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let var = unsafe { ZarrVar::from_raw(var) }?;
+        let var = unsafe { ZarrVar::from_raw(call, var) }?;
         // SAFETY: `jfilter` is NULL or a live NCjson tree (the export's `# Safety`).
-        build_codec(var, "codec", unsafe { NCjson::from_raw(jfilter) }?, chainindex)
+        build_codec(var, "codec", unsafe { NCjson::from_raw(call, jfilter) }?, chainindex)
     })
 }
 
@@ -425,14 +426,14 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
     jcodec: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `key` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
-        let key = unsafe { Text::from_raw(key) }.0.map_or_else(|| "codec".into(), String::from_utf8_lossy);
+        let key = unsafe { Text::from_raw(call, key) }.0.map_or_else(|| "codec".into(), String::from_utf8_lossy);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let var = unsafe { ZarrVar::from_raw(var) }?;
+        let var = unsafe { ZarrVar::from_raw(call, var) }?;
         // SAFETY: `jcodec` is NULL or a live NCjson tree (the export's `# Safety`).
-        build_codec(var, &key, unsafe { NCjson::from_raw(jcodec) }?, chainindex)
+        build_codec(var, &key, unsafe { NCjson::from_raw(call, jcodec) }?, chainindex)
     })
 }
 
@@ -444,10 +445,10 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
-        let var = unsafe { ZarrVar::from_raw(var) }?;
+        let var = unsafe { ZarrVar::from_raw(call, var) }?;
         match var.chunk_bytes() {
             Ok(expected) if expected as u64 == size => Ok(()),
             Ok(expected) => {
@@ -474,10 +475,10 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 /// has room for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
-    crate::ffi_export!(|| {
+    crate::ffi_export!(|call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable, which the handle only reads (the export's `# Safety`).
-        let var = unsafe { ZarrVarToRead::from_raw(var) }?;
+        let var = unsafe { ZarrVarToRead::from_raw(call, var) }?;
         let mut all = var.filters(FilterList::Chain);
         all.extend(var.filters(FilterList::Incomplete));
         let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
@@ -485,7 +486,7 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
         // SAFETY: `(lenp, data.cast::<u8>())` is a count pointer NULL or writable, and a vector NULL or with room for
         // the answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<u8>::from_raw((lenp, data.cast::<u8>())).write(text.as_bytes()) };
+        unsafe { CountedOut::<u8>::from_raw(call, (lenp, data.cast::<u8>())).write(text.as_bytes()) };
         Ok(())
     })
 }

@@ -35,13 +35,13 @@ pub fn hdf5_filter_available(id: c_uint) -> NcResult<()> {
 
 /// The file, group and variable for `(ncid, varid)`, reading the variable's metadata lazily
 /// (`nc4_hdf5_find_grp_h5_var`), which is what fills `var->filters` for files being read.
-pub struct Hdf5Location {
+pub struct Hdf5Location<'a> {
     pub file: NonNull<NC_FILE_INFO>,
     group: *mut c_void,
-    pub var: Hdf5Var,
+    pub var: Hdf5Var<'a>,
 }
 
-impl Hdf5Location {
+impl Hdf5Location<'_> {
     /// Whether the file is in define mode.
     pub fn in_define_mode(&self) -> bool {
         // SAFETY: netcdf-c returned a live file for this location.
@@ -81,7 +81,7 @@ impl Hdf5Location {
 /// # Safety
 /// No other handle to the variable is alive while this one is: two would let safe code free the
 /// parameters one of them reads (`params`, `replace`).
-pub unsafe fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location> {
+pub unsafe fn find_hdf5_var<'a>(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location<'a>> {
     let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
     // SAFETY: valid out-pointers.
     check(unsafe { ncfilters_nc4_hdf5_find_grp_h5_var(ncid, varid, &mut file, &mut group, &mut var) })?;
@@ -92,11 +92,12 @@ pub unsafe fn find_hdf5_var(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location>
 }
 
 /// A netCDF-4/HDF5 variable and its filter list.
-pub struct Hdf5Var {
+pub struct Hdf5Var<'a> {
     var: VarPtr,
+    _borrow: std::marker::PhantomData<&'a mut NC_VAR_INFO>,
 }
 
-impl std::ops::Deref for Hdf5Var {
+impl std::ops::Deref for Hdf5Var<'_> {
     type Target = VarPtr;
     fn deref(&self) -> &VarPtr {
         &self.var
@@ -105,21 +106,21 @@ impl std::ops::Deref for Hdf5Var {
 
 /// An export's variable argument: a live `NC_VAR_INFO_T` of an HDF5 file (NULL refused first);
 /// `NC_EINVAL` when it is not one.
-impl crate::c_args::FromRawArgument<*mut NC_VAR_INFO> for Hdf5Var {
-    type Output = crate::error::NcResult<Hdf5Var>;
+impl<'call> crate::c_args::FromRawArgument<'call, *mut NC_VAR_INFO> for Hdf5Var<'call> {
+    type Output = crate::error::NcResult<Self>;
 
-    unsafe fn from_raw(var: *mut NC_VAR_INFO) -> crate::error::NcResult<Hdf5Var> {
+    unsafe fn from_raw(_: &crate::c_args::Call<'call>, var: *mut NC_VAR_INFO) -> crate::error::NcResult<Self> {
         // SAFETY: the handle's contract is Hdf5Var::new's.
         unsafe { Hdf5Var::new(var) }.ok_or(crate::error::NC_EINVAL)
     }
 }
 
-impl Hdf5Var {
+impl Hdf5Var<'_> {
     /// # Safety
     /// `var` is NULL or a live `NC_VAR_INFO_T` of an HDF5 file (see [`VarPtr::new`]).
     pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
         // SAFETY: forwarded contract.
-        unsafe { VarPtr::new(var) }.map(|var| Hdf5Var { var })
+        unsafe { VarPtr::new(var) }.map(|var| Hdf5Var { var, _borrow: std::marker::PhantomData })
     }
 
     fn list(&self) -> *mut NClist {

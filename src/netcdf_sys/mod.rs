@@ -225,8 +225,10 @@ impl FormatFilters {
 /// The first call of netcdf-c's count-then-fill inquiry: the count, asked with a NULL vector.
 fn count_of(inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<usize> {
     let mut count = 0usize;
-    // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
-    inquire(&mut unsafe { CountedOut::from_raw((&mut count as *mut usize, std::ptr::null_mut())) })?;
+    crate::c_args::with_call(|call| {
+        // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
+        inquire(&mut unsafe { CountedOut::from_raw(call, (&mut count as *mut usize, std::ptr::null_mut())) })
+    })?;
     Ok(count)
 }
 
@@ -234,8 +236,10 @@ fn count_of(inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> Nc
 fn filled(count: usize, inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<Vec<u32>> {
     let mut count = count;
     let mut values = vec![0 as c_uint; count];
-    // SAFETY: values has room for `count` words; count is a valid out-pointer.
-    inquire(&mut unsafe { CountedOut::from_raw((&mut count as *mut usize, values.as_mut_ptr())) })?;
+    crate::c_args::with_call(|call| {
+        // SAFETY: values has room for `count` words; count is a valid out-pointer.
+        inquire(&mut unsafe { CountedOut::from_raw(call, (&mut count as *mut usize, values.as_mut_ptr())) })
+    })?;
     values.truncate(count);
     Ok(values)
 }

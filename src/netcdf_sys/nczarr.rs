@@ -12,6 +12,7 @@ use crate::c_heap::CBox;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
 use crate::filter_chain::{chunk_byte_size, ZarrFilter};
 use std::ffi::CString;
+use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
 
@@ -169,10 +170,10 @@ pub fn ncjson_parse(text: &str) -> NcResult<NonNull<NCjson>> {
 
 /// An export's `NCjson` argument: NULL or a live tree; converts to its text (`NC_EFILTER` for
 /// NULL or a tree netcdf-c cannot write).
-impl crate::c_args::FromRawArgument<*const NCjson> for NCjson {
+impl<'call> crate::c_args::FromRawArgument<'call, *const NCjson> for NCjson {
     type Output = NcResult<String>;
 
-    unsafe fn from_raw(json: *const NCjson) -> NcResult<String> {
+    unsafe fn from_raw(_: &crate::c_args::Call<'call>, json: *const NCjson) -> NcResult<String> {
         // SAFETY: the handle's contract is ncjson_text's.
         unsafe { ncjson_text(json) }
     }
@@ -181,17 +182,17 @@ impl crate::c_args::FromRawArgument<*const NCjson> for NCjson {
 /// An export's out-pointer for a JSON tree it makes: NULL (the tree is freed) or writable, the
 /// caller then owning the tree.
 #[derive(Debug)]
-pub struct JsonOut(*mut *mut NCjson);
+pub struct JsonOut<'a>(*mut *mut NCjson, PhantomData<&'a mut *mut NCjson>);
 
-impl crate::c_args::FromRawArgument<*mut *mut NCjson> for JsonOut {
+impl<'call> crate::c_args::FromRawArgument<'call, *mut *mut NCjson> for JsonOut<'call> {
     type Output = Self;
 
-    unsafe fn from_raw(out: *mut *mut NCjson) -> Self {
-        JsonOut(out)
+    unsafe fn from_raw(_: &crate::c_args::Call<'call>, out: *mut *mut NCjson) -> Self {
+        JsonOut(out, PhantomData)
     }
 }
 
-impl JsonOut {
+impl JsonOut<'_> {
     /// Hands `json`, which nobody else holds, to the caller, or frees it when the pointer is NULL.
     pub fn give(self, json: NonNull<NCjson>) {
         if self.0.is_null() {
@@ -226,13 +227,13 @@ pub unsafe fn ncjson_text(json: *const NCjson) -> NcResult<String> {
 }
 
 /// An NCZarr variable found by `ncz_find_grp_file_var`.
-pub struct ZarrLocation {
+pub struct ZarrLocation<'a> {
     pub file: NonNull<NC_FILE_INFO>,
     group: *mut NC_GRP_INFO,
-    pub var: ZarrVar,
+    pub var: ZarrVar<'a>,
 }
 
-impl ZarrLocation {
+impl ZarrLocation<'_> {
     /// The variable `varid` of the NCZarr file `ncid`.
     ///
     /// # Safety
@@ -298,12 +299,14 @@ impl FilterHandle {
     }
 }
 
-/// An NCZarr variable and its two filter lists.
-pub struct ZarrVar {
+/// An NCZarr variable and its two filter lists, for `'a` (an export's call, or what the unsafe
+/// constructor's caller promises).
+pub struct ZarrVar<'a> {
     var: VarPtr,
+    _borrow: PhantomData<&'a mut NC_VAR_INFO>,
 }
 
-impl std::ops::Deref for ZarrVar {
+impl std::ops::Deref for ZarrVar<'_> {
     type Target = VarPtr;
     fn deref(&self) -> &VarPtr {
         &self.var
@@ -312,10 +315,10 @@ impl std::ops::Deref for ZarrVar {
 
 /// An export's variable argument: a live NCZarr `NC_VAR_INFO_T` not accessed elsewhere meanwhile
 /// (NULL refused first); `NC_EINVAL` when it is not one.
-impl crate::c_args::FromRawArgument<*mut NC_VAR_INFO> for ZarrVar {
-    type Output = NcResult<ZarrVar>;
+impl<'call> crate::c_args::FromRawArgument<'call, *mut NC_VAR_INFO> for ZarrVar<'call> {
+    type Output = NcResult<Self>;
 
-    unsafe fn from_raw(var: *mut NC_VAR_INFO) -> NcResult<ZarrVar> {
+    unsafe fn from_raw(_: &crate::c_args::Call<'call>, var: *mut NC_VAR_INFO) -> NcResult<Self> {
         // SAFETY: the handle's contract is ZarrVar::new's.
         unsafe { ZarrVar::new(var) }.ok_or(NC_EINVAL)
     }
@@ -323,32 +326,32 @@ impl crate::c_args::FromRawArgument<*mut NC_VAR_INFO> for ZarrVar {
 
 /// An export's variable argument that netcdf-c declares `const` and the export only reads: a
 /// [`ZarrVar`] with none of its `&mut self` methods.
-pub struct ZarrVarToRead(ZarrVar);
+pub struct ZarrVarToRead<'a>(ZarrVar<'a>);
 
-impl std::ops::Deref for ZarrVarToRead {
-    type Target = ZarrVar;
-    fn deref(&self) -> &ZarrVar {
+impl<'a> std::ops::Deref for ZarrVarToRead<'a> {
+    type Target = ZarrVar<'a>;
+    fn deref(&self) -> &ZarrVar<'a> {
         &self.0
     }
 }
 
 /// A live NCZarr `NC_VAR_INFO_T` (NULL refused first); `NC_EINVAL` when it is not one.
-impl crate::c_args::FromRawArgument<*const NC_VAR_INFO> for ZarrVarToRead {
-    type Output = NcResult<ZarrVarToRead>;
+impl<'call> crate::c_args::FromRawArgument<'call, *const NC_VAR_INFO> for ZarrVarToRead<'call> {
+    type Output = NcResult<Self>;
 
-    unsafe fn from_raw(var: *const NC_VAR_INFO) -> NcResult<ZarrVarToRead> {
+    unsafe fn from_raw(_: &crate::c_args::Call<'call>, var: *const NC_VAR_INFO) -> NcResult<Self> {
         // SAFETY: the contract of ZarrVar's; the handle only reads through the pointer.
         unsafe { ZarrVar::new(var.cast_mut()) }.map(ZarrVarToRead).ok_or(NC_EINVAL)
     }
 }
 
-impl ZarrVar {
+impl ZarrVar<'_> {
     /// # Safety
     /// `var` is NULL or a live NCZarr `NC_VAR_INFO_T` (its `format_var_info` an
     /// `NCZ_VAR_INFO_T`); see [`VarPtr::new`].
     pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
         // SAFETY: forwarded contract.
-        unsafe { VarPtr::new(var) }.map(|var| ZarrVar { var })
+        unsafe { VarPtr::new(var) }.map(|var| ZarrVar { var, _borrow: PhantomData })
     }
 
     /// The variable's `NCZ_VAR_INFO_T` (NULL if it has none).
@@ -492,7 +495,7 @@ impl ZarrVar {
             return Ok(());
         };
         // A panic must still end the computation, or the filter stays "computing" for good.
-        let outcome = crate::ffi_export!(caught "NCZ_modify_parameters", || job.run(ncid, varid));
+        let outcome = crate::ffi_export!(caught "NCZ_modify_parameters", |_| job.run(ncid, varid));
         self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome))?
     }
 

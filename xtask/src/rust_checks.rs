@@ -288,9 +288,10 @@ fn for_later_releases<const N: usize>(
 /// The unit tests Miri runs (test-name filters): everything that calls no C. zstd, bzip2,
 /// blosc and szip are C libraries (blosc's frame layout is not), and the other C-ABI tests call
 /// netcdf-c, which Miri cannot run (`abi::plugin_path`'s call none).
-const MIRI_TESTS: [&str; 15] = [
+const MIRI_TESTS: [&str; 16] = [
     "abi::null_arguments::null_arguments_get_the_documented_answer",
     "abi::plugin_path::",
+    "c_args::",
     "c_heap::",
     "ffi_boundary::",
     "filter_chain::",

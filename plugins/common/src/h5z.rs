@@ -76,7 +76,7 @@ unsafe fn run_filter(
         // SAFETY: the block and its size are ours to replace per the protocol.
         unsafe { commit(result, block, nbytes, buf_size, buf) }
     };
-    crate::ffi_export!(caught name, || {
+    crate::ffi_export!(caught name, |_| {
         run().unwrap_or_else(|why| {
             report(format_args!("{name} filter: {why}"));
             0
@@ -318,7 +318,7 @@ pub const fn hdf5_functions(codec: Codec) -> Hdf5Functions {
 
 /// Runs a `can_apply`/`set_local` body: its error (or a panic) becomes HDF5's -1, reported.
 fn callback_status(name: &str, body: impl FnOnce() -> Result<c_int, String>) -> c_int {
-    crate::ffi_export!(caught name, || {
+    crate::ffi_export!(caught name, |_| {
         body().unwrap_or_else(|why| {
             report(format_args!("{name}: {why}"));
             -1

@@ -14,7 +14,7 @@ use crate::error::NcResult;
 use crate::h5z;
 use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
-use ncfilters_core::c_args::{FromRawArgument, Out, Params, Text};
+use ncfilters_core::c_args::{Call, FromRawArgument, Out, Params, Text};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
@@ -95,16 +95,16 @@ macro_rules! standard_filter_module {
                 nparamsp: *mut usize,
                 paramsp: *mut *mut c_uint,
             ) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_codec_to_hdf5"), || {
+                $crate::ffi_export!(named concat!($id, " NCZ_codec_to_hdf5"), |call| {
                     // SAFETY: netcdf-c passes the codec's NUL-terminated JSON text and valid out-pointers.
-                    unsafe { codec_to_hdf5($codec, codec, nparamsp, paramsp) }
+                    unsafe { codec_to_hdf5(call, $codec, codec, nparamsp, paramsp) }
                 })
             }
 
             unsafe extern "C" fn to_codec(nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_hdf5_to_codec"), || {
+                $crate::ffi_export!(named concat!($id, " NCZ_hdf5_to_codec"), |call| {
                     // SAFETY: netcdf-c passes nparams readable words (or NULL) and a valid out-pointer.
-                    unsafe { hdf5_to_codec($codec, nparams, params, codecp) }
+                    unsafe { hdf5_to_codec(call, $codec, nparams, params, codecp) }
                 })
             }
 
@@ -116,7 +116,7 @@ macro_rules! standard_filter_module {
                 wnparamsp: *mut usize,
                 wparamsp: *mut *mut c_uint,
             ) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), || {
+                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), |_| {
                     // SAFETY: netcdf-c passes the filter's C-heap visible and working vectors.
                     unsafe { modify_parameters($codec, ncid, varid, vnparamsp, vparamsp, wnparamsp, wparamsp) }
                 })
@@ -172,6 +172,7 @@ pub const fn codec_defaults<const N: usize>(library: CodecDefaults) -> StaticCod
 /// # Safety
 /// `text` is NULL or NUL-terminated; the out-pointers are NULL or writable.
 unsafe fn codec_to_hdf5(
+    call: &Call<'_>,
     codec: Codec,
     text: *const c_char,
     nparamsp: *mut usize,
@@ -179,7 +180,8 @@ unsafe fn codec_to_hdf5(
 ) -> NcResult<()> {
     crate::reject_null!(text, nparamsp, paramsp);
     // SAFETY: per this function's contract, for the call.
-    let (text, count, vector) = unsafe { (Text::from_raw(text), Out::from_raw(nparamsp), Out::from_raw(paramsp)) };
+    let (text, count, vector) =
+        unsafe { (Text::from_raw(call, text), Out::from_raw(call, nparamsp), Out::from_raw(call, paramsp)) };
     params_of_codec(codec, text, count, vector)
 }
 
@@ -202,9 +204,15 @@ fn params_of_codec(
 ///
 /// # Safety
 /// `params` is NULL or readable for `nparams` words; `codecp` is NULL or writable.
-unsafe fn hdf5_to_codec(codec: Codec, nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> NcResult<()> {
+unsafe fn hdf5_to_codec(
+    call: &Call<'_>,
+    codec: Codec,
+    nparams: usize,
+    params: *const c_uint,
+    codecp: *mut *mut c_char,
+) -> NcResult<()> {
     // SAFETY: per this function's contract, for the call.
-    let (params, text) = unsafe { (Params::from_raw((params, nparams)), Out::from_raw(codecp)) };
+    let (params, text) = unsafe { (Params::from_raw(call, (params, nparams)), Out::from_raw(call, codecp)) };
     codec_of_params(codec, params?, text)
 }
 
@@ -293,21 +301,21 @@ macro_rules! export_plugin {
         /// HDF5's plugin info: the filter's `H5Z_class2_t`.
         #[no_mangle]
         pub extern "C" fn H5PLget_plugin_info() -> *const ::std::os::raw::c_void {
-            $crate::ffi_export!(|| &$class as *const _ as *const ::std::os::raw::c_void)
+            $crate::ffi_export!(|call| &$class as *const _ as *const ::std::os::raw::c_void)
         }
 
         /// ncfilters' NCZarr chain sets the calling thread's decode limit (the chunk's known
         /// size) around a decode by this library's filter; returns the previous limit.
         #[no_mangle]
         pub extern "C" fn ncfilters_set_decode_limit(limit: usize) -> usize {
-            $crate::ffi_export!(|| $crate::filters::replace_decode_limit(limit))
+            $crate::ffi_export!(|call| $crate::filters::replace_decode_limit(limit))
         }
 
         $(
             /// netcdf-c's codec info: the filter's `NCZ_codec_t`.
             #[no_mangle]
             pub extern "C" fn NCZ_get_codec_info() -> *const ::std::os::raw::c_void {
-                $crate::ffi_export!(|| &$codec as *const _ as *const ::std::os::raw::c_void)
+                $crate::ffi_export!(|call| &$codec as *const _ as *const ::std::os::raw::c_void)
             }
         )?
     };
@@ -336,7 +344,7 @@ macro_rules! export_codec_defaults {
         /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
         #[no_mangle]
         pub extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
-            $crate::ffi_export!(|| DEFAULTS.0.as_ptr() as *const ::std::os::raw::c_void)
+            $crate::ffi_export!(|call| DEFAULTS.0.as_ptr() as *const ::std::os::raw::c_void)
         }
     };
 }
