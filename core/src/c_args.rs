@@ -525,6 +525,111 @@ impl CallerChunk<'_> {
     }
 }
 
+/// `H5Z_func_t`'s chunk, `(nbytes, buf_size, buf)`: both pointers valid (`None` for a NULL
+/// one), `*buf` a `malloc`'d block of `*buf_size` bytes holding the chunk's `nbytes` (NULL only
+/// with `nbytes == 0`), which the filter may read, then replace or grow.
+#[derive(Debug)]
+pub struct FilterChunk<'a> {
+    nbytes: usize,
+    buf_size: &'a mut usize,
+    buf: &'a mut *mut c_void,
+}
+
+impl<'call> FromRawArgument<'call, (usize, *mut usize, *mut *mut c_void)> for FilterChunk<'call> {
+    type Output = Option<Self>;
+
+    unsafe fn from_raw(
+        _: &Call<'call>,
+        (nbytes, buf_size, buf): (usize, *mut usize, *mut *mut c_void),
+    ) -> Option<Self> {
+        // SAFETY: NULL or valid and writable per the contract.
+        let (buf_size, buf) = unsafe { (buf_size.as_mut()?, buf.as_mut()?) };
+        Some(FilterChunk { nbytes, buf_size, buf })
+    }
+}
+
+impl FilterChunk<'_> {
+    /// The chunk's byte count.
+    pub fn nbytes(&self) -> usize {
+        self.nbytes
+    }
+
+    /// The chunk's bytes; `None` for a NULL block with bytes in it.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match (self.buf.is_null(), self.nbytes) {
+            (_, 0) => Some(&[]),
+            (true, _) => None,
+            // SAFETY: the block holds nbytes bytes per the contract, unchanged while borrowed.
+            (false, n) => Some(unsafe { std::slice::from_raw_parts(self.buf.cast::<u8>(), n) }),
+        }
+    }
+
+    /// Replaces the block with `out`, freeing the old one.
+    pub fn replace(self, out: crate::c_heap::CVec) {
+        let (ptr, _, capacity) = out.into_raw();
+        // SAFETY: the old block is malloc'd and the filter's to free per the protocol.
+        unsafe { libc::free(*self.buf) };
+        *self.buf = ptr;
+        *self.buf_size = capacity;
+    }
+
+    /// Writes `extra` after the chunk's bytes, growing the block with `realloc` when it has no
+    /// room; `NC_ENOMEM` (the block as it was) when that fails. A grown block's size is its new
+    /// length, even where realloc kept its address (HDF5 2.2 checks results against it).
+    pub fn append(self, extra: &[u8]) -> NcResult<()> {
+        let len = self.nbytes + extra.len();
+        let needs_growing = *self.buf_size < len;
+        let block = if needs_growing {
+            // SAFETY: the block is malloc'd (or NULL) per the contract; realloc keeps its bytes.
+            let grown = unsafe { libc::realloc(*self.buf, len) };
+            if grown.is_null() {
+                return Err(crate::error::NC_ENOMEM);
+            }
+            *self.buf = grown;
+            *self.buf_size = len;
+            grown
+        } else {
+            *self.buf
+        };
+        // SAFETY: the block holds at least len bytes: the chunk's nbytes, then room for extra.
+        unsafe { std::ptr::copy_nonoverlapping(extra.as_ptr(), block.cast::<u8>().add(self.nbytes), extra.len()) };
+        Ok(())
+    }
+}
+
+/// A filter's parameter vector that netcdf-c owns and lets the callee replace,
+/// `(count, vector)`: both valid (NULL refused first), the vector NULL or `malloc`'d holding
+/// `*count` words (NCZarr's `NCZ_modify_parameters`).
+#[derive(Debug)]
+pub struct HeapParams<'a> {
+    count: &'a mut usize,
+    vector: &'a mut *mut c_uint,
+}
+
+impl<'call> FromRawArgument<'call, (*mut usize, *mut *mut c_uint)> for HeapParams<'call> {
+    type Output = Self;
+
+    unsafe fn from_raw(_: &Call<'call>, (count, vector): (*mut usize, *mut *mut c_uint)) -> Self {
+        // SAFETY: valid, writable and non-NULL per the contract.
+        unsafe { HeapParams { count: &mut *count, vector: &mut *vector } }
+    }
+}
+
+impl HeapParams<'_> {
+    /// The words (`NC_EINVAL` for a NULL vector with a count).
+    pub fn words(&self) -> NcResult<&[u32]> {
+        // SAFETY: NULL or holding *count words per the contract.
+        unsafe { crate::ffi_boundary::params_slice(*self.vector, *self.count) }
+    }
+
+    /// Replaces the vector with `params`, freeing the old one.
+    pub fn replace(&mut self, params: crate::c_heap::CParams) {
+        // SAFETY: the old vector is malloc'd (or NULL) with *count words, the callee's to free.
+        drop(unsafe { crate::c_heap::CParams::from_raw(*self.vector, *self.count) });
+        (*self.count, *self.vector) = params.into_raw();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -577,5 +682,43 @@ mod tests {
         assert!(std::ptr::eq(callers.dirs, slots.as_mut_ptr()), "the caller's vector stays");
         // SAFETY: `store` malloc'd both strings into the caller's vector.
         unsafe { slots.iter().for_each(|&dir| libc::free(dir.cast())) };
+    }
+
+    #[test]
+    fn a_filter_chunk_is_read_then_grown_or_replaced_and_params_replaced() {
+        let mut size = 4usize;
+        let mut block = crate::c_heap::CArray::from_slice(&[1u8, 2, 3, 4]).unwrap().into_raw().cast::<c_void>();
+        let mut count = 2usize;
+        let mut vector = crate::c_heap::CParams::from_slice(&[7, 8]).unwrap().into_raw().1;
+        with_call(|call| {
+            // SAFETY: `block` is a malloc'd block of `size` bytes, `vector` malloc'd with `count`
+            // words; the NULL ones are what the handles refuse.
+            unsafe {
+                assert!(FilterChunk::from_raw(call, (4, std::ptr::null_mut(), &mut block)).is_none());
+                let mut null_block = std::ptr::null_mut();
+                let empty = FilterChunk::from_raw(call, (4, &mut size, &mut null_block)).unwrap();
+                assert_eq!(empty.bytes(), None, "a NULL block with bytes");
+                let chunk = FilterChunk::from_raw(call, (4, &mut size, &mut block)).unwrap();
+                assert_eq!(chunk.bytes(), Some(&[1, 2, 3, 4][..]));
+                chunk.append(&[5, 6]).unwrap();
+                let grown = FilterChunk::from_raw(call, (6, &mut size, &mut block)).unwrap();
+                assert_eq!(grown.bytes(), Some(&[1, 2, 3, 4, 5, 6][..]));
+                let mut out = crate::c_heap::CVec::with_capacity_uninit(3).unwrap();
+                out.extend_from_slice(&[9, 9, 9]).unwrap();
+                grown.replace(out);
+                let mut params = HeapParams::from_raw(call, (&mut count, &mut vector));
+                assert_eq!(params.words(), Ok(&[7, 8][..]));
+                params.replace(crate::c_heap::CParams::from_slice(&[3]).unwrap());
+                assert_eq!(params.words(), Ok(&[3][..]));
+            }
+        });
+        assert_eq!(size, 3);
+        assert_eq!(count, 1);
+        // SAFETY: both were malloc'd by the handles above, and are freed once.
+        unsafe {
+            assert_eq!(std::slice::from_raw_parts(block.cast::<u8>(), 3), [9, 9, 9]);
+            libc::free(block);
+            libc::free(vector.cast());
+        }
     }
 }

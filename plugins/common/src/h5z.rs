@@ -13,6 +13,7 @@ use crate::error::report;
 use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_set_local_params, szip_bits_per_pixel, szip_local_params};
+use ncfilters_core::c_args::{FilterChunk, FromRawArgument, Params};
 use std::os::raw::c_int;
 use std::os::raw::{c_uint, c_void};
 
@@ -53,30 +54,18 @@ unsafe fn run_filter(
     buf: *mut *mut c_void,
     filter: impl FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>,
 ) -> usize {
-    let run = || {
-        if buf.is_null() || buf_size.is_null() {
-            return Err(FilterError("NULL buffer pointer".into()));
-        }
-        // SAFETY: per the contract.
-        let params = unsafe { crate::ffi_boundary::params_slice(cd_values, cd_nelmts) }
-            .map_err(|_| FilterError("NULL parameters".into()))?;
-        // SAFETY: buf is valid per the contract.
-        let block = unsafe { *buf };
-        if block.is_null() && nbytes > 0 {
-            return Err(FilterError("NULL chunk".into()));
-        }
-        let input: &[u8] = if nbytes == 0 {
-            &[]
-        } else {
-            // SAFETY: the block holds nbytes bytes per the contract.
-            unsafe { std::slice::from_raw_parts(block.cast::<u8>(), nbytes) }
+    crate::ffi_export!(caught name, |call| {
+        // SAFETY: the H5Z_func_t contract (this function's), for the call.
+        let (params, chunk) =
+            unsafe { (Params::from_raw(call, (cd_values, cd_nelmts)), FilterChunk::from_raw(call, (nbytes, buf_size, buf))) };
+        let run = || {
+            let chunk = chunk.ok_or_else(|| FilterError("NULL buffer pointer".into()))?;
+            let params = params.map_err(|_| FilterError("NULL parameters".into()))?;
+            let input = chunk.bytes().ok_or_else(|| FilterError("NULL chunk".into()))?;
+            let reverse = flags & H5Z_FLAG_REVERSE != 0;
+            let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
+            commit(result, chunk)
         };
-        let reverse = flags & H5Z_FLAG_REVERSE != 0;
-        let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
-        // SAFETY: the block and its size are ours to replace per the protocol.
-        unsafe { commit(result, block, nbytes, buf_size, buf) }
-    };
-    crate::ffi_export!(caught name, |_| {
         run().unwrap_or_else(|why| {
             report(format_args!("{name} filter: {why}"));
             0
@@ -86,53 +75,17 @@ unsafe fn run_filter(
 
 /// Hands the result to C. 0 is the protocol's failure, so an empty result (a valid stream of no
 /// bytes) fails here, before the caller's block is freed or replaced.
-///
-/// # Safety
-/// `block` is `*buf`, a `malloc`'d block holding `nbytes` bytes; `buf`/`buf_size` are valid.
-unsafe fn commit(
-    result: Filtered,
-    block: *mut c_void,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-) -> FilterResult<usize> {
-    let len = result.len(nbytes);
+fn commit(result: Filtered, chunk: FilterChunk<'_>) -> FilterResult<usize> {
+    let len = result.len(chunk.nbytes());
     if len == 0 {
         return Err(FilterError("the result is empty, which a filter cannot return".into()));
     }
     match result {
-        Filtered::Replaced(out) => {
-            let (ptr, _, capacity) = out.into_raw();
-            // SAFETY: the old block is ours to free; the new one is C's from here.
-            unsafe {
-                libc::free(block);
-                *buf = ptr;
-                *buf_size = capacity;
-            }
-            Ok(len)
-        }
-        Filtered::Shrunk(_) => Ok(len),
-        Filtered::Appended(extra) => {
-            // SAFETY: the current size is the caller's.
-            let needs_growing = unsafe { *buf_size } < len;
-            // SAFETY: realloc keeps the first nbytes bytes of the caller's malloc'd block.
-            let grown = if needs_growing { unsafe { libc::realloc(block, len) } } else { block };
-            if grown.is_null() {
-                return Err(FilterError("out of memory".into()));
-            }
-            // SAFETY: grown holds at least len bytes; write the extra bytes after the data. A grown
-            // block has a new size even where realloc kept its address (HDF5 2.2 checks that the
-            // result fits *buf_size).
-            unsafe {
-                std::ptr::copy_nonoverlapping(extra.as_ptr(), grown.cast::<u8>().add(nbytes), extra.len());
-                if needs_growing {
-                    *buf = grown;
-                    *buf_size = len;
-                }
-            }
-            Ok(len)
-        }
+        Filtered::Replaced(out) => chunk.replace(out),
+        Filtered::Shrunk(_) => {}
+        Filtered::Appended(extra) => chunk.append(&extra).map_err(|_| FilterError("out of memory".into()))?,
     }
+    Ok(len)
 }
 
 /// Types a filter body (closure) for [`run_filter`].

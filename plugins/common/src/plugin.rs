@@ -14,7 +14,7 @@ use crate::error::NcResult;
 use crate::h5z;
 use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
-use ncfilters_core::c_args::{Call, FromRawArgument, Out, Params, Text};
+use ncfilters_core::c_args::{Call, FromRawArgument, HeapParams, Out, Params, Text};
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
@@ -116,9 +116,9 @@ macro_rules! standard_filter_module {
                 wnparamsp: *mut usize,
                 wparamsp: *mut *mut c_uint,
             ) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), |_| {
+                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), |call| {
                     // SAFETY: netcdf-c passes the filter's C-heap visible and working vectors.
-                    unsafe { modify_parameters($codec, ncid, varid, vnparamsp, vparamsp, wnparamsp, wparamsp) }
+                    unsafe { modify_parameters(call, $codec, ncid, varid, vnparamsp, vparamsp, wnparamsp, wparamsp) }
                 })
             }
 
@@ -226,9 +226,13 @@ fn codec_of_params(codec: Codec, params: &[u32], mut text: Out<'_, *mut c_char>)
     Ok(())
 }
 
+/// `NCZ_modify_parameters`' pointers, each made a handle once.
+///
 /// # Safety
 /// The pointers are netcdf-c's: the filter's C-heap visible and working vectors.
+#[allow(clippy::too_many_arguments)] // the entry point's six, plus the call and the codec
 unsafe fn modify_parameters(
+    call: &Call<'_>,
     codec: Codec,
     ncid: c_int,
     varid: c_int,
@@ -238,16 +242,11 @@ unsafe fn modify_parameters(
     wparamsp: *mut *mut c_uint,
 ) -> NcResult<()> {
     crate::reject_null!(vnparamsp, vparamsp, wnparamsp, wparamsp);
-    // SAFETY: the visible vector holds *vnparamsp words (or is NULL).
-    let visible = unsafe { crate::ffi_boundary::params_slice(*vparamsp, *vnparamsp) }?;
-    let working = CParams::from_slice(&working_parameters(codec, ncid, varid, visible)?)?;
-    // SAFETY: the old working vector is C-heap and ours to replace, as the protocol allows.
-    unsafe {
-        drop(CParams::from_raw(*wparamsp, *wnparamsp));
-        let (len, ptr) = working.into_raw();
-        wnparamsp.write(len);
-        wparamsp.write(ptr);
-    }
+    // SAFETY: per this function's contract, for the call.
+    let (visible, mut working) = unsafe {
+        (HeapParams::from_raw(call, (vnparamsp, vparamsp)), HeapParams::from_raw(call, (wnparamsp, wparamsp)))
+    };
+    working.replace(CParams::from_slice(&working_parameters(codec, ncid, varid, visible.words()?)?)?);
     Ok(())
 }
 
