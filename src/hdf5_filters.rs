@@ -74,7 +74,7 @@ pub fn unavailable_reason(id: u32) -> Option<String> {
     if !is_stand_in(id) {
         return None;
     }
-    match crate::ffi_export!(caught "the filter lookup", |_| crate::nczarr_filters::registry().get(id).cloned()) {
+    match crate::ffi_boundary::contained("the filter lookup", || crate::nczarr_filters::registry().get(id).cloned()) {
         Some(plugin) => plugin.unavailable_reason(),
         None => Some(format!("no implementation of filter {id} was found")),
     }

@@ -88,6 +88,15 @@ pub fn piece_panicked(work: impl FnOnce()) -> bool {
     catch_unwind(AssertUnwindSafe(work)).is_err()
 }
 
+/// Runs `body`, a step of ncfilters' own inside a call, which must come to an end even when it
+/// panics (a filter marked "computing" until a plugin's answer is stored, a check around a
+/// lookup): the panic is reported as an internal error in `what` and becomes the type's
+/// [`OnPanic`] value, and the call goes on. Not for C entry points: those run in
+/// [`ffi_export!`](crate::ffi_export!).
+pub fn contained<R: OnPanic>(what: &str, body: impl FnOnce() -> R) -> R {
+    guarded(what, |_| body())
+}
+
 /// Runs `body` with a fresh [`Call`], turning a panic into `R::on_panic()` with a diagnostic
 /// naming `function`, so that no unwind ever reaches C. Called through
 /// [`ffi_export!`](crate::ffi_export!) only (`tests/layers.rs` checks).
@@ -184,8 +193,8 @@ pub fn exported<R: CReturn>(function: &str, body: impl for<'call> FnOnce(&Call<'
 }
 
 /// The panic boundary: every function C calls runs its body through this macro, and nothing
-/// else catches a panic but [`piece_panicked`] and, a layer below, `error::write_stderr`, which
-/// drops a diagnostic's panic (`tests/layers.rs` checks). The body is a closure of the call's
+/// else catches a panic but [`piece_panicked`], [`contained`] and, a layer below,
+/// `error::write_stderr`, which drops a diagnostic's panic (`tests/layers.rs` checks). The body is a closure of the call's
 /// [`Call`], which the pointer arguments' handles borrow ([`crate::c_args`]). Its forms:
 /// - `ffi_export!(|call| { ... })`: an exported function's body, with the function's own name in
 ///   its diagnostics; the closure yields the return type's [`CReturn::Body`] (an [`NcResult`]
@@ -302,6 +311,8 @@ mod tests {
         assert_eq!(crate::ffi_export!(caught "test", |_| -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
         let () = crate::ffi_export!(caught "test", |_| -> () { panic!("deliberate") });
         assert_eq!(crate::ffi_export!(caught "test", |_| 7usize), 7, "no panic, the body's value");
+        assert_eq!(contained("test", || -> Option<u8> { panic!("deliberate") }), None);
+        assert_eq!(contained("test", || Some(3u8)), Some(3));
     }
 
     #[test]

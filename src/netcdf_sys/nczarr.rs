@@ -495,7 +495,7 @@ impl ZarrVar<'_> {
             return Ok(());
         };
         // A panic must still end the computation, or the filter stays "computing" for good.
-        let outcome = crate::ffi_export!(caught "NCZ_modify_parameters", |_| job.run(ncid, varid));
+        let outcome = crate::ffi_boundary::contained("NCZ_modify_parameters", || job.run(ncid, varid));
         self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome))?
     }
 
