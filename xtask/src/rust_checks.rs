@@ -17,6 +17,13 @@ fn cargo<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
     cargo
 }
 
+/// `cargo test -q --release --locked` with `args`.
+fn quiet_test<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
+    let mut test = cargo(h, ["test", "-q", "--release", "--locked"]);
+    test.args(args);
+    test
+}
+
 /// The distribution build's feature (cmake: NCFILTERS_SYSTEM_LIBS), for a build of the crates.
 const DISTRIBUTION_BUILD: &str = "--features=ncfilters-core/system-libs";
 
@@ -26,26 +33,10 @@ pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
     log("cargo test of the filters' crates in the distribution build (the system's zlib, libbz2 and libzstd)");
-    run(cargo(
-        h,
-        ["test", "-q", "--release", "--locked", "-p", "ncfilters-core", "-p", "ncfilters-plugin", DISTRIBUTION_BUILD],
-    )
-    .env("ZSTD_SYS_USE_PKG_CONFIG", "1"))?;
+    let mut distribution = quiet_test(h, ["-p", "ncfilters-core", "-p", "ncfilters-plugin", DISTRIBUTION_BUILD]);
+    run(distribution.env("ZSTD_SYS_USE_PKG_CONFIG", "1"))?;
     log("cargo test of zstd on a libzstd without threads (the bundled one without feature zstd-threads)");
-    run(&mut cargo(
-        h,
-        [
-            "test",
-            "-q",
-            "--release",
-            "--locked",
-            "-p",
-            "ncfilters-core",
-            "--no-default-features",
-            "--lib",
-            "zstd_context",
-        ],
-    ))?;
+    run(&mut quiet_test(h, ["-p", "ncfilters-core", "--no-default-features", "--lib", "zstd_context"]))?;
     for_later_releases(
         h,
         releases,
