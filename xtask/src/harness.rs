@@ -115,6 +115,16 @@ impl Harness {
         }
     }
 
+    /// Removes the release's builds and work directory, unless it is the first release, whose
+    /// cargo target is the repository's own (`target`).
+    pub fn remove_release_trees(&self) -> Result {
+        if self.release.is_first() {
+            return Ok(());
+        }
+        remove_dir_all_if_exists(&self.cargo_target())?;
+        remove_dir_all_if_exists(&self.work)
+    }
+
     pub fn build_dir(&self, flavour: &str) -> PathBuf {
         self.work.join(format!("build-{flavour}"))
     }

@@ -124,6 +124,12 @@ impl SlowCheck {
         }
     }
 
+    /// Whether the check reads the trees of the run's netcdf-c builds (valgrind reruns their
+    /// suites; the parallel pair and the matrix's configurations start from their releases').
+    pub fn reuses_release_builds(&self) -> bool {
+        matches!(self, SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_))
+    }
+
     pub fn run(&self, h: &Harness) -> Result {
         match self {
             SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
