@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! Passes on the netcdf-c release ncfilters is built into (its struct layouts and behaviour, chosen
-//! by ncfilters-core's build.rs) and compiles the weak-reference shim to netcdf-c internals (src/netcdf_sys/shim.c).
+//! by ncfilters-core's build.rs) and compiles the weak-reference shim to netcdf-c internals (src/netcdf_internals/shim.c).
 
 fn main() {
-    println!("cargo:rerun-if-changed=src/netcdf_sys/shim.c");
+    println!("cargo:rerun-if-changed=src/netcdf_internals/shim.c");
     // The release's cfgs, as ncfilters-core's build.rs (the one release table) chose them.
     let release =
         |key: &str| std::env::var(format!("DEP_NCFILTERS_RELEASE_{key}")).expect("ncfilters-core's links metadata");
@@ -16,7 +16,7 @@ fn main() {
     }
 
     // A parallel netcdf-c's MPI_Comm/MPI_Info handles: 8 (OpenMPI: pointers) or 4 (MPICH: ints),
-    // measured by cmake/ncfilters.cmake (see netcdf_sys::nc4::MpiHandle).
+    // measured by cmake/ncfilters.cmake (see netcdf_internals::nc4::MpiHandle).
     println!("cargo:rerun-if-env-changed=NCFILTERS_MPI_HANDLE_SIZE");
     println!("cargo:rustc-check-cfg=cfg(ncfilters_mpi_int_handles)");
     match std::env::var("NCFILTERS_MPI_HANDLE_SIZE").as_deref() {
@@ -25,7 +25,7 @@ fn main() {
         Ok(other) => panic!("NCFILTERS_MPI_HANDLE_SIZE={other}: ncfilters mirrors MPI handles of 4 or 8 bytes"),
     }
     cc::Build::new()
-        .file("src/netcdf_sys/shim.c")
+        .file("src/netcdf_internals/shim.c")
         .flag_if_supported("-fvisibility=hidden")
         .warnings(true)
         .compile("ncfilters_shim");

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* ncfilters' own API, exported by a libnetcdf built with ncfilters (not part of netcdf-c):
    which filters this process can use and why not, and how filter specs and NCZarr codec JSON
-   correspond (implemented in Rust by ncfilters, src/abi/filter_report.rs).
+   correspond (implemented in Rust by ncfilters, src/abi/ncfilters_api.rs).
    Every function returns NC_NOERR or an NC_E* code (netcdf.h) and, unless json_out is NULL,
    sets *json_out to NUL-terminated UTF-8 JSON allocated with malloc: free it with free().
    On error the JSON is {"error": "<message naming the bad input>"}. */

@@ -2,7 +2,7 @@
 /* Copyright 2018, UCAR/Unidata and OPeNDAP, Inc.
    See netcdf-c's COPYRIGHT file, in ncfilters' source as LICENSES/netcdf-c-COPYRIGHT. */
 /* ncfilters drop-in for netcdf-c's netcdf_filter.h (4.9.0 to 4.10.1): the public filter API
-   (implemented in Rust by ncfilters, src/abi/filter_api.rs) and the plugin path (src/abi/plugin_path.rs). As with netcdf-c,
+   (implemented in Rust by ncfilters, src/abi/filter_api.rs) and the plugin path (src/abi/plugin_path_api.rs). As with netcdf-c,
    include netcdf.h first: it defines EXTERNL. */
 
 #ifndef NETCDF_FILTER_H

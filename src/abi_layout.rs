@@ -7,11 +7,11 @@
 #![forbid(unsafe_code)]
 
 use crate::c_types::{H5Z_class2_t, NCPluginList, NCZ_codec_t, NC_H5_Filterspec};
-use crate::netcdf_sys::nc4::{
+use crate::netcdf_internals::nc4::{
     ChunkCache, NC_HDF5_Filter, NClist, NC_DIM_INFO, NC_FILE_INFO, NC_HDF5_VAR_INFO, NC_OBJ, NC_VAR_INFO,
 };
-use crate::netcdf_sys::nczarr::{NCZ_VAR_INFO, NC_GRP_INFO, NC_TYPE_INFO};
-use crate::netcdf_sys::{NC_Dispatch, NC};
+use crate::netcdf_internals::nczarr::{NCZ_VAR_INFO, NC_GRP_INFO, NC_TYPE_INFO};
+use crate::netcdf_internals::{NC_Dispatch, NC};
 use std::fmt::Write;
 use std::mem::{align_of, offset_of, size_of};
 

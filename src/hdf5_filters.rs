@@ -5,8 +5,8 @@
 #![deny(unsafe_code)]
 
 use crate::error::{NcResult, NC_ENOFILTER};
-use crate::hdf5_filter_rules as rules;
-use crate::netcdf_sys::hdf5_var::{hdf5_filter_available, Hdf5Location, Hdf5Var};
+use crate::filter_rules as rules;
+use crate::netcdf_internals::hdf5_var::{hdf5_filter_available, Hdf5Location, Hdf5Var};
 use std::os::raw::{c_int, c_uint};
 
 /// Adds filter `id` to the variable, or, if it is already there, replaces its parameters

@@ -6,7 +6,8 @@
 //! `ncfilters-plugin` crate (which the plugin libraries share); this crate is what netcdf-c links.
 //! Its modules, lowest first (`tests/layers.rs` checks the order, and that neither crate below
 //! uses them):
-//! 1. [`netcdf_sys`]: bindings to netcdf-c internals (the NCZarr filter lists hold
+//! 1. [`netcdf_internals`]: netcdf-c's internals, mirrored, and safe handles to its variables
+//!    and files, through the shim's functions (the NCZarr filter lists hold
 //!    ncfilters-core's `filter_chain` filters); then [`abi_layout`]: the layout table the ABI
 //!    check compares with netcdf-c's headers;
 //! 2. [`nczarr_filters`]: NCZarr's filter policy (the registry with the built-in filters, defining
@@ -29,14 +30,13 @@ pub use ncfilters_core::{
     standard_filter_table, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
 };
 pub(crate) use ncfilters_core::{
-    c_heap, filter_chain, filter_report, hdf5_filter_rules, plugin_loader, plugin_path, plugin_registry,
-    standard_filters,
+    c_heap, filter_chain, filter_report, filter_rules, plugin_loader, plugin_path, plugin_registry, standard_filters,
 };
 
 pub(crate) use ncfilters_plugin::hdf5_sys;
 
 // The layers, lowest first (`tests/layers.rs` reads this order).
-pub(crate) mod netcdf_sys;
+pub(crate) mod netcdf_internals;
 pub mod abi_layout;
 pub(crate) mod nczarr_filters;
 pub(crate) mod hdf5_filters;
@@ -45,7 +45,7 @@ pub mod abi;
 /// What the integration tests in `tests/` reach beyond the C ABI; not part of any interface.
 #[doc(hidden)]
 pub mod test_support {
-    pub use crate::netcdf_sys::netcdf_linked;
+    pub use crate::netcdf_internals::netcdf_linked;
     pub use crate::plugin_registry::finalize as forget_plugins;
 
     /// Whether the NCZarr registry (discovered now if need be) has a complete filter `id`.

@@ -7,8 +7,8 @@
 use crate::c_heap::ChunkBuffer;
 use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER};
 use crate::filter_chain::{Stage, ZarrFilter};
-use crate::hdf5_filter_rules as rules;
-use crate::netcdf_sys::nczarr::{FilterList, ZarrLocation, ZarrVar};
+use crate::filter_rules as rules;
+use crate::netcdf_internals::nczarr::{FilterList, ZarrLocation, ZarrVar};
 use crate::plugin_loader::{CodecPart, FilterPart};
 use crate::plugin_registry::{self, Registry, MAX_FILTER_ID};
 use ncfilters_plugin::plugin::{working_parameters, STANDARD};

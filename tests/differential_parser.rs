@@ -8,7 +8,7 @@
 //! reject them with NC_EINVAL.
 
 use libloading::{Library, Symbol};
-use ncfilters::abi::filterspec as ours;
+use ncfilters::abi::ncaux_filterspec as ours;
 use ncfilters::c_types::NC_H5_Filterspec;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_uint};

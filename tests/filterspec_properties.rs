@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! Property tests of the filter-spec parser, and its C ABI under bad and NULL arguments.
 
-use ncfilters::abi::filterspec::*;
+use ncfilters::abi::ncaux_filterspec::*;
 use ncfilters::filterspec::{parse_parameter, parse_spec, parse_spec_list};
 use proptest::prelude::*;
 use std::ffi::CString;

@@ -7,7 +7,7 @@
 //! No HDF5 is loaded here, so only the path itself changes (HDF5's table is the harness's part).
 
 use libloading::Library;
-use ncfilters::abi::plugin_path as api;
+use ncfilters::abi::plugin_path_api as api;
 use ncfilters::c_types::NCPluginList;
 use ncfilters::error::{NC_EINVAL, NC_NOERR};
 use std::ffi::{CStr, CString};

@@ -14,7 +14,7 @@
 //!    chunk's pieces; [`zstd_context`]: a zstd context with libzstd's block pre-splitter off and
 //!    its multithreaded frames;
 //! 3. [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
-//!    rules; [`hdf5_filter_rules`]: ordering and conflict rules of a variable's filter list;
+//!    rules; [`filter_rules`]: ordering and conflict rules of a variable's filter list;
 //!    [`standard_filter_table`]: the table of standard filters (ids, names, codecs, libraries);
 //!    [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers; [`codec_json`]: NCZarr
 //!    codec JSON, its numeric and legacy dialects; then [`codecs`]: the standard filters' Zarr
@@ -71,7 +71,7 @@ pub mod zstd_context;
 pub mod adler32;
 pub mod filterspec;
 pub mod plugin_path;
-pub mod hdf5_filter_rules;
+pub mod filter_rules;
 pub mod standard_filter_table;
 pub mod standard_filters;
 pub mod codec_json;

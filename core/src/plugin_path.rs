@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The plugin path: the one list of directories, per process, in which the NCZarr registry (and,
 //! from netcdf-c 4.9.3 on, HDF5) looks for filter plugins. `nc_plugin_path_get`/`_set` read and
-//! replace it (`abi::plugin_path`); this module holds the list and its rules, safely shared
+//! replace it (`abi::plugin_path_api`); this module holds the list and its rules, safely shared
 //! between threads (netcdf-c's own list is an unguarded global).
 //!
 //! The initial list follows the release ncfilters is built into:

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ncfilters::abi::filterspec::{ncaux_h5filterspec_free, ncaux_h5filterspec_parselist};
+use ncfilters::abi::ncaux_filterspec::{ncaux_h5filterspec_free, ncaux_h5filterspec_parselist};
 use std::ffi::CString;
 
 fuzz_target!(|data: &[u8]| {

@@ -7,7 +7,7 @@
 use crate::c_args::{CountedOut, FromRawArgument, Out, Params};
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
 use crate::error::{NcResult, NC_EFILTER};
-use crate::netcdf_sys::{type_is_fixed_size, var_type, FormatFilters};
+use crate::netcdf_internals::{type_is_fixed_size, var_type, FormatFilters};
 use crate::standard_filters::{self, BloscSettings};
 use std::os::raw::{c_int, c_uint};
 

@@ -4,11 +4,11 @@
 
 use crate::c_args::{CountedOut, FromRawArgument, Out, Params};
 use crate::error::NC_ENOFILTER;
-use crate::hdf5_filter_rules as rules;
+use crate::filter_rules as rules;
 use crate::hdf5_filters::{add_filter, filter_will_run};
-use crate::netcdf_sys::dispatch_table;
-use crate::netcdf_sys::hdf5_var::{find_hdf5_var, Hdf5Var};
-use crate::netcdf_sys::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
+use crate::netcdf_internals::dispatch_table;
+use crate::netcdf_internals::hdf5_var::{find_hdf5_var, Hdf5Var};
+use crate::netcdf_internals::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
 
 /// # Safety

@@ -9,7 +9,7 @@
 //! `null_arguments` holds every export to the first two. NCZarr's policy is
 //! `crate::nczarr_filters`'.
 //!
-//! `filter_report` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path` is
+//! `ncfilters_api` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path_api` is
 //! netcdf-c 4.9.3's plugin-path API, added to 4.9.0 builds.
 //!
 //! The standard filters' `H5Z_func_t` entry points and plugin statics are the ncfilters-plugin
@@ -20,10 +20,10 @@ pub use ncfilters_plugin::{h5z, plugin};
 
 pub mod builtin;
 pub mod filter_api;
-pub mod filter_report;
-pub mod filterspec;
 pub mod hdf5filter;
+pub mod ncaux_filterspec;
+pub mod ncfilters_api;
 #[cfg(test)]
 mod null_arguments;
-pub mod plugin_path;
+pub mod plugin_path_api;
 pub mod zfilter;

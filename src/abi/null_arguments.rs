@@ -8,7 +8,7 @@
 //! [`reject_null!`]: crate::reject_null
 //! [`OnNull`]: crate::ffi_boundary::OnNull
 
-use super::{filter_report, filterspec, hdf5filter, plugin_path, zfilter};
+use super::{hdf5filter, ncaux_filterspec, ncfilters_api, plugin_path_api, zfilter};
 use crate::c_types::NCPluginList;
 use crate::error::{NC_EINVAL, NC_NOERR};
 use std::collections::BTreeSet;
@@ -52,11 +52,11 @@ const POLICY: &[(&str, &[(&str, OnNullArgument)])] = &[
             ("addshufflep", Optional),
         ],
     ),
-    // filter_report.rs
+    // ncfilters_api.rs
     ("ncfilters_report", &[("json_out", Refused)]),
     ("ncfilters_describe_spec", &[("spec", Refused), ("json_out", Refused)]),
     ("ncfilters_describe_codec", &[("codec_json", Refused), ("json_out", Refused)]),
-    // filterspec.rs
+    // ncaux_filterspec.rs
     ("ncaux_h5filterspec_parse", &[("txt", Refused), ("idp", Optional), ("nparamsp", Optional), ("paramsp", Optional)]),
     (
         "ncaux_h5filterspec_parselist",
@@ -74,7 +74,7 @@ const POLICY: &[(&str, &[(&str, OnNullArgument)])] = &[
     ("NC4_hdf5_filter_remove", &[("var", Refused)]),
     ("NC4_hdf5_filter_freelist", &[("var", Refused)]),
     ("NC4_hdf5_find_missing_filter", &[("var", Refused), ("idp", Optional)]),
-    // plugin_path.rs
+    // plugin_path_api.rs
     ("nc_plugin_path_ndirs", &[("ndirsp", Optional)]),
     ("nc_plugin_path_get", &[("dirs", AsNetcdfC("NC_NOERR, nothing to fill (dplugins.c)"))]),
     ("nc_plugin_path_set", &[("dirs", Refused)]),
@@ -219,28 +219,28 @@ fn null_arguments_get_the_documented_answer() {
     let chain = std::ptr::NonNull::dangling().as_ptr();
     #[allow(unused_mut)] // more in a release with netcdf-c's plugin-path API
     let mut refused: Vec<(&str, &str, Call)> = vec![
-        ("ncfilters_report", "json_out", call!(filter_report::ncfilters_report(null_mut()))),
-        ("ncfilters_describe_spec", "json_out", call!(filter_report::ncfilters_describe_spec(text, null_mut()))),
-        ("ncfilters_describe_codec", "json_out", call!(filter_report::ncfilters_describe_codec(text, null_mut()))),
+        ("ncfilters_report", "json_out", call!(ncfilters_api::ncfilters_report(null_mut()))),
+        ("ncfilters_describe_spec", "json_out", call!(ncfilters_api::ncfilters_describe_spec(text, null_mut()))),
+        ("ncfilters_describe_codec", "json_out", call!(ncfilters_api::ncfilters_describe_codec(text, null_mut()))),
         (
             "ncaux_h5filterspec_parse",
             "txt",
-            call!(filterspec::ncaux_h5filterspec_parse(null(), null_mut(), null_mut(), null_mut())),
+            call!(ncaux_filterspec::ncaux_h5filterspec_parse(null(), null_mut(), null_mut(), null_mut())),
         ),
         (
             "ncaux_h5filterspec_parselist",
             "txt0",
-            call!(filterspec::ncaux_h5filterspec_parselist(null(), null_mut(), null_mut(), null_mut())),
+            call!(ncaux_filterspec::ncaux_h5filterspec_parselist(null(), null_mut(), null_mut(), null_mut())),
         ),
         (
             "ncaux_h5filterspec_parse_parameter",
             "txt",
-            call!(filterspec::ncaux_h5filterspec_parse_parameter(null(), null_mut(), null_mut())),
+            call!(ncaux_filterspec::ncaux_h5filterspec_parse_parameter(null(), null_mut(), null_mut())),
         ),
         (
             "ncaux_h5filterspec_parse_parameter",
             "uiparams",
-            call!(filterspec::ncaux_h5filterspec_parse_parameter(c"9".as_ptr(), null_mut(), null_mut())),
+            call!(ncaux_filterspec::ncaux_h5filterspec_parse_parameter(c"9".as_ptr(), null_mut(), null_mut())),
         ),
         ("NC4_hdf5_addfilter", "var", call!(hdf5filter::NC4_hdf5_addfilter(null_mut(), 1, 0, null(), 0))),
         ("NC4_hdf5_filter_lookup", "var", call!(hdf5filter::NC4_hdf5_filter_lookup(null_mut(), 1, null_mut()))),
@@ -251,14 +251,18 @@ fn null_arguments_get_the_documented_answer() {
             "var",
             call!(hdf5filter::NC4_hdf5_find_missing_filter(null_mut(), null_mut())),
         ),
-        ("nc_plugin_path_set", "dirs", call!(plugin_path::nc_plugin_path_set(null_mut()))),
-        ("ncaux_plugin_path_parsen", "dirs", call!(plugin_path::ncaux_plugin_path_parsen(2, text, 0, null_mut()))),
-        ("ncaux_plugin_path_parse", "dirs", call!(plugin_path::ncaux_plugin_path_parse(text, 0, null_mut()))),
-        ("ncaux_plugin_path_tostring", "dirs", call!(plugin_path::ncaux_plugin_path_tostring(null(), 0, null_mut()))),
-        ("ncaux_plugin_path_append", "dirs", call!(plugin_path::ncaux_plugin_path_append(null_mut(), text))),
-        ("ncaux_plugin_path_prepend", "dirs", call!(plugin_path::ncaux_plugin_path_prepend(null_mut(), text))),
-        ("ncaux_plugin_path_stringget", "path", call!(plugin_path::ncaux_plugin_path_stringget(4, null_mut()))),
-        ("ncaux_plugin_path_stringset", "path", call!(plugin_path::ncaux_plugin_path_stringset(4, null()))),
+        ("nc_plugin_path_set", "dirs", call!(plugin_path_api::nc_plugin_path_set(null_mut()))),
+        ("ncaux_plugin_path_parsen", "dirs", call!(plugin_path_api::ncaux_plugin_path_parsen(2, text, 0, null_mut()))),
+        ("ncaux_plugin_path_parse", "dirs", call!(plugin_path_api::ncaux_plugin_path_parse(text, 0, null_mut()))),
+        (
+            "ncaux_plugin_path_tostring",
+            "dirs",
+            call!(plugin_path_api::ncaux_plugin_path_tostring(null(), 0, null_mut())),
+        ),
+        ("ncaux_plugin_path_append", "dirs", call!(plugin_path_api::ncaux_plugin_path_append(null_mut(), text))),
+        ("ncaux_plugin_path_prepend", "dirs", call!(plugin_path_api::ncaux_plugin_path_prepend(null_mut(), text))),
+        ("ncaux_plugin_path_stringget", "path", call!(plugin_path_api::ncaux_plugin_path_stringget(4, null_mut()))),
+        ("ncaux_plugin_path_stringset", "path", call!(plugin_path_api::ncaux_plugin_path_stringset(4, null()))),
         ("NCZ_addfilter", "var", call!(zfilter::NCZ_addfilter(null_mut(), null_mut(), 1, 0, null()))),
         ("NCZ_filter_setup", "var", call!(zfilter::NCZ_filter_setup(null_mut()))),
         ("NCZ_filter_freelists", "var", call!(zfilter::NCZ_filter_freelists(null_mut()))),
@@ -283,10 +287,10 @@ fn null_arguments_get_the_documented_answer() {
         ("ncfilters_zarr_codec", "var", call!(zfilter::ncfilters_zarr_codec(null(), null_mut(), null(), null(), 0))),
         ("ncfilters_zarr_raw_chunk", "var", call!(zfilter::ncfilters_zarr_raw_chunk(null_mut(), 0))),
         ("NCZ_codec_attr", "var", call!(zfilter::NCZ_codec_attr(null(), null_mut(), null_mut()))),
-        ("ncfilters_describe_spec", "spec", call!(filter_report::ncfilters_describe_spec(null(), json))),
-        ("ncfilters_describe_codec", "codec_json", call!(filter_report::ncfilters_describe_codec(null(), json))),
-        ("ncaux_plugin_path_append", "dir", call!(plugin_path::ncaux_plugin_path_append(list, null()))),
-        ("ncaux_plugin_path_prepend", "dir", call!(plugin_path::ncaux_plugin_path_prepend(list, null()))),
+        ("ncfilters_describe_spec", "spec", call!(ncfilters_api::ncfilters_describe_spec(null(), json))),
+        ("ncfilters_describe_codec", "codec_json", call!(ncfilters_api::ncfilters_describe_codec(null(), json))),
+        ("ncaux_plugin_path_append", "dir", call!(plugin_path_api::ncaux_plugin_path_append(list, null()))),
+        ("ncaux_plugin_path_prepend", "dir", call!(plugin_path_api::ncaux_plugin_path_prepend(list, null()))),
         (
             "NCZ_applyfilterchain",
             "chain",
@@ -315,10 +319,10 @@ fn null_arguments_get_the_documented_answer() {
             "name",
             call!(zfilter::plugin_table::NCZ_plugin_loaded_byname(null(), null_mut())),
         ),
-        ("NC4_hdf5_plugin_path_get", "dirs", call!(plugin_path::release::NC4_hdf5_plugin_path_get(null_mut()))),
-        ("NC4_hdf5_plugin_path_set", "dirs", call!(plugin_path::release::NC4_hdf5_plugin_path_set(null_mut()))),
-        ("NCZ_plugin_path_get", "dirs", call!(plugin_path::release::NCZ_plugin_path_get(null_mut()))),
-        ("NCZ_plugin_path_set", "dirs", call!(plugin_path::release::NCZ_plugin_path_set(null_mut()))),
+        ("NC4_hdf5_plugin_path_get", "dirs", call!(plugin_path_api::release::NC4_hdf5_plugin_path_get(null_mut()))),
+        ("NC4_hdf5_plugin_path_set", "dirs", call!(plugin_path_api::release::NC4_hdf5_plugin_path_set(null_mut()))),
+        ("NCZ_plugin_path_get", "dirs", call!(plugin_path_api::release::NCZ_plugin_path_get(null_mut()))),
+        ("NCZ_plugin_path_set", "dirs", call!(plugin_path_api::release::NCZ_plugin_path_set(null_mut()))),
     ]);
     let mut checked = BTreeSet::new();
     for (function, argument, call) in &refused {
@@ -336,13 +340,13 @@ fn null_arguments_get_the_documented_answer() {
     // Accepted as netcdf-c accepts them.
     // SAFETY: NULL arguments the functions accept.
     unsafe {
-        filterspec::ncaux_h5filterspec_free(null_mut());
-        filterspec::ncaux_h5filterspec_fix8(null_mut(), 1);
-        assert_eq!(plugin_path::nc_plugin_path_get(null_mut()), NC_NOERR);
-        assert_eq!(plugin_path::ncaux_plugin_path_clear(null_mut()), NC_NOERR);
-        assert_eq!(plugin_path::ncaux_plugin_path_reclaim(null_mut()), NC_NOERR);
+        ncaux_filterspec::ncaux_h5filterspec_free(null_mut());
+        ncaux_filterspec::ncaux_h5filterspec_fix8(null_mut(), 1);
+        assert_eq!(plugin_path_api::nc_plugin_path_get(null_mut()), NC_NOERR);
+        assert_eq!(plugin_path_api::ncaux_plugin_path_clear(null_mut()), NC_NOERR);
+        assert_eq!(plugin_path_api::ncaux_plugin_path_reclaim(null_mut()), NC_NOERR);
         let mut list = NCPluginList { ndirs: 5, dirs: null_mut() };
-        assert_eq!(plugin_path::ncaux_plugin_path_parse(null(), 0, &mut list), NC_NOERR);
+        assert_eq!(plugin_path_api::ncaux_plugin_path_parse(null(), 0, &mut list), NC_NOERR);
         assert_eq!(list.ndirs, 0, "no directories");
     }
     // Every refused argument the unit tests can reach without netcdf-c is called above.

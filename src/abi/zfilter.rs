@@ -7,13 +7,13 @@ use crate::c_args::{CallerChunk, CountedOut, FromRawArgument, Live, Out, Params,
 use crate::codec_json::Dialect;
 use crate::error::{NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, ZarrFilter};
-use crate::hdf5_filter_rules as rules;
+use crate::filter_rules as rules;
 use crate::nczarr_filters::{
     add_filter, build_codec, chain_position, chain_stages, check_not_broken, first_stage_on_borrowed, registry,
 };
-use crate::netcdf_sys::dispatch_table;
-use crate::netcdf_sys::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
-use crate::netcdf_sys::nczarr::{
+use crate::netcdf_internals::dispatch_table;
+use crate::netcdf_internals::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
+use crate::netcdf_internals::nczarr::{
     free_incomplete_filters, ncjson_parse, FilterHandle, FilterList, JsonOut, NCZ_Filter, NCjson, ZarrLocation,
     ZarrVar, ZarrVarToRead, NCZ_VAR_INFO,
 };
@@ -196,7 +196,7 @@ pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
 #[cfg(ncf_plugin_path_release)]
 pub(crate) mod plugin_table {
     use super::*;
-    use crate::netcdf_sys::nczarr::NCZ_Plugin;
+    use crate::netcdf_internals::nczarr::NCZ_Plugin;
 
     /// Loads the plugins on the plugin path into ncfilters' registry, if not yet done.
     #[no_mangle]

@@ -278,10 +278,10 @@ fn for_later_releases<const N: usize>(
 
 /// The unit tests Miri runs (test-name filters): everything that calls no C. zstd, bzip2,
 /// blosc and szip are C libraries (blosc's frame layout is not), and the other C-ABI tests call
-/// netcdf-c, which Miri cannot run (`abi::plugin_path`'s call none).
+/// netcdf-c, which Miri cannot run (`abi::plugin_path_api`'s call none).
 const MIRI_TESTS: [&str; 16] = [
     "abi::null_arguments::null_arguments_get_the_documented_answer",
-    "abi::plugin_path::",
+    "abi::plugin_path_api::",
     "c_args::",
     "c_heap::",
     "ffi_boundary::",
@@ -295,7 +295,7 @@ const MIRI_TESTS: [&str; 16] = [
     "codecs::",
     "filterspec::",
     "standard_filters::",
-    "hdf5_filter_rules::",
+    "filter_rules::",
 ];
 
 pub fn test_miri(h: &Harness) -> Result {
@@ -411,7 +411,7 @@ pub fn test_parallel_rules(h: &Harness) -> Result {
     for features in ["parallel4,hdf5-parallel-filters", "parallel4"] {
         log(format!("unit tests of the filter rules with --features {features}"));
         let mut test = cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters-core", "--lib", "--features"]);
-        test.args([features, "hdf5_filter_rules::"]).env("CARGO_TARGET_DIR", h.cargo_target().join("parallel"));
+        test.args([features, "filter_rules::"]).env("CARGO_TARGET_DIR", h.cargo_target().join("parallel"));
         run(&mut test)?;
     }
     Ok(())

@@ -171,7 +171,7 @@ FORWARD("hdf5", int, -2, H5Tclose, (hid_t type), (type))
 FORWARD("hdf5", int, -2, H5Sget_simple_extent_dims, (hid_t space, hsize_t *dims, hsize_t *maxdims), (space, dims, maxdims))
 FORWARD("hdf5", long long, -2, H5Sget_simple_extent_npoints, (hid_t space), (space))
 FORWARD("hdf5", int, -2, H5Zget_filter_info, (int id, unsigned *flags), (id, flags))
-/* HDF5's plugin search table, which the plugin path steers (the ncfilters crate's abi/plugin_path.rs). */
+/* HDF5's plugin search table, which the plugin path steers (the ncfilters crate's abi/plugin_path_api.rs). */
 FORWARD("hdf5", int, -2, H5PLsize, (unsigned *count), (count))
 FORWARD("hdf5", long, -2, H5PLget, (unsigned index, char *path, size_t size), (index, path, size))
 FORWARD("hdf5", int, -2, H5PLremove, (unsigned index), (index))

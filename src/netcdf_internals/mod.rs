@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! Bindings to netcdf-c internals that the public filter API goes through:
+//! netcdf-c's internals: its structs mirrored (`nc4`), safe handles to a variable's filter lists
+//! (`hdf5_var`, `nczarr`), and what the public filter API goes through:
 //! `NC_check_id`, the `NC` and `NC_Dispatch` structs (dispatch version 5),
 //! and `NC4_inq_type_fixed_size`; `var_type` and `initialize` are ncfilters-plugin's `netcdf_api`.
 //!

@@ -79,7 +79,7 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
         crate::reject_null!(json_out);
         let body = || {
             // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
-            let _ = crate::netcdf_sys::initialize();
+            let _ = crate::netcdf_internals::initialize();
             Ok(filter_report::report(&crate::nczarr_filters::registry(), hdf5_facts))
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
@@ -163,7 +163,7 @@ mod tests {
     #[test]
     fn the_documented_report_schema_is_the_report_types() {
         use crate::filter_report::*;
-        let source = include_str!("filter_report.rs");
+        let source = include_str!("ncfilters_api.rs");
         let doc = &source[source.find("The report:").unwrap()..source.find("with filters sorted by id").unwrap()];
         let documented: std::collections::BTreeSet<String> =
             doc.split('"').skip(1).step_by(2).map(str::to_string).collect();
