@@ -135,7 +135,7 @@ pub type NCZ_codec_info_defaults_proto = Option<unsafe extern "C" fn() -> *const
 
 /// The NumCodecs-style codec description a plugin provides (`netcdf_filter_build.h`).
 #[repr(C)]
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct NCZ_codec_t {
     /// Version number of the struct.
     pub version: c_int,

@@ -17,15 +17,10 @@ use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
-use std::os::raw::{c_char, c_int, c_uint, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
-
-type CodecToHdf5Fn = unsafe extern "C" fn(*const c_char, *mut usize, *mut *mut c_uint) -> c_int;
-type Hdf5ToCodecFn = unsafe extern "C" fn(usize, *const c_uint, *mut *mut c_char) -> c_int;
-type ModifyParametersFn =
-    unsafe extern "C" fn(c_int, c_int, *mut usize, *mut *mut c_uint, *mut usize, *mut *mut c_uint) -> c_int;
 
 const NCZ_CODEC_CLASS_VER: c_int = 1;
 const NCZ_CODEC_HDF5: c_int = 1;
@@ -69,17 +64,23 @@ pub struct CodecPart {
 /// variable `(ncid, varid)`. Given by the caller of [`CodecPart::native`], which can ask netcdf-c.
 pub type WorkingParamsFn = fn(Codec, c_int, c_int, &[u32]) -> NcResult<Vec<u32>>;
 
+/// A copy of a plugin library's `NCZ_codec_t`.
+#[derive(Debug, Clone, Copy)]
+struct LibraryCodec(NCZ_codec_t);
+
+// SAFETY: its pointers are a loaded plugin library's static data and functions, which the part's
+// KeepAlive keeps mapped; netcdf-c calls a codec's functions from any thread, and nothing here
+// writes through them.
+unsafe impl Send for LibraryCodec {}
+// SAFETY: as above.
+unsafe impl Sync for LibraryCodec {}
+
 /// What runs a codec.
 #[derive(Debug, Clone, Copy)]
 enum CodecFunctions {
-    /// A plugin library's, copied out of its `NCZ_codec_t`.
-    Library {
-        initialize: Option<unsafe extern "C" fn()>,
-        finalize: Option<unsafe extern "C" fn()>,
-        to_hdf5: Option<CodecToHdf5Fn>,
-        hdf5_to_codec: Option<Hdf5ToCodecFn>,
-        modify_parameters: Option<ModifyParametersFn>,
-    },
+    /// A plugin library's `NCZ_codec_t`, copied: its functions have the one signature `c_types`
+    /// gives them.
+    Library(LibraryCodec),
     /// One of ncfilters' standard codecs, called directly (it has no initialiser or finaliser).
     Native { codec: Codec, working: WorkingParamsFn },
 }
@@ -277,13 +278,7 @@ unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, LoadError> {
     // SAFETY: codecid is NULL or NUL-terminated.
     let codec_id = unsafe { name_of(codec.codecid) }
         .ok_or_else(|| LoadError { reason: "codec has a NULL, empty or non-UTF-8 id".into(), id })?;
-    let functions = CodecFunctions::Library {
-        initialize: codec.NCZ_codec_initialize,
-        finalize: codec.NCZ_codec_finalize,
-        to_hdf5: codec.NCZ_codec_to_hdf5,
-        hdf5_to_codec: codec.NCZ_hdf5_to_codec,
-        modify_parameters: codec.NCZ_modify_parameters,
-    };
+    let functions = CodecFunctions::Library(LibraryCodec(*codec));
     Ok(CodecPart { codec_id, hdf5_id: codec.hdf5id, functions, init: init_state_of(info as usize) })
 }
 
@@ -394,7 +389,9 @@ impl CodecPart {
             }
         }
         init.runner.store(me, Ordering::Release);
-        if let CodecFunctions::Library { initialize: Some(initialize), .. } = self.functions {
+        if let CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_codec_initialize: Some(initialize), .. })) =
+            self.functions
+        {
             // SAFETY: NCZ_codec_initialize takes no arguments.
             unsafe { initialize() };
         }
@@ -414,7 +411,9 @@ impl CodecPart {
         if init.compare_exchange(INIT_DONE, INIT_NOT_RUN, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return;
         }
-        if let CodecFunctions::Library { finalize: Some(finalize), .. } = self.functions {
+        if let CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_codec_finalize: Some(finalize), .. })) =
+            self.functions
+        {
             // SAFETY: NCZ_codec_finalize takes no arguments.
             unsafe { finalize() }
         }
@@ -430,8 +429,8 @@ impl CodecPart {
     pub fn to_hdf5(&self, codec_json: &str) -> NcResult<CParams> {
         self.ensure_initialized();
         match self.functions {
-            CodecFunctions::Library { to_hdf5: None, .. } => Ok(CParams::empty()),
-            CodecFunctions::Library { to_hdf5: Some(to_hdf5), .. } => {
+            CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_codec_to_hdf5: None, .. })) => Ok(CParams::empty()),
+            CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_codec_to_hdf5: Some(to_hdf5), .. })) => {
                 let text = CString::new(codec_json).map_err(|_| NC_EFILTER)?;
                 let (mut len, mut ptr) = (0usize, std::ptr::null_mut());
                 // SAFETY: text is NUL-terminated; out-pointers are valid; the plugin returns a C-heap vector.
@@ -461,11 +460,11 @@ impl CodecPart {
     pub fn to_codec(&self, visible: &CParams) -> NcResult<String> {
         self.ensure_initialized();
         match self.functions {
-            CodecFunctions::Library { hdf5_to_codec: None, .. } => {
+            CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_hdf5_to_codec: None, .. })) => {
                 crate::error::report(format_args!("codec \"{}\" has no NCZ_hdf5_to_codec", self.codec_id));
                 Err(NC_EFILTER)
             }
-            CodecFunctions::Library { hdf5_to_codec: Some(hdf5_to_codec), .. } => {
+            CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_hdf5_to_codec: Some(hdf5_to_codec), .. })) => {
                 let (count, values) = visible.as_raw();
                 let mut text: *mut c_char = std::ptr::null_mut();
                 // SAFETY: values NULL or readable for `count` words; text is a valid out-pointer.
@@ -493,7 +492,7 @@ impl CodecPart {
     /// Whether the codec computes working parameters itself.
     pub fn modifies_parameters(&self) -> bool {
         match self.functions {
-            CodecFunctions::Library { modify_parameters, .. } => modify_parameters.is_some(),
+            CodecFunctions::Library(LibraryCodec(codec)) => codec.NCZ_modify_parameters.is_some(),
             CodecFunctions::Native { codec, .. } => codec.modifies_parameters(),
         }
     }
@@ -509,8 +508,8 @@ impl CodecPart {
     ) -> NcResult<()> {
         self.ensure_initialized();
         let code = match self.functions {
-            CodecFunctions::Library { modify_parameters: None, .. } => return Ok(()),
-            CodecFunctions::Library { modify_parameters: Some(modify), .. } => {
+            CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_modify_parameters: None, .. })) => return Ok(()),
+            CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_modify_parameters: Some(modify), .. })) => {
                 let ((visible_len, visible_ptr), (working_len, working_ptr)) =
                     (visible.raw_parts_mut(), working.raw_parts_mut());
                 // SAFETY: both pairs are C-heap vectors the plugin may free and replace, as the protocol allows.
@@ -532,6 +531,7 @@ impl CodecPart {
 #[cfg(any(test, feature = "test-support"))]
 pub mod test_parts {
     use super::*;
+    use std::os::raw::c_uint;
 
     extern "C" fn identity(
         _: c_uint,
@@ -573,13 +573,17 @@ pub mod test_parts {
         initialize: Option<unsafe extern "C" fn()>,
         finalize: Option<unsafe extern "C" fn()>,
     ) -> CodecPart {
-        let functions = CodecFunctions::Library {
-            initialize,
-            finalize,
-            to_hdf5: None,
-            hdf5_to_codec: None,
-            modify_parameters: None,
-        };
+        let functions = CodecFunctions::Library(LibraryCodec(NCZ_codec_t {
+            version: NCZ_CODEC_CLASS_VER,
+            sort: NCZ_CODEC_HDF5,
+            codecid: std::ptr::null(),
+            hdf5id: hdf5_id,
+            NCZ_codec_initialize: initialize,
+            NCZ_codec_finalize: finalize,
+            NCZ_codec_to_hdf5: None,
+            NCZ_hdf5_to_codec: None,
+            NCZ_modify_parameters: None,
+        }));
         CodecPart { codec_id: codec_id.to_string(), hdf5_id, functions, init: Arc::default() }
     }
 
