@@ -291,7 +291,7 @@ pub(crate) mod release {
     /// table follow it, as netcdf-c 4.9.3 does.
     #[no_mangle]
     pub extern "C" fn nc_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|call| {
+        crate::ffi_export!(|_| {
             let _change = change_lock();
             push_to_hdf5(&current_dirs())
         })
@@ -300,7 +300,7 @@ pub(crate) mod release {
     /// Run by `NC4_finalize`: forgets the plugin path (the next use reads the environment again).
     #[no_mangle]
     pub extern "C" fn nc_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|call| {
+        crate::ffi_export!(|_| {
             plugin_path::finalize();
             Ok(())
         })
@@ -353,12 +353,12 @@ pub(crate) mod release {
 
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|call| Ok(()))
+        crate::ffi_export!(|_| Ok(()))
     }
 
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|call| Ok(()))
+        crate::ffi_export!(|_| Ok(()))
     }
 
     thread_local! {
@@ -368,7 +368,7 @@ pub(crate) mod release {
     /// HDF5's search table joined with `;`, for debugging: valid until this thread's next call.
     #[no_mangle]
     pub extern "C" fn NC4_hdf5_plugin_path_tostring() -> *const c_char {
-        crate::ffi_export!(|call| {
+        crate::ffi_export!(|_| {
             let table = crate::hdf5_sys::plugin_search_table().unwrap_or_default();
             let joined = table.join(&b';');
             let text = CString::new(joined).unwrap_or_default();
@@ -382,12 +382,12 @@ pub(crate) mod release {
     /// NCZarr's side of the plugin path: the same list (ncfilters keeps one).
     #[no_mangle]
     pub extern "C" fn NCZ_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|call| Ok(()))
+        crate::ffi_export!(|_| Ok(()))
     }
 
     #[no_mangle]
     pub extern "C" fn NCZ_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|call| Ok(()))
+        crate::ffi_export!(|_| Ok(()))
     }
 
     /// # Safety

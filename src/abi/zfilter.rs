@@ -201,7 +201,7 @@ pub(crate) mod plugin_table {
     /// Loads the plugins on the plugin path into ncfilters' registry, if not yet done.
     #[no_mangle]
     pub extern "C" fn NCZ_load_all_plugins() -> c_int {
-        crate::ffi_export!(|call| {
+        crate::ffi_export!(|_| {
             registry();
             Ok(())
         })
