@@ -242,10 +242,10 @@ pub fn test_package(h: &Harness, package: &DebianPackage) -> Result {
             format!("dpkg-buildpackage -b of netcdf {} ({flavour}), network cut", package.built_version(flavour));
         let log_text = debian_root::offline_step_output(&h, &root, &what, &build)?;
         harness::write_file(&h.work_file(&format!("{}-{flavour}.log", package.root_name("build"))), &log_text)?;
-        let Some(counts) = crate::netcdf::ctest_counts(&log_text) else {
+        let Some(counts) = crate::ctest_suite::ctest_counts(&log_text) else {
             fail!("dh_auto_test printed no ctest summary");
         };
-        let failed: Vec<String> = crate::netcdf::failed_tests(&log_text).into_iter().map(String::from).collect();
+        let failed: Vec<String> = crate::ctest_suite::failed_tests(&log_text).into_iter().map(String::from).collect();
         let toolchain = if flavour == NCFILTERS { toolchain_versions(&h, &root)? } else { String::new() };
         println!(
             "{} netcdf {} {} ({flavour}): built offline{toolchain} in {} s; dh_auto_test: {} of {} passed{}",

@@ -8,6 +8,7 @@ mod build_flags;
 mod c_tests;
 mod configurations;
 mod cross;
+mod ctest_suite;
 mod deb;
 mod debian13;
 mod debian_crates;

@@ -6,22 +6,12 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
+use crate::ctest_suite::{check_ctest_log, run_halves, NATIVE_TIMEOUT_SECONDS};
 use crate::harness::{fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
 use crate::release::KnownFailure;
 use crate::setup;
 use crate::text::{print_file, print_matching, print_tail};
-
-/// Tests that race when run in parallel, run alone after the rest:
-/// - tst_unknown and run_unknown both hide lib__nch5unknown.so by moving it out of the shared
-///   plugins directory, and see each other's move;
-/// - tst_h_scalar and ncdump_tst_h_scalar (which runs the same program) both write
-///   ncdump/tst_h_scalar.nc, and one's nc_open fails while the other rewrites it.
-const SERIAL_TESTS: &str = "_unknown$|tst_h_scalar$";
-
-/// A test that runs longer is stopped and fails: the longest pass in about 30 s (the MPI tests,
-/// oversubscribed), and a deadlocked MPI test would otherwise hold CI for ctest's default 1500 s.
-const CTEST_TIMEOUT_SECONDS: u32 = 300;
 
 /// netcdf-c 4.9.x's NCZarr tests diff _Codecs against their literal text, so their suites run
 /// with the legacy codec dialect (the build's default, numeric, is what zarr-python and 4.10 write):
@@ -222,70 +212,11 @@ pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
 pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, failing: &[&str]) -> Result<usize> {
     let build = &h.build_dir(flavour);
     let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
-    let [first, second] = ctest_halves(h.jobs);
-    let mut parallel = ctest(h, build);
-    parallel.args(first);
-    let mut serial = ctest(h, build);
-    serial.args(second);
-    // Both halves run whatever the first gave: the failures are compared by name below.
-    let passed_first = succeeds_into_log(&mut parallel, log_file, false)?;
-    let passed_second = succeeds_into_log(&mut serial, log_file, true)?;
-    let passed = check_ctest_log(
-        log_file,
-        &crate::configurations::describe(h, flavour),
-        passed_first && passed_second,
-        expected,
-        failing,
-    )?;
+    let succeeded =
+        run_halves(&|arguments| with_args(ctest(h, build), arguments), h.jobs, NATIVE_TIMEOUT_SECONDS, log_file)?;
+    let passed = check_ctest_log(log_file, &crate::configurations::describe(h, flavour), succeeded, expected, failing)?;
     if let Ok(mut builds) = SUITE_PASSED_IN.lock() {
         builds.push(build.clone());
-    }
-    Ok(passed)
-}
-
-/// ctest's arguments for the two halves of a suite: the tests that may run side by side, then
-/// those that must run alone.
-pub fn ctest_halves(jobs: usize) -> [Vec<String>; 2] {
-    let timeout = CTEST_TIMEOUT_SECONDS.to_string();
-    [
-        vec![
-            format!("-j{jobs}"),
-            "-E".into(),
-            SERIAL_TESTS.into(),
-            "--output-on-failure".into(),
-            "--timeout".into(),
-            timeout.clone(),
-        ],
-        vec!["-R".into(), SERIAL_TESTS.into(), "--output-on-failure".into(), "--timeout".into(), timeout],
-    ]
-}
-
-/// Reads a suite's ctest log: prints `netcdf-c <label>: N tests passed, M failed` and fails unless
-/// `expected` passed and exactly `failing` failed (`succeeded`: both ctest runs exited 0).
-pub fn check_ctest_log(
-    log_file: &Path,
-    label: &str,
-    succeeded: bool,
-    expected: usize,
-    failing: &[&str],
-) -> Result<usize> {
-    let build = log_file.display();
-    let log = crate::harness::read_to_string(log_file)?;
-    let (passed, failed) = (count_passed_tests(&log), count_failed_tests(&log));
-    println!("netcdf-c {label}: {passed} tests passed, {failed} failed");
-    let mut failed_names = failed_tests(&log);
-    failed_names.sort_unstable();
-    let mut expected_names = failing.to_vec();
-    expected_names.sort_unstable();
-    if failed_names != expected_names || succeeded != failing.is_empty() {
-        print_matching(log_file, &["Failed", "***"], 40);
-        fail!("ctest ({build}): failed {failed_names:?}, expected to fail {expected_names:?} (as on the stock build)");
-    }
-    if !failing.is_empty() {
-        println!("  failed as expected: {}", failing.join(", "));
-    }
-    if passed != expected {
-        fail!("expected {expected} ctest tests to pass ({build}), counted {passed}");
     }
     Ok(passed)
 }
@@ -309,26 +240,10 @@ pub fn run_suite_pair(h: &Harness, stock: &str, ncfilters: &str, expected: usize
     Ok(())
 }
 
-/// The names ctest lists under "The following tests FAILED:" ("\t189 - name (Failed)").
-pub fn failed_tests(log: &str) -> Vec<&str> {
-    let mut names = Vec::new();
-    let mut in_list = false;
-    for line in log.lines() {
-        if line.starts_with("The following tests FAILED:") {
-            in_list = true;
-        } else if in_list {
-            let Some((number, rest)) = line.trim_start().split_once(" - ") else {
-                in_list = false;
-                continue;
-            };
-            if number.trim().parse::<u32>().is_err() {
-                in_list = false;
-                continue;
-            }
-            names.extend(rest.split_whitespace().next());
-        }
-    }
-    names
+/// `command` with `arguments` added.
+fn with_args(mut command: Command, arguments: Vec<String>) -> Command {
+    command.args(arguments);
+    command
 }
 
 /// ctest in `build`, with the release's suite codec dialect (and OpenMPI's settings, for the
@@ -337,37 +252,6 @@ pub fn ctest(h: &Harness, build: &Path) -> Command {
     let mut ctest = Command::new("ctest");
     ctest.current_dir(build).env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect).envs(crate::build_flags::MPI_ENV);
     ctest
-}
-
-/// The sum over ctest's summary lines ("100% tests passed, 0 tests failed out of 219") of the tests
-/// that passed.
-fn count_passed_tests(log: &str) -> usize {
-    summaries(log).map(|(failed, total)| total - failed.min(total)).sum()
-}
-
-/// The sum over ctest's summary lines of the tests that failed.
-fn count_failed_tests(log: &str) -> usize {
-    summaries(log).map(|(failed, _)| failed).sum()
-}
-
-/// (passed, total) summed over ctest's summary lines, or `None` when the log has none.
-pub fn ctest_counts(log: &str) -> Option<(usize, usize)> {
-    let mut lines = summaries(log).peekable();
-    lines.peek()?;
-    Some(lines.fold((0, 0), |(passed, all), (failed, total)| (passed + total - failed.min(total), all + total)))
-}
-
-/// (failed, total) of each "N% tests passed, F tests failed out of T" line (CMake 4 says
-/// "100% tests passed out of T" when none failed).
-fn summaries(log: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    log.lines().filter(|line| line.contains("% tests passed") && line.contains(" out of ")).filter_map(|line| {
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let failed = match words.iter().position(|w| *w == "failed") {
-            Some(i) => words.get(i.checked_sub(2)?)?.parse().ok()?,
-            None => 0,
-        };
-        Some((failed, words.last()?.parse().ok()?))
-    })
 }
 
 pub fn test_netcdf_suite(h: &Harness) -> Result {
@@ -447,44 +331,4 @@ fn run_filter_program(h: &Harness, build: &Path, program: &str) -> Result {
         fail!("{program} failed");
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn cmake_4_s_summary_without_failures_counts() {
-        assert_eq!(
-            count_passed_tests("100% tests passed out of 233\n100% tests passed, 0 tests failed out of 2\n"),
-            235
-        );
-        assert_eq!(count_failed_tests("100% tests passed out of 233\n"), 0);
-    }
-
-    #[test]
-    fn passed_tests_are_summed_over_both_ctest_runs() {
-        let log = "100% tests passed, 0 tests failed out of 219\nnoise\n\
-                   100% tests passed, 0 tests failed out of 2\n";
-        assert_eq!((count_passed_tests(log), count_failed_tests(log)), (221, 0));
-        let log = "98% tests passed, 3 tests failed out of 150\n";
-        assert_eq!((count_passed_tests(log), count_failed_tests(log)), (147, 3));
-    }
-
-    #[test]
-    fn dh_auto_test_counts_are_read_from_ctests_summary() {
-        let log = "...\n98% tests passed, 4 tests failed out of 235\n\nTotal Test time (real) = 1.0 sec\n";
-        assert_eq!(ctest_counts(log), Some((231, 235)));
-        assert_eq!(ctest_counts("100% tests passed, 0 tests failed out of 7\n"), Some((7, 7)));
-        assert!(ctest_counts("Ignoring test failures\n").is_none());
-    }
-
-    #[test]
-    fn failed_tests_are_read_from_ctests_lists() {
-        let log = "99% tests passed, 1 tests failed out of 236\n\nThe following tests FAILED:\n\
-                   \t189 - h5_test_run_par_tests (Failed)\nErrors while running CTest\n\
-                   The following tests FAILED:\n\t  7 - tst_a (Failed)\n\t 12 - tst_b (SEGFAULT)\n";
-        assert_eq!(failed_tests(log), ["h5_test_run_par_tests", "tst_a", "tst_b"]);
-        assert!(failed_tests("100% tests passed, 0 tests failed out of 3\n").is_empty());
-    }
 }
