@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! netcdf-c's ctest suite: how it is run (two halves, a timeout, a timed-out test run once more)
+//! netcdf-c's ctest suite: how it is run (two halves, each test under a timeout)
 //! and judged from ctest's log.
 //!
 //! A native suite must pass the expected count and fail exactly the known failures. A suite under
@@ -23,42 +23,64 @@ use crate::text::print_matching;
 ///   ncdump/tst_h_scalar.nc, and one's nc_open fails while the other rewrites it.
 const SERIAL_TESTS: &str = "_unknown$|tst_h_scalar$";
 
-/// A test that runs longer is stopped and fails: the longest pass in about 30 s (the MPI tests,
-/// oversubscribed), and a deadlocked MPI test would otherwise hold CI for ctest's default 1500 s.
-pub const NATIVE_TIMEOUT_SECONDS: u32 = 300;
+/// How long a test may run, and whether one that timed out runs once more (`--repeat
+/// after-timeout:2`, judged by that run).
+pub struct TestLimits {
+    pub timeout_seconds: u32,
+    pub rerun_after_timeout: bool,
+}
 
-/// ctest runs a test that timed out once more, and judges it by that run (`--repeat`): a machine
-/// busy for a moment does not fail a suite, and a hang still fails it.
-const RUNS_AFTER_TIMEOUT: &str = "after-timeout:2";
+/// A native test that runs longer is stopped and fails: the longest pass in about 30 s (the MPI
+/// tests, oversubscribed), and a deadlocked MPI test would otherwise hold CI for ctest's default
+/// 1500 s. It is not run again: the parallel suites' known deadlock would cost 300 s more.
+pub const NATIVE: TestLimits = TestLimits { timeout_seconds: 300, rerun_after_timeout: false };
 
 /// What runs a build's test programs when the machine cannot.
 pub struct Emulator {
     pub name: &'static str,
-    /// The per-test timeout under it: 3 × the native one. Under qemu-user on 2 cores, netcdf-c
-    /// 4.9.3's nc_test (no filter) takes 290 s of the native 300, and stock's hit it in CI.
-    pub timeout_seconds: u32,
+    pub limits: TestLimits,
 }
 
-pub const QEMU_USER: Emulator = Emulator { name: "qemu-user", timeout_seconds: 3 * NATIVE_TIMEOUT_SECONDS };
+/// 3 × the native timeout, and a timed-out test runs once more: under qemu-user on 2 cores,
+/// netcdf-c 4.9.3's nc_test (no filter) takes 290 s, and stock's hit the native 300 in CI.
+pub const QEMU_USER: Emulator = Emulator {
+    name: "qemu-user",
+    limits: TestLimits { timeout_seconds: 3 * NATIVE.timeout_seconds, rerun_after_timeout: true },
+};
 
-/// ctest's arguments for the two halves of a suite, each test stopped after `timeout` seconds and,
-/// if stopped, run once more: the tests that may run side by side, then those that must run alone.
-pub fn ctest_halves(jobs: usize, timeout: u32) -> [Vec<String>; 2] {
-    let limits =
-        ["--output-on-failure", "--timeout", &timeout.to_string(), "--repeat", RUNS_AFTER_TIMEOUT].map(String::from);
+impl TestLimits {
+    /// ctest's options for these limits.
+    fn arguments(&self) -> Vec<String> {
+        let mut arguments =
+            vec!["--output-on-failure".to_string(), "--timeout".into(), self.timeout_seconds.to_string()];
+        if self.rerun_after_timeout {
+            arguments.extend(["--repeat".to_string(), "after-timeout:2".into()]);
+        }
+        arguments
+    }
+}
+
+/// ctest's arguments for the two halves of a suite under `limits`: the tests that may run side by
+/// side, then those that must run alone.
+pub fn ctest_halves(jobs: usize, limits: &TestLimits) -> [Vec<String>; 2] {
     let mut parallel = vec![format!("-j{jobs}"), "-E".into(), SERIAL_TESTS.into()];
-    parallel.extend(limits.iter().cloned());
+    parallel.extend(limits.arguments());
     let mut serial = vec!["-R".to_string(), SERIAL_TESTS.into()];
-    serial.extend(limits);
+    serial.extend(limits.arguments());
     [parallel, serial]
 }
 
 /// Runs both halves of a suite into `log_file` (`ctest` makes the command from ctest's
 /// arguments); whether both exited 0.
-pub fn run_halves(ctest: &dyn Fn(Vec<String>) -> Command, jobs: usize, timeout: u32, log_file: &Path) -> Result<bool> {
+pub fn run_halves(
+    ctest: &dyn Fn(Vec<String>) -> Command,
+    jobs: usize,
+    limits: &TestLimits,
+    log_file: &Path,
+) -> Result<bool> {
     let mut succeeded = true;
     // Both halves run whatever the first gave: the failures are compared by name.
-    for (i, half) in ctest_halves(jobs, timeout).into_iter().enumerate() {
+    for (i, half) in ctest_halves(jobs, limits).into_iter().enumerate() {
         succeeded &= succeeds_into_log(&mut ctest(half), log_file, i > 0)?;
     }
     Ok(succeeded)
@@ -151,14 +173,14 @@ fn failures_stock_passes(ncfilters: &Outcome, again: &Outcome, stock: &StockBase
 
 /// Runs `names` once more (a regular expression matching exactly them) into `log_file`, or
 /// nothing: the outcome of that run.
-fn run_again(suite: &EmulatedSuite, names: &[&String], timeout: u32, log_file: &Path) -> Result<Outcome> {
+fn run_again(suite: &EmulatedSuite, names: &[&String], limits: &TestLimits, log_file: &Path) -> Result<Outcome> {
     if names.is_empty() {
         return Ok(Outcome::default());
     }
     let pattern = format!("^({})$", names.iter().map(|name| regex_escaped(name)).collect::<Vec<_>>().join("|"));
-    let arguments =
-        ["-R", &pattern, "--output-on-failure", "--timeout", &timeout.to_string(), "--repeat", RUNS_AFTER_TIMEOUT];
-    succeeds_into_log(&mut (suite.ctest)(arguments.map(String::from).to_vec()), log_file, false)?;
+    let mut arguments = vec!["-R".to_string(), pattern];
+    arguments.extend(limits.arguments());
+    succeeds_into_log(&mut (suite.ctest)(arguments), log_file, false)?;
     let outcome = Outcome::read(log_file)?;
     if outcome.total != names.len() {
         fail!("ctest ran {} tests when asked to run {} again ({})", outcome.total, names.len(), log_file.display());
@@ -187,13 +209,13 @@ pub fn run_pair_under(
     registered: usize,
     known: &[&str],
 ) -> Result {
-    let timeout = emulator.timeout_seconds;
+    let limits = &emulator.limits;
     let emulated = emulator.name;
     let again_log = |suite: &EmulatedSuite| suite.log_file.with_extension("again.log");
     let mut outcomes = Vec::new();
     for suite in [&stock, &ncfilters] {
         log(format!("netcdf-c's ctest suite: {}, under {emulated}", suite.label));
-        run_halves(suite.ctest, jobs, timeout, &suite.log_file)?;
+        run_halves(suite.ctest, jobs, limits, &suite.log_file)?;
         let outcome = Outcome::read(&suite.log_file)?;
         println!(
             "netcdf-c {} under {emulated}: {} tests passed, {} failed",
@@ -214,7 +236,7 @@ pub fn run_pair_under(
     }
     let (stock_outcome, ncfilters_outcome) = (&outcomes[0], &outcomes[1]);
     let unexpected: Vec<&String> = stock_outcome.failed.iter().filter(|name| !known.contains(&name.as_str())).collect();
-    let stock_again = run_again(&stock, &unexpected, timeout, &again_log(&stock))?;
+    let stock_again = run_again(&stock, &unexpected, limits, &again_log(&stock))?;
     let baseline = stock_baseline(stock_outcome, &stock_again, known);
     for name in &baseline.flaky {
         println!("  reported, not counted: stock failed {name} under {emulated}, then passed when run again");
@@ -226,7 +248,7 @@ pub fn run_pair_under(
         println!("  reported: stock passed {name} under {emulated}, a known failure");
     }
     let flaky_on_ncfilters: Vec<&String> = ncfilters_outcome.failed.intersection(&baseline.flaky).collect();
-    let ncfilters_again = run_again(&ncfilters, &flaky_on_ncfilters, timeout, &again_log(&ncfilters))?;
+    let ncfilters_again = run_again(&ncfilters, &flaky_on_ncfilters, limits, &again_log(&ncfilters))?;
     let worse = failures_stock_passes(ncfilters_outcome, &ncfilters_again, &baseline);
     if !worse.is_empty() {
         print_matching(&ncfilters.log_file, &["Failed", "***"], 40);
@@ -421,7 +443,8 @@ mod tests {
                     ctest,
                 },
             );
-            let emulator = Emulator { name: "a test emulator", timeout_seconds: 2 };
+            let limits = TestLimits { timeout_seconds: 2, rerun_after_timeout: true };
+            let emulator = Emulator { name: "a test emulator", limits };
             run_pair_under(&emulator, 2, suites, registered, known)
         }
     }
@@ -435,7 +458,8 @@ mod tests {
     /// Sleeps past the timeout the first time it runs in a build, then passes.
     const TIMES_OUT_ONCE: &str = "if [ -e \"$state\" ]; then exit 0; fi; touch \"$state\"; sleep 10";
     /// [`TIMES_OUT_ONCE`] in the ncfilters build only: stock's pass gives it no second chance.
-    const NCFILTERS_TIMES_OUT_ONCE: &str = "[ \"$FLAVOUR\" = stock ] && exit 0\nif [ -e \"$state\" ]; then exit 0; fi; touch \"$state\"; sleep 10";
+    const NCFILTERS_TIMES_OUT_ONCE: &str =
+        "[ \"$FLAVOUR\" = stock ] && exit 0\nif [ -e \"$state\" ]; then exit 0; fi; touch \"$state\"; sleep 10";
     /// Fails the first time it runs in the stock build, then passes.
     const STOCK_FAILS_ONCE: &str =
         "if [ \"$FLAVOUR\" = stock ] && [ ! -e \"$state\" ]; then touch \"$state\"; exit 1; fi; exit 0";

@@ -18,9 +18,7 @@
 use std::path::Path;
 
 use crate::configurations::Configuration;
-use crate::ctest_suite::{
-    check_ctest_log, run_halves, run_pair_under, EmulatedSuite, NATIVE_TIMEOUT_SECONDS, QEMU_USER,
-};
+use crate::ctest_suite::{check_ctest_log, run_halves, run_pair_under, EmulatedSuite, NATIVE, QEMU_USER};
 use crate::debian_root::{inside, step, ClientCases, PytestOutcome, Suite, REPO_INSIDE, WORK_INSIDE};
 use crate::harness::{self, fail, log, read_to_string, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
@@ -303,7 +301,7 @@ fn run_suite(h: &Harness, root: &Path, flavour: &str, label: &str, expected: usi
     let name = root.file_name().unwrap_or_default().to_string_lossy();
     log(format!("netcdf-c's ctest suite on the {flavour} build in {name}"));
     let log_file = h.work_file(&format!("{name}-ctest-{flavour}.log"));
-    let succeeded = run_halves(&ctest_in_root(h, root, flavour), h.jobs, NATIVE_TIMEOUT_SECONDS, &log_file)?;
+    let succeeded = run_halves(&ctest_in_root(h, root, flavour), h.jobs, &NATIVE, &log_file)?;
     check_ctest_log(&log_file, label, succeeded, expected, failing)?;
     Ok(())
 }

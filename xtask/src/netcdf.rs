@@ -6,7 +6,7 @@ use std::process::Command;
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::ctest_suite::{check_ctest_log, run_halves, NATIVE_TIMEOUT_SECONDS};
+use crate::ctest_suite::{check_ctest_log, run_halves, NATIVE};
 use crate::harness::{fail, log, read_to_string, remove_dir_all_if_exists, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
 use crate::release::KnownFailure;
@@ -212,8 +212,7 @@ pub fn run_netcdf_ctest(h: &Harness, flavour: &str) -> Result {
 pub fn run_netcdf_ctest_expecting(h: &Harness, flavour: &str, expected: usize, failing: &[&str]) -> Result<usize> {
     let build = &h.build_dir(flavour);
     let log_file = &h.work_file(&format!("ctest-{flavour}.log"));
-    let succeeded =
-        run_halves(&|arguments| with_args(ctest(h, build), arguments), h.jobs, NATIVE_TIMEOUT_SECONDS, log_file)?;
+    let succeeded = run_halves(&|arguments| with_args(ctest(h, build), arguments), h.jobs, &NATIVE, log_file)?;
     let passed = check_ctest_log(log_file, &crate::configurations::describe(h, flavour), succeeded, expected, failing)?;
     if let Ok(mut builds) = SUITE_PASSED_IN.lock() {
         builds.push(build.clone());
