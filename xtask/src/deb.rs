@@ -309,7 +309,7 @@ fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarb
     let dir = root.join(format!("work/deb/{flavour}"));
     harness::remove_dir_all_if_exists(&dir)?;
     harness::create_dir_all(&dir)?;
-    let debian = crate::setup::shared_source(h, "debian");
+    let debian = crate::netcdf_source::mirror_folder(h).join("debian");
     let upstream = package.version.split('-').next().unwrap_or(package.version);
     let dsc = format!("netcdf_{}.dsc", package.version);
     let orig = h.cache.join(format!("netcdf_{upstream}.orig.tar.gz"));

@@ -26,6 +26,7 @@ mod leaks;
 mod licences;
 mod matrix;
 mod netcdf;
+mod netcdf_source;
 mod offline;
 mod parallel;
 mod process;
@@ -49,7 +50,8 @@ use harness::{Failure, Harness, Result, Stages};
 ///
 /// Environment: NCFILTERS_NETCDF_VERSION (the release a single step builds and tests; default
 /// 4.9.0), NCFILTERS_WORK (default <repo>/target/harness; <it>-<version> for the releases after 4.9.0), NCFILTERS_CACHE (download cache,
-/// default ~/.cache/ncfilters), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS
+/// default ~/.cache/ncfilters), NCFILTERS_NETCDF_SOURCES (a folder of netcdf-c release archives, default
+/// <repo>/../shared/netcdf-c), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS
 /// (default 20), NCFILTERS_VALGRIND_FULL=1, NCFILTERS_BENCH_RUNS, NCFILTERS_BENCH_REPS,
 /// NCFILTERS_BENCH_SECONDS.
 #[derive(Parser)]
@@ -282,7 +284,8 @@ fn run(step: Step) -> Result {
 fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
     let result = (|| {
         // First, so that the Rust tests on a new machine find the libraries they load.
-        stages.run("setup", || setup::setup(h))?;
+        let releases = rotation::releases_for_this_run()?;
+        stages.run("setup", || setup::setup_for(h, &releases))?;
         for step in &FIRST_STEPS {
             stages.run(step.name(), || run_step(h, step))?;
         }
@@ -292,7 +295,6 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         if rotation::is_ci_tier() {
             rust_checks::remove_first_steps_artefacts(h)?;
         }
-        let releases = rotation::releases_for_this_run()?;
         for release in &releases {
             let h = h.for_release(release);
             stages.run(&format!("build {}", release.version), || netcdf::build(&h))?;

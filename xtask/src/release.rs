@@ -7,12 +7,42 @@
 pub enum Source {
     /// `apt-get source netcdf` on the machine's own suite (Debian 12: 4.9.0).
     Apt,
-    /// Upstream's release tarball as Debian distributes it: `../shared/netcdf-c/<file>` when
-    /// present, else `apt-get source netcdf=<debian_version>` from `suite`'s deb-src entry.
-    Tarball { file: &'static str, sha256: &'static str, debian_version: &'static str, suite: &'static str },
-    /// `git archive` of an upstream tag no Debian suite carries: `../shared/netcdf-c/<file>` only.
-    GitArchive { file: &'static str, sha256: &'static str, tag: &'static str },
+    /// Upstream's release tarball as Debian distributes it: `apt-get source netcdf=<debian_version>`
+    /// from `suite`'s deb-src entry.
+    Tarball { file: &'static str, debian_version: &'static str, suite: &'static str },
+    /// A `git archive` of an upstream commit no Debian suite carries: upstream's archive of `tag`,
+    /// if it has one.
+    GitArchive { file: &'static str, tag: Option<&'static str> },
 }
+
+/// What a release's source holds, whichever archive brought it (`netcdf_source`).
+pub struct SourceTree {
+    /// [`crate::netcdf_source::tree_sha256`] of its files, less `not_archived`.
+    pub sha256: &'static str,
+    /// Files upstream's tarball of the tag has and the `git archive` copy lacks (large test data
+    /// no configuration here reads).
+    pub not_archived: &'static [&'static str],
+}
+
+/// The files 4.9.2's archive lacks, then 4.10.0's ("../shared/netcdf-c/README.md").
+const NOT_ARCHIVED_4_9_2: &[&str] = &[
+    "dap4_test/baselinehyrax/amsre_20060131v5.dat.hyrax",
+    "ncdap_test/expecttds3/tst-NCEP-RUC-CONUS.nc.dmp",
+    "ncdap_test/expecttds3/tst-NWS-NDFD-CONUS.nc.dmp",
+    "ncdap_test/expecttds3/tst-RUC.nc.dmp",
+    "ncdap_test/expecttds3/tst-sst.nc.dmp",
+    "ncdap_test/expecttds3/tst-striped.nc.dmp",
+    "ncdump/cdl/gfs1.cdl",
+];
+const NOT_ARCHIVED_4_10_0: &[&str] = &[
+    "docs/doxygen-awesome-css/docs/img/fancy_scrollbars_webkit.gif",
+    "ncdap_test/expecttds3/tst-NCEP-RUC-CONUS.nc.dmp",
+    "ncdap_test/expecttds3/tst-NWS-NDFD-CONUS.nc.dmp",
+    "ncdap_test/expecttds3/tst-RUC.nc.dmp",
+    "ncdap_test/expecttds3/tst-sst.nc.dmp",
+    "ncdap_test/expecttds3/tst-striped.nc.dmp",
+    "ncdump/cdl/gfs1.cdl",
+];
 
 /// The build system a release's CMakeLists.txt has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,6 +70,7 @@ pub struct Release {
     /// (`-DNCFILTERS_NETCDF_LIKE`): main's snapshot. None for the releases themselves.
     pub built_like: Option<&'static str>,
     pub source: Source,
+    pub source_tree: SourceTree,
     pub build_system: BuildSystem,
     /// libnetcdf's file name with its SONAME.
     pub soname: &'static str,
@@ -177,11 +208,10 @@ const VALGRIND_TESTS_4_10_1: &[&str] = &[
 const RELEASE_4_10_1: Release = Release {
     built_like: None,
     version: "4.10.1",
-    source: Source::Tarball {
-        file: "netcdf_4.10.1.orig.tar.gz",
-        sha256: "33c27231c478c3b35da7c7758fbdd02da1fe407abcb16ddfe195f69d164f930d",
-        debian_version: "1:4.10.1-1",
-        suite: "sid",
+    source: Source::Tarball { file: "netcdf_4.10.1.orig.tar.gz", debian_version: "1:4.10.1-1", suite: "sid" },
+    source_tree: SourceTree {
+        sha256: "35fcb4041ce85767bd9509560f4bc48bd3b6e95438eeaec2acb37d178fc7d8d5",
+        not_archived: &[],
     },
     build_system: BuildSystem::NetcdfPrefixed,
     soname: "libnetcdf.so.22",
@@ -204,6 +234,10 @@ pub static RELEASES: [Release; 5] = [
         built_like: None,
         version: "4.9.0",
         source: Source::Apt,
+        source_tree: SourceTree {
+            sha256: "1af311b6d582e490adabd57f7dc22b44427507516aae0e9f8df65dfbbf2b81b7",
+            not_archived: &[],
+        },
         build_system: BuildSystem::Enable,
         soname: "libnetcdf.so.19",
         own_plugin_path_api: false,
@@ -222,10 +256,10 @@ pub static RELEASES: [Release; 5] = [
     Release {
         built_like: None,
         version: "4.9.2",
-        source: Source::GitArchive {
-            file: "netcdf-c-4.9.2.git-archive.tar.gz",
-            sha256: "982641026c796f24cc7e5917410a99f225cf50407fc77ce1291ac231984fa56c",
-            tag: "v4.9.2",
+        source: Source::GitArchive { file: "netcdf-c-4.9.2.git-archive.tar.gz", tag: Some("v4.9.2") },
+        source_tree: SourceTree {
+            sha256: "37bdcdf82716e8d17c331912a1398abc94b6a76033810c8d787e2e4556bd7288",
+            not_archived: NOT_ARCHIVED_4_9_2,
         },
         build_system: BuildSystem::Enable,
         soname: "libnetcdf.so.19",
@@ -246,11 +280,10 @@ pub static RELEASES: [Release; 5] = [
     Release {
         built_like: None,
         version: "4.9.3",
-        source: Source::Tarball {
-            file: "netcdf_4.9.3.orig.tar.gz",
-            sha256: "990f46d49525d6ab5dc4249f8684c6deeaf54de6fec63a187e9fb382cc0ffdff",
-            debian_version: "1:4.9.3-1",
-            suite: "trixie",
+        source: Source::Tarball { file: "netcdf_4.9.3.orig.tar.gz", debian_version: "1:4.9.3-1", suite: "trixie" },
+        source_tree: SourceTree {
+            sha256: "691f959ac6a0f673b8ea74ccc831df8940176cb63b254a0936bfce7098def838",
+            not_archived: &[],
         },
         build_system: BuildSystem::NetcdfPrefixed,
         soname: "libnetcdf.so.22",
@@ -270,10 +303,10 @@ pub static RELEASES: [Release; 5] = [
     Release {
         built_like: None,
         version: "4.10.0",
-        source: Source::GitArchive {
-            file: "netcdf-c-4.10.0.git-archive.tar.gz",
-            sha256: "efcd23e658215676bd71089c43d921c5edc1b3ede937bfca9aaff91c5ef663d0",
-            tag: "v4.10.0",
+        source: Source::GitArchive { file: "netcdf-c-4.10.0.git-archive.tar.gz", tag: Some("v4.10.0") },
+        source_tree: SourceTree {
+            sha256: "5a5bf24706a6ae23f270130d04b4f85985796f233835fcc9a5a5b92352c8a585",
+            not_archived: NOT_ARCHIVED_4_10_0,
         },
         build_system: BuildSystem::NetcdfPrefixed,
         soname: "libnetcdf.so.22",
@@ -300,10 +333,11 @@ pub static RELEASES: [Release; 5] = [
 pub static DEVELOPMENT_SNAPSHOT: Release = Release {
     version: "4.10.2-development",
     built_like: Some("4.10.1"),
-    source: Source::GitArchive {
-        file: "netcdf-c-4.10.2-development.git-2ed1b285b.tar.gz",
-        sha256: "7440da3ec7f25be2ace20bd04ceef8ba9abff3dbda3081f0110b3c5b4ce8c5ed",
-        tag: "main at 2ed1b285b",
+    source: Source::GitArchive { file: "netcdf-c-4.10.2-development.git-2ed1b285b.tar.gz", tag: None },
+    // main at 2ed1b285b.
+    source_tree: SourceTree {
+        sha256: "78472541be5f5238cac54a9710f681359a64621011e677ddd38c36996c135ce9",
+        not_archived: &[],
     },
     // Five tests more than 4.10.1's suite.
     ctest_expected: 240,

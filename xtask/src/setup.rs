@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::Stdio;
 
 use crate::harness::{self, fail, log, Failure, Harness, Result};
+use crate::netcdf_source;
 use crate::process::{as_root, cmd, on_path, output, run, succeeds_quietly};
 use crate::release::Source;
 use crate::text::last_lines;
@@ -56,10 +57,19 @@ fn source_archive(h: &Harness) -> String {
     }
 }
 
+/// The release's source first, so that a machine that cannot get it hears so in seconds.
 pub fn setup(h: &Harness) -> Result {
-    install_packages()?;
     fetch_netcdf_source(h)?;
+    install_packages()?;
     fetch_rust_dependencies(h)
+}
+
+/// [`setup`], with the source of each of `releases` fetched first.
+pub fn setup_for(h: &Harness, releases: &[&'static crate::release::Release]) -> Result {
+    for release in releases {
+        fetch_netcdf_source(&h.for_release(release))?;
+    }
+    setup(h)
 }
 
 pub fn install_packages() -> Result {
@@ -219,72 +229,83 @@ fn binary_entries(text: &str) -> Vec<(String, Vec<String>)> {
     entries
 }
 
-/// The release's source archive in the cache (from the shared copy, or `apt-get source` of the
-/// pinned Debian version), its sha256 checked, unpacked into the work directory.
+/// The release's source unpacked into the work directory, verified by its files
+/// (`netcdf_source`): its archive from the cache, else the mirror folder, else where the release
+/// is published (Debian's archive, through `apt-get source`; upstream's archive of its tag).
 pub fn fetch_netcdf_source(h: &Harness) -> Result {
+    let top = format!("netcdf-c-{}", h.version());
+    if h.work.join(&top).is_dir() {
+        return Ok(());
+    }
     harness::create_dir_all(&h.cache)?;
     let tarball = h.cache.join(source_archive(h));
-    match &h.release.source {
-        Source::Apt => {
-            if !tarball.is_file() {
-                ensure_deb_src()?;
-                apt_get_source(h, &format!("netcdf={DEBIAN_4_9_0}"))?;
-            }
-        }
-        Source::Tarball { file, sha256, debian_version, suite } => {
-            let shared = shared_source(h, file);
-            if !tarball.is_file() && shared.is_file() {
-                copy_shared_source(h, &shared, &tarball)?;
-            }
-            if !tarball.is_file() {
-                ensure_deb_src_for(suite)?;
-                apt_get_source(h, &format!("netcdf={debian_version}"))?;
-            }
-            check_sha256(&tarball, sha256)?;
-        }
-        Source::GitArchive { file, sha256, tag } => {
-            let shared = shared_source(h, file);
-            if !tarball.is_file() {
-                if !shared.is_file() {
-                    fail!(
-                        "netcdf-c {} ({tag}) comes only from {}, which is missing: no Debian suite carries it",
-                        h.version(),
-                        shared.display()
-                    );
-                }
-                copy_shared_source(h, &shared, &tarball)?;
-            }
-            check_sha256(&tarball, sha256)?;
-        }
-    }
     if !tarball.is_file() {
-        fail!("apt-get source did not produce {}", source_archive(h));
+        fetch_archive(h, &tarball)?;
     }
-    if !h.work.join(format!("netcdf-c-{}", h.version())).is_dir() {
-        h.ensure_work_dir()?;
-        let mut untar = cmd("tar", ["-xzf"]);
-        untar.arg(&tarball).arg("-C").arg(&h.work);
-        run(&mut untar)?;
+    h.ensure_work_dir()?;
+    let tree = &h.release.source_tree;
+    let verified = netcdf_source::unpack_verified(&tarball, &h.work, &top, tree.sha256, tree.not_archived);
+    if verified.is_err() {
+        // Fetched anew next time.
+        let _ = std::fs::remove_file(&tarball);
     }
-    Ok(())
+    verified
 }
 
-/// `file` in the shared copy of netcdf-c's sources next to the repository.
-pub fn shared_source(h: &Harness, file: &str) -> std::path::PathBuf {
-    h.repo.join("../shared/netcdf-c").join(file)
-}
-
-fn copy_shared_source(h: &Harness, shared: &Path, tarball: &Path) -> Result {
-    log(format!("netcdf-c {} from {}", h.version(), shared.display()));
-    run(cmd("cp", ["--"]).arg(shared).arg(tarball))
-}
-
-fn check_sha256(file: &Path, sha256: &str) -> Result {
-    let sum = output(cmd("sha256sum", ["--"]).arg(file))?;
-    match sum.split_whitespace().next() {
-        Some(found) if found == sha256 => Ok(()),
-        found => fail!("{} has sha256 {}, not {sha256}", file.display(), found.unwrap_or("?")),
+/// The release's source archive into `tarball`: from the mirror folder, else its publisher.
+fn fetch_archive(h: &Harness, tarball: &Path) -> Result {
+    let mirror = netcdf_source::mirror_folder(h);
+    let upstream_name = format!("netcdf-c-{}.tar.gz", h.version());
+    let names = match &h.release.source {
+        Source::Apt => vec![source_archive(h), upstream_name],
+        Source::Tarball { file, .. } | Source::GitArchive { file, .. } => vec![file.to_string(), upstream_name],
+    };
+    if let Some(found) = netcdf_source::in_mirror(h, &names) {
+        log(format!("netcdf-c {} from {}", h.version(), found.display()));
+        return run(cmd("cp", ["--"]).arg(&found).arg(tarball));
     }
+    let not_in_mirror = format!(
+        "it is not in the mirror folder {} (NCFILTERS_NETCDF_SOURCES; as {})",
+        mirror.display(),
+        names.join(" or ")
+    );
+    let published = match &h.release.source {
+        Source::Apt => apt_source(h, None, &format!("netcdf={DEBIAN_4_9_0}")),
+        Source::Tarball { debian_version, suite, .. } => {
+            apt_source(h, Some(suite), &format!("netcdf={debian_version}"))
+        }
+        Source::GitArchive { tag: Some(tag), .. } => {
+            let url = format!("{}/{tag}.tar.gz", netcdf_source::UPSTREAM_TAGS);
+            log(format!("netcdf-c {} from {url}", h.version()));
+            netcdf_source::download(&url, tarball).map_err(|why| format!("the download of {url} failed: {why}"))
+        }
+        Source::GitArchive { tag: None, .. } => Err("it is published nowhere but as that archive".to_string()),
+    };
+    match published {
+        Ok(()) if tarball.is_file() => Ok(()),
+        Ok(()) => fail!("netcdf-c {}: apt-get source did not produce {}", h.version(), tarball.display()),
+        Err(why) => fail!(
+            "netcdf-c {}'s source cannot be had: {not_in_mirror}, and {why}. Put the archive in that folder, or \
+             allow the download",
+            h.version()
+        ),
+    }
+}
+
+/// `apt-get source` of `package`, after a deb-src entry for `suite` (else the machine's own).
+fn apt_source(h: &Harness, suite: Option<&str>, package: &str) -> std::result::Result<(), String> {
+    let fetched = match suite {
+        Some(suite) => ensure_deb_src_for(suite),
+        None => ensure_deb_src(),
+    }
+    .and_then(|()| {
+        // An entry added while the network was down has no package list until apt-get update.
+        apt_get_source(h, package).or_else(|_| {
+            run(&mut as_root("apt-get", ["update", "-q"])?)?;
+            apt_get_source(h, package)
+        })
+    });
+    fetched.map_err(|Failure(why)| format!("Debian's archive did not give it ({why})"))
 }
 
 /// `apt-get source --download-only <package>` into the cache.
