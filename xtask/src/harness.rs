@@ -252,6 +252,11 @@ impl Stages {
         }
     }
 
+    /// The stages run so far, in order.
+    pub fn names(&self) -> Vec<String> {
+        self.times.iter().map(|(name, _, _)| name.clone()).collect()
+    }
+
     pub fn print_table(&self) {
         log("stage times (and the disk free after each)");
         for (name, seconds, free) in &self.times {

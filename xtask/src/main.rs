@@ -31,6 +31,7 @@ mod offline;
 mod parallel;
 mod process;
 mod provenance;
+mod qualification;
 mod release;
 mod rotation;
 mod rust_checks;
@@ -148,6 +149,9 @@ enum Step {
     /// netcdf-c's main branch (the snapshot in ../shared/netcdf-c) refused without
     /// NCFILTERS_NETCDF_LIKE, then built stock and with -DNCFILTERS_NETCDF_LIKE=4.10.1: the suite on both
     Development,
+    /// Which stages of the whole `test` the release record (release/<version>.md) still lacks on
+    /// HEAD's shipped tree (docs/releasing.md); fails while any does
+    Qualification,
     /// The network-less half of `offline` (run by it inside `unshare --net`)
     #[command(name = "offline-build", hide = true)]
     OfflineBuild,
@@ -226,6 +230,7 @@ impl Step {
             Step::CrossCompile => "cross-compile",
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
+            Step::Qualification => "qualification",
         }
     }
 
@@ -307,6 +312,7 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             stages.run(&format!("install {}", release.version), || install::test_install(&h))?;
         }
         let slow_checks = rotation::slow_checks_for_this_run()?;
+        let planned = planned_stages(&releases, &slow_checks);
         // CI's disk is of unknown size: a slow check that builds its own trees needs none of these.
         if rotation::is_ci_tier() && !slow_checks.iter().any(|check| check.reuses_release_builds()) {
             for release in &releases {
@@ -316,12 +322,37 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         for check in slow_checks {
             stages.run(&check.name(), || check.run(h))?;
         }
+        if stages.names() != planned {
+            return Err(Failure(format!("test ran {:?}, not its planned stages {planned:?}", stages.names())));
+        }
         harness::log("all tests passed");
         Ok(())
     })();
     // The table is printed on failure too: it shows where the time went and where it stopped.
     stages.print_table();
+    match qualification::describe_run(&h.repo) {
+        Ok(run) => println!("  ran on {run}"),
+        Err(Failure(why)) => println!("  ran on an unknown commit: {why}"),
+    }
     result
+}
+
+/// The stages of `test` for `releases` and `slow_checks`, in `run_all_tests`' order (which it
+/// checks at its end): what a release's qualification record must hold (docs/releasing.md).
+fn planned_stages(
+    releases: &[&'static release::Release],
+    slow_checks: &[&'static slow_checks::SlowCheck],
+) -> Vec<String> {
+    let mut stages = vec!["setup".to_string()];
+    stages.extend(FIRST_STEPS.iter().map(|step| step.name().to_string()));
+    stages.push("fuzz".to_string());
+    for release in releases {
+        stages.push(format!("build {}", release.version));
+        stages.extend(RELEASE_STEPS.iter().map(|step| format!("{} {}", step.name(), release.version)));
+    }
+    stages.extend(releases.iter().map(|release| format!("install {}", release.version)));
+    stages.extend(slow_checks.iter().map(|check| check.name()));
+    stages
 }
 
 fn run_step(h: &Harness, step: &Step) -> Result {
@@ -366,6 +397,13 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Cross => cross::test_cross_chosen(h),
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
+        Step::Qualification => qualification::check_record(
+            h,
+            &planned_stages(
+                &release::RELEASES.iter().collect::<Vec<_>>(),
+                &slow_checks::SLOW_CHECKS.iter().collect::<Vec<_>>(),
+            ),
+        ),
         Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }
 }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use crate::harness::{fail, remove_dir_all_if_exists, Failure, Harness, Result};
-use crate::process::{cmd, describe, run};
+use crate::process::{cmd, run};
 
 /// Where upstream publishes each tag's source archive (`<tag>.tar.gz`, unpacking to
 /// `netcdf-c-<version>/`).
@@ -61,7 +61,7 @@ pub fn tree_sha256(dir: &Path, excluded: &[&str]) -> Result<String> {
         sums.args(chunk).current_dir(dir);
         listing.push_str(&crate::process::output(&mut sums)?);
     }
-    sha256_of(listing.as_bytes())
+    sha256_of(&listing)
 }
 
 fn collect_regular_files(root: &Path, dir: &Path, files: &mut Vec<String>) -> Result {
@@ -80,19 +80,10 @@ fn collect_regular_files(root: &Path, dir: &Path, files: &mut Vec<String>) -> Re
     Ok(())
 }
 
-fn sha256_of(bytes: &[u8]) -> Result<String> {
-    use std::io::Write;
-    let mut sum = Command::new("sha256sum");
-    let mut child = sum
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| Failure(format!("cannot run `{}`: {e}", describe(&sum))))?;
-    child.stdin.take().expect("stdin is piped").write_all(bytes).map_err(|e| Failure(format!("sha256sum: {e}")))?;
-    let out = child.wait_with_output().map_err(|e| Failure(format!("sha256sum: {e}")))?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    match text.split_whitespace().next() {
-        Some(sum) if out.status.success() && sum.len() == 64 => Ok(sum.to_string()),
+fn sha256_of(text: &str) -> Result<String> {
+    let sum = crate::process::output_with_input(&mut Command::new("sha256sum"), text)?;
+    match sum.split_whitespace().next() {
+        Some(sum) if sum.len() == 64 => Ok(sum.to_string()),
         _ => fail!("sha256sum printed no sum"),
     }
 }

@@ -73,6 +73,23 @@ pub fn output(command: &mut Command) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The stdout of a command that must succeed, given `input` on its stdin.
+pub fn output_with_input(command: &mut Command, input: &str) -> Result<String> {
+    use std::io::Write;
+    let mut child = command
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| spawn_failure(command, e))?;
+    let written = child.stdin.take().expect("stdin is piped").write_all(input.as_bytes());
+    let out = child.wait_with_output().map_err(|e| spawn_failure(command, e))?;
+    if written.is_err() || !out.status.success() {
+        fail!("`{}` failed ({})", describe(command), out.status);
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
 /// The stdout of a command, whatever its exit status and with stderr discarded (nm on an
 /// archive warns about members without symbols).
 pub fn output_ignoring_errors(command: &mut Command) -> Result<String> {
