@@ -60,10 +60,9 @@ pub mod c_heap;
 pub mod ffi_boundary;
 #[expect(unsafe_code, reason = "the one conversion of each kind of pointer argument into its typed handle")]
 pub mod c_args;
-#[expect(
-    unsafe_code,
-    reason = "pthreads, joined by the library's destructor, sharing a borrowed batch of chunk pieces"
-)]
+#[expect(unsafe_code, reason = "pthreads, getrlimit, dlopen and the unload hook, per platform")]
+pub mod platform;
+#[expect(unsafe_code, reason = "the library's destructor, and a borrowed batch of chunk pieces for the workers")]
 pub mod worker_pool;
 #[expect(unsafe_code, reason = "libzstd's thread pool and a context parameter the zstd crate does not wrap")]
 pub mod zstd_context;

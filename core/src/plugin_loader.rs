@@ -15,7 +15,6 @@ use crate::c_types::{
 };
 use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
-use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_LAZY};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 use std::path::Path;
@@ -150,13 +149,11 @@ pub enum LibraryContents {
 pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
     // SAFETY: loading a library runs its initialisers; libraries on the plugin path are
     // trusted code by HDF5's and netcdf-c's own rules. The flags are netcdf-c's.
-    let library =
-        unsafe { Library::open(Some(path), RTLD_LAZY | RTLD_GLOBAL) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+    let library = unsafe { crate::platform::open_plugin(path) }.map_err(|e| format!("cannot be loaded: {e}"))?;
     let symbol = |name: &[u8]| -> Option<*const c_void> {
         // SAFETY: only the symbol's address is read; it is called later with the type the
         // plugin interface defines for that name.
-        unsafe { library.get::<*const c_void>(name).ok().map(|s| s.into_raw() as *const c_void) }
-            .filter(|p| !p.is_null())
+        unsafe { library.get::<*const c_void>(name).ok().map(|s| *s) }.filter(|p| !p.is_null())
     };
     let get_type = symbol(b"H5PLget_plugin_type\0");
     let get_info = symbol(b"H5PLget_plugin_info\0");

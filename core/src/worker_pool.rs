@@ -9,12 +9,14 @@
 //!   own pool keeps one, see `zstd_context`, so that a frame's bytes stay the same).
 //! - The pool starts `threads() - 1` workers once; the calling thread is the last worker.
 //! - Work split into pieces never depends on the thread count, so the bytes written do not either.
-//! - A destructor (`.fini_array`) joins the workers when the library is unloaded, so a plugin
-//!   library that `dlclose` unmaps leaves no thread behind in its code. The workers are plain
-//!   pthreads, not `std::thread`s: std registers thread-local destructors in the threads it
-//!   starts, and glibc keeps a library with pending ones mapped, so a plugin could never unload. A process that forked
+//! - A destructor (`.fini_array`, [`platform::at_unload!`]) joins the workers when the library is
+//!   unloaded, so a plugin library that `dlclose` unmaps leaves no thread behind in its code. The
+//!   workers are plain pthreads ([`platform::Thread`]), not `std::thread`s: std registers
+//!   thread-local destructors in the threads it starts, and glibc keeps a library with pending ones
+//!   mapped, so a plugin could never unload. A process that forked
 //!   after the pool started runs the pieces on the calling thread (its workers stayed behind).
 
+use crate::platform::{self, Thread};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
@@ -52,7 +54,7 @@ fn limits() -> &'static Limits {
             ));
             cores
         });
-        Limits { threads: threads.min(threads_within(address_space_limit())), cores }
+        Limits { threads: threads.min(threads_within(platform::address_space_limit())), cores }
     })
 }
 
@@ -65,18 +67,6 @@ const ADDRESS_SPACE_PER_THREAD: u64 = 512 << 20;
 /// would leave a 37 MB zstd chunk no room, where one thread compresses it.
 fn threads_within(limit: Option<u64>) -> usize {
     limit.map_or(usize::MAX, |bytes| usize::try_from(bytes / ADDRESS_SPACE_PER_THREAD).unwrap_or(usize::MAX).max(1))
-}
-
-/// The process's address-space limit (`RLIMIT_AS`), if it has one.
-fn address_space_limit() -> Option<u64> {
-    if cfg!(miri) {
-        return None; // Miri runs no C
-    }
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: `limit` is a writable rlimit; getrlimit only writes it.
-    let status = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
-    #[allow(clippy::useless_conversion, reason = "rlim_t is 32 bits wide on 32-bit targets")]
-    (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then(|| u64::from(limit.rlim_cur))
 }
 
 /// The thread count for a `NCFILTERS_THREADS` setting and the cores available; Err: the setting
@@ -203,7 +193,7 @@ struct Shared {
 
 struct Pool {
     shared: Arc<Shared>,
-    workers: Mutex<Vec<libc::pthread_t>>,
+    workers: Mutex<Vec<Thread>>,
     creator: u32,
 }
 
@@ -231,27 +221,11 @@ fn pool() -> Option<&'static Pool> {
 }
 
 /// Starts one worker thread holding a reference to `shared`.
-fn start_worker(shared: &Arc<Shared>) -> Option<libc::pthread_t> {
-    let argument = Arc::into_raw(Arc::clone(shared)) as *mut libc::c_void;
-    let mut thread: libc::pthread_t = 0;
-    // SAFETY: `thread` is writable; `worker_main` takes over the reference passed in `argument`
-    // and the default attributes need no set-up.
-    let code = unsafe { libc::pthread_create(&mut thread, std::ptr::null(), worker_main, argument) };
-    if code != 0 {
-        // SAFETY: the thread did not start, so the reference is still ours to release.
-        drop(unsafe { Arc::from_raw(argument as *const Shared) });
-        return None;
-    }
-    Some(thread)
-}
-
-extern "C" fn worker_main(argument: *mut libc::c_void) -> *mut libc::c_void {
-    // SAFETY: `start_worker` passed one reference from Arc::into_raw, taken back once here.
-    let shared = unsafe { Arc::from_raw(argument as *const Shared) };
-    crate::ffi_export!(caught "ncfilters' worker thread", |_| {
-        work_until_closed(&shared);
-        std::ptr::null_mut()
-    })
+fn start_worker(shared: &Arc<Shared>) -> Option<Thread> {
+    let shared = Arc::clone(shared);
+    Thread::spawn(Box::new(
+        move || crate::ffi_export!(caught "ncfilters' worker thread", |_| work_until_closed(&shared)),
+    ))
 }
 
 fn work_until_closed(shared: &Shared) {
@@ -362,9 +336,7 @@ fn shut_down() {
     pool.shared.wake.notify_all();
     let workers = std::mem::take(&mut *pool.workers.lock().unwrap_or_else(|e| e.into_inner()));
     for worker in workers {
-        // SAFETY: each thread was started by `start_worker`, is joinable, and is joined once
-        // (taken out of the list above); it returns now that the queue is closing.
-        unsafe { libc::pthread_join(worker, std::ptr::null_mut()) };
+        worker.join(); // it returns now that the queue is closing
     }
 }
 
@@ -372,10 +344,8 @@ extern "C" fn shut_down_at_unload() {
     crate::ffi_export!(caught "ncfilters' worker pool shutdown", |_| shut_down())
 }
 
-/// Runs when the library is unloaded (`dlclose`) or the process exits.
-#[used]
-#[link_section = ".fini_array"]
-static SHUT_DOWN_AT_UNLOAD: extern "C" fn() = shut_down_at_unload;
+// Runs when the library is unloaded (`dlclose`) or the process exits.
+platform::at_unload!(SHUT_DOWN_AT_UNLOAD = shut_down_at_unload);
 
 #[cfg(test)]
 mod tests {

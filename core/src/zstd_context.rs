@@ -20,6 +20,7 @@
 //! caller's thread, as frames of 512 KiB or less always are.
 
 use crate::c_heap::CVec;
+use crate::platform;
 use crate::worker_pool::{self, Lifetime};
 use std::os::raw::c_int;
 use std::ptr::NonNull;
@@ -70,17 +71,14 @@ fn pool_functions() -> Option<PoolFunctions> {
 }
 
 /// The system libzstd's pool functions, looked up in the loaded `libzstd.so.1` (by name, so also
-/// when it was loaded `RTLD_LOCAL`), else among the process's global symbols; `None` when it was
-/// built without threads. Without them, contexts with workers make pools of their own.
+/// when it was loaded `RTLD_LOCAL`; [`platform::LIBZSTD`]), else among the process's global
+/// symbols; `None` when it was built without threads. Without them, contexts with workers make
+/// pools of their own.
 #[cfg(not(all(feature = "zstd-threads", not(ncfilters_system_zstd))))]
 fn pool_functions() -> Option<PoolFunctions> {
-    use libloading::os::unix::Library;
     static FUNCTIONS: OnceLock<Option<PoolFunctions>> = OnceLock::new();
     *FUNCTIONS.get_or_init(|| {
-        // SAFETY: RTLD_NOLOAD only takes another reference to an object already loaded, so no
-        // initialiser runs; `this` opens the program itself.
-        let loaded = unsafe { Library::open(Some("libzstd.so.1"), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
-        let library = loaded.or_else(|_| Ok::<_, ()>(Library::this())).ok()?;
+        let library = platform::loaded_libzstd().or_else(platform::this_program)?;
         // SAFETY: libzstd's declarations of the two (zstd.h): the types match.
         let functions = unsafe {
             PoolFunctions {
@@ -175,9 +173,7 @@ extern "C" fn free_shared_pool_at_unload() {
     }
 }
 
-#[used]
-#[link_section = ".fini_array"]
-static FREE_SHARED_POOL_AT_UNLOAD: extern "C" fn() = free_shared_pool_at_unload;
+platform::at_unload!(FREE_SHARED_POOL_AT_UNLOAD = free_shared_pool_at_unload);
 
 pub struct Compressor {
     context: NonNull<zstd_sys::ZSTD_CCtx>,
@@ -436,10 +432,8 @@ mod tests {
     /// (Debian's and Fedora's are built with them) has its pool functions found.
     #[test]
     fn libzstd_has_threads_as_built() {
-        // SAFETY: RTLD_NOLOAD only finds an object already loaded.
-        let system =
-            unsafe { libloading::os::unix::Library::open(Some("libzstd.so.1"), libc::RTLD_NOW | libc::RTLD_NOLOAD) };
-        assert_eq!(has_threads(), cfg!(feature = "zstd-threads") || system.is_ok());
+        let system = platform::loaded_libzstd();
+        assert_eq!(has_threads(), cfg!(feature = "zstd-threads") || system.is_some());
         assert_eq!(pool_functions().is_some(), has_threads(), "the pool functions");
         assert_eq!(shared_pool().is_some(), has_threads(), "the shared pool");
     }

@@ -5,15 +5,26 @@
  * and in the built-in filters. Rust cannot declare weak symbols on stable, hence this file.
  */
 #define _GNU_SOURCE
-#include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _WIN32
+#include <windows.h>
+#include <psapi.h>
+#else
+#include <stdatomic.h>
 #include <dlfcn.h>
+#ifdef __APPLE__
+#include <mach-o/dyld.h>
+#else
 #include <link.h>
+#endif
+#endif
 
 #define NCFILTERS_ENOTBUILT (-128) /* NC_ENOTBUILT */
 
+#ifndef _WIN32
 /*
  * A plugin library (plugins/) calls back into netcdf-c without linking libnetcdf. When libnetcdf
  * is in the global scope (a program linked with it) the weak references bind to it; when it was
@@ -29,14 +40,10 @@ struct names {
     size_t count, capacity;
 };
 
-static int collect_name(struct dl_phdr_info *info, size_t size, void *data)
+/* Adds a copy of `name` to `list`; nonzero when out of memory. */
+static int add_name(struct names *list, const char *name)
 {
-    struct names *list = data;
     char *copy;
-    (void)size;
-    /* The main program (empty name) is in the global scope, which the weak reference saw. */
-    if (!info->dlpi_name || !info->dlpi_name[0])
-        return 0;
     if (list->count == list->capacity) {
         size_t capacity = list->capacity ? 2 * list->capacity : 64;
         char **grown = realloc(list->names, capacity * sizeof *grown);
@@ -46,11 +53,38 @@ static int collect_name(struct dl_phdr_info *info, size_t size, void *data)
         list->capacity = capacity;
     }
     /* Copied: the object may be unloaded once the iteration releases the lock. */
-    if (!(copy = strdup(info->dlpi_name)))
+    if (!(copy = strdup(name)))
         return 1;
     list->names[list->count++] = copy;
     return 0;
 }
+
+#ifdef __APPLE__
+/* The loaded images but the main program (the first), which the weak reference saw. */
+static void collect_names(struct names *list)
+{
+    uint32_t i, count = _dyld_image_count();
+    for (i = 1; i < count; i++) {
+        const char *name = _dyld_get_image_name(i); /* NULL once image i is unloaded */
+        if (name && add_name(list, name))
+            return; /* search the objects listed so far */
+    }
+}
+#else
+static int collect_name(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    /* The main program (empty name) is in the global scope, which the weak reference saw. */
+    if (!info->dlpi_name || !info->dlpi_name[0])
+        return 0;
+    return add_name(data, info->dlpi_name); /* on failure: search the objects listed so far */
+}
+
+static void collect_names(struct names *list)
+{
+    dl_iterate_phdr(collect_name, list);
+}
+#endif
 
 /* `name` if the object `file` (handle `library`) defines it itself: dlsym also searches its dependencies. */
 static void *own_symbol(void *library, const char *file, const char *name)
@@ -73,7 +107,7 @@ static void *loaded_function(const char *marker, const char *name, void **handle
     void *found = NULL;
     size_t i;
     *handlep = NULL;
-    dl_iterate_phdr(collect_name, &list);
+    collect_names(&list);
     for (i = 0; i < list.count; i++) {
         void *library = dlopen(list.names[i], RTLD_LAZY | RTLD_NOLOAD);
         void *function = library ? own_symbol(library, list.names[i], name) : NULL;
@@ -97,21 +131,97 @@ static void *loaded_function(const char *marker, const char *name, void **handle
     return found;
 }
 
+/* A function found by cached_function: a NULL pointer until one is. */
+typedef _Atomic(void *) function_cache;
+
+static void *cache_load(function_cache *cache)
+{
+    return atomic_load_explicit(cache, memory_order_acquire);
+}
+
+/* Stores `function` if the cache is still empty; else returns 0 and *cached is what it holds. */
+static int cache_store(function_cache *cache, void **cached, void *function)
+{
+    *cached = NULL;
+    return atomic_compare_exchange_strong_explicit(cache, cached, function, memory_order_acq_rel, memory_order_acquire);
+}
+
+#define WEAK __attribute__((weak))
+#define WEAK_REFERENCE(name) name
+
+#else /* _WIN32 */
+/*
+ * Windows has no weak references and no global symbol scope: a function is looked up in the
+ * modules the process has loaded (EnumProcessModules), by GetProcAddress, which finds only what
+ * a module exports itself. The first module that exports both `name` and `marker` wins, else the
+ * first that exports `name`; *handlep gets a reference (GetModuleHandleExW) to its module.
+ */
+static void *loaded_function(const char *marker, const char *name, void **handlep)
+{
+    HMODULE listed[1024];
+    HMODULE module = NULL;
+    FARPROC found = NULL;
+    DWORD size = 0, i;
+    *handlep = NULL;
+    if (!K32EnumProcessModules(GetCurrentProcess(), listed, sizeof listed, &size))
+        return NULL;
+    if (size > sizeof listed)
+        size = sizeof listed; /* search the first 1024 modules */
+    for (i = 0; i < size / sizeof listed[0]; i++) {
+        FARPROC function = GetProcAddress(listed[i], name);
+        if (function && GetProcAddress(listed[i], marker)) {
+            found = function;
+            break;
+        }
+        if (function && !found)
+            found = function;
+    }
+    /* The reference keeps the module loaded; none taken (and not found) if it was unloaded meanwhile. */
+    if (!found || !GetModuleHandleExW(GET_MODULE_HANDLE_EX_FLAG_FROM_ADDRESS, (LPCWSTR)(void *)found, &module))
+        return NULL;
+    *handlep = module;
+    return (void *)found;
+}
+
+/* Drops the reference loaded_function took. */
+static void dlclose(void *handle)
+{
+    FreeLibrary((HMODULE)handle);
+}
+
+/* As above, with the Interlocked functions (full barriers): MSVC's C11 atomics are experimental. */
+typedef void *volatile function_cache;
+
+static void *cache_load(function_cache *cache)
+{
+    return InterlockedCompareExchangePointer(cache, NULL, NULL);
+}
+
+static int cache_store(function_cache *cache, void **cached, void *function)
+{
+    *cached = InterlockedCompareExchangePointer(cache, function, NULL);
+    return *cached == NULL;
+}
+
+#define WEAK
+#define WEAK_REFERENCE(name) NULL
+#endif /* _WIN32 */
+
 /*
  * loaded_function, found once per function: this runs for every dataset or variable a filter is
  * set on. A miss is retried on the next call (the library may be loaded later).
  */
-static void *cached_function(_Atomic(void *) *cache, const char *library, const char *name)
+static void *cached_function(function_cache *cache, const char *library, const char *name)
 {
-    void *function = atomic_load_explicit(cache, memory_order_acquire);
-    void *handle, *expected = NULL;
+    void *function = cache_load(cache);
+    void *handle, *expected;
     if (function)
         return function;
     /* `library` names the library a function belongs to; its marker picks it among those defining the name. */
     function = loaded_function(strcmp(library, "hdf5") == 0 ? "H5open" : "nc_inq_libvers", name, &handle);
     if (!function)
         return NULL;
-    if (atomic_compare_exchange_strong_explicit(cache, &expected, function, memory_order_acq_rel, memory_order_acquire))
+    if (cache_store(cache, &expected, function))
         return function; /* keeps the handle: the cached pointer must outlive a dlclose by the library's user */
     dlclose(handle); /* another thread cached it first */
     return expected;
@@ -122,11 +232,13 @@ static void *cached_function(_Atomic(void *) *cache, const char *library, const 
  * returns `fail` when neither finds it.
  */
 #define FORWARD(library, ret, fail, name, params, args)                         \
-    extern ret name params __attribute__((weak));                               \
+    extern ret name params WEAK;                                                \
     ret ncfilters_##name params                                                 \
     {                                                                           \
-        static _Atomic(void *) cache;                                           \
-        ret(*f) params = name ? name : (ret(*) params)cached_function(&cache, library, #name); \
+        static function_cache cache;                                            \
+        ret(*f) params = WEAK_REFERENCE(name);                                  \
+        if (!f)                                                                 \
+            f = (ret(*) params)cached_function(&cache, library, #name);         \
         return f ? f args : fail;                                               \
     }
 
