@@ -5,20 +5,18 @@
 //! contract a pointer must meet is the handle's (its docs), which the export's `# Safety` section
 //! states for its callers.
 //!
-//! Making a handle is unsafe, so no macro or safe function may do it for a caller: code under
-//! `#![deny(unsafe_code)]` cannot make one.
+//! Making a handle is unsafe, so no macro or safe function may do it for a caller: it takes an
+//! `unsafe` block, which code under `#![deny(unsafe_code)]` cannot have.
 //!
 //! ```compile_fail,E0133
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
 //! with_call(|call| Out::<u32>::from_raw(call, std::ptr::null_mut()).write(1));
 //! ```
 //!
-//! ```compile_fail
-//! #![deny(unsafe_code)]
+//! ```compile_fail,E0133
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
 //! with_call(|call| {
-//!     // SAFETY: a NUL-terminated literal.
-//!     unsafe { Text::from_raw(call, c"x".as_ptr()) };
+//!     let _ = Text::from_raw(call, c"x".as_ptr());
 //! });
 //! ```
 //!
@@ -26,15 +24,16 @@
 //! runs ([`ffi_export!`](crate::ffi_export!) gives each body a fresh one): no handle, nor anything
 //! borrowed from one, outlives its call.
 //!
-//! ```compile_fail
+//! ```compile_fail,E0521
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
-//! let kept: Text<'static> = with_call(|call| {
+//! let mut kept: Option<Text<'static>> = None;
+//! with_call(|call| {
 //!     // SAFETY: a NUL-terminated literal.
-//!     unsafe { Text::from_raw(call, c"x".as_ptr()) }
+//!     kept = Some(unsafe { Text::from_raw(call, c"x".as_ptr()) });
 //! });
 //! ```
 //!
-//! ```compile_fail
+//! ```compile_fail,E0521
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
 //! let mut kept: Option<&'static [u8]> = None;
 //! with_call(|call| {
@@ -45,7 +44,7 @@
 //!
 //! Nor may one move to another thread, as the C pointer behind it need not be shared:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
 //! fn elsewhere<T: Send>(_: T) {}
 //! with_call(|call| {
@@ -54,7 +53,7 @@
 //! });
 //! ```
 //!
-//! ```compile_fail
+//! ```compile_fail,E0277
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
 //! fn shared<T: Sync>(_: &T) {}
 //! with_call(|call| {

@@ -5,7 +5,33 @@ use crate::c_types::NCPluginList;
 use crate::error::{NcResult, NC_ENOMEM};
 use std::ptr::NonNull;
 
-/// An owned, zero-initialised C-heap array of `len` plain-data elements.
+/// Types for which all-zero bytes are a valid value, so [`CArray::zeroed`] may hand out
+/// calloc'd memory as `&mut [T]` (a reference, `NonZero*` or `fn()` has no zero value).
+///
+/// ```compile_fail,E0277
+/// use ncfilters_core::c_heap::CArray;
+/// let null: &'static u8 = CArray::<&'static u8>::zeroed(1).unwrap().as_mut_slice()[0];
+/// ```
+///
+/// # Safety
+/// The all-zero bit pattern of `size_of::<Self>()` bytes is a valid `Self`.
+pub unsafe trait Zeroable: Copy {}
+
+macro_rules! zeroable {
+    ($($t:ty),*) => {
+        // SAFETY: zero is a valid value of every integer and float type.
+        $(unsafe impl Zeroable for $t {})*
+    };
+}
+zeroable!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize, f32, f64);
+// SAFETY: a null thin raw pointer is valid (Sized: a fat pointer's zero metadata may not be).
+unsafe impl<T> Zeroable for *mut T {}
+// SAFETY: as for `*mut T`.
+unsafe impl<T> Zeroable for *const T {}
+// SAFETY: integers and a raw pointer, all valid at zero (calloc zeroes the padding too).
+unsafe impl Zeroable for crate::c_types::NC_H5_Filterspec {}
+
+/// An owned C-heap array of `len` plain-data elements.
 ///
 /// Dropping it frees the memory; [`CArray::into_raw`] hands ownership to C, which
 /// must release it with `free()`. A zero-length array still owns a unique
@@ -16,18 +42,28 @@ pub struct CArray<T: Copy> {
 }
 
 impl<T: Copy> CArray<T> {
-    pub fn zeroed(len: usize) -> NcResult<Self> {
+    /// `len` zeroed elements, which only a [`Zeroable`] type may be.
+    pub fn zeroed(len: usize) -> NcResult<Self>
+    where
+        T: Zeroable,
+    {
+        Ok(CArray { ptr: Self::calloc(len)?, len })
+    }
+
+    /// A zeroed block for `len` elements; not yet valid `T`s unless `T` is [`Zeroable`].
+    fn calloc(len: usize) -> NcResult<NonNull<T>> {
         let size = std::mem::size_of::<T>().max(1);
         // SAFETY: calloc has no preconditions; it checks len*size for overflow itself.
         let raw = unsafe { libc::calloc(len.max(1), size) } as *mut T;
-        let ptr = NonNull::new(raw).ok_or(NC_ENOMEM)?;
-        Ok(CArray { ptr, len })
+        NonNull::new(raw).ok_or(NC_ENOMEM)
     }
 
     pub fn from_slice(values: &[T]) -> NcResult<Self> {
-        let mut array = Self::zeroed(values.len())?;
-        array.as_mut_slice().copy_from_slice(values);
-        Ok(array)
+        let ptr = Self::calloc(values.len())?;
+        // SAFETY: the block has room for values.len() elements and is not the slice's memory;
+        // copied through raw pointers, so no zeroed `T` is ever read or referenced.
+        unsafe { std::ptr::copy_nonoverlapping(values.as_ptr(), ptr.as_ptr(), values.len()) };
+        Ok(CArray { ptr, len: values.len() })
     }
 
     /// Takes back ownership of memory from [`CArray::into_raw`] (NULL gives `None`).
@@ -39,7 +75,7 @@ impl<T: Copy> CArray<T> {
     }
 
     pub fn as_mut_slice(&mut self) -> &mut [T] {
-        // SAFETY: ptr owns `len` initialised (zeroed, plain-data) elements.
+        // SAFETY: ptr owns `len` initialised elements (copied, Zeroable zeros, or from_raw's).
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
     }
 
@@ -244,11 +280,14 @@ impl ChunkBuffer {
     /// block's size and the block, and may free the block and store another. Whatever block it
     /// leaves is this buffer's now. Its return value is the new number of bytes in use; a
     /// failure is 0, `(size_t)-1` (netcdf-c's C plugins' error value), a NULL block, or more
-    /// bytes than the block it left holds (which HDF5 2.2 rejects too), and keeps the bytes in use.
+    /// bytes than the block it left holds (which HDF5 2.2 rejects too). A failure keeps the bytes
+    /// in use if the filter left the block and its size as they were, else leaves none in use
+    /// (a block replaced on failure holds nothing known, and may be smaller).
     ///
     /// # Safety
     /// `filter` leaves in `*buf` NULL or a `malloc`'d block of at least `*buf_size` bytes, the
-    /// first `return value` of them initialised when it succeeds and that fits.
+    /// first `return value` of them initialised when it succeeds and that fits; a failing filter
+    /// that leaves `*buf` and `*buf_size` as they were leaves the bytes in use too.
     pub unsafe fn filter_in_place(
         &mut self,
         filter: impl FnOnce(usize, *mut usize, *mut *mut std::os::raw::c_void) -> usize,
@@ -256,6 +295,10 @@ impl ChunkBuffer {
         // Locals, not references to self, go to C.
         let (mut ptr, mut buf_size) = (self.ptr, self.buf_size);
         let used = filter(self.used, &mut buf_size, &mut ptr);
+        if (ptr, buf_size) != (self.ptr, self.buf_size) {
+            // Until it succeeds, nothing in a new (or resized) block is known to be initialised.
+            self.used = 0;
+        }
         self.ptr = ptr;
         self.buf_size = buf_size;
         if ptr.is_null() {
@@ -622,6 +665,26 @@ mod tests {
         let past = unsafe { back.filter_in_place(|_, buf_size, _| *buf_size + 1) };
         assert_eq!(past, Err("it returned 65 bytes, more than the 64 of the block it left".into()));
         assert_eq!(back.bytes(), b"chunk!");
+    }
+
+    /// The hole a failing filter that shrank the block left: the old bytes in use stayed, and
+    /// `bytes()` read past the new block's end.
+    #[test]
+    fn a_failing_filter_that_replaces_the_block_leaves_no_bytes_past_it() {
+        let mut chunk = ChunkBuffer::from_bytes(b"sixty-four bytes or so, far more than the one byte left").unwrap();
+        // SAFETY: the closure frees the block and leaves a malloc'd 1-byte one of that size.
+        let failed = unsafe {
+            chunk.filter_in_place(|_, buf_size, buf| {
+                libc::free(*buf);
+                (*buf, *buf_size) = (libc::malloc(1), 1);
+                assert!(!(*buf).is_null());
+                usize::MAX
+            })
+        };
+        assert_eq!(failed, Err("it returned failure".into()));
+        // len() first: with the hole, bytes() itself would read past the block.
+        assert!(chunk.len() <= 1, "{} bytes in use in a 1-byte block", chunk.len());
+        assert!(chunk.bytes().len() <= 1);
     }
 
     #[test]

@@ -169,6 +169,9 @@ pub struct NC_HDF5_Filter {
     pub params: *mut c_uint,
 }
 
+// SAFETY: integers and a raw pointer, all valid at zero (CArray::zeroed makes the cells).
+unsafe impl crate::c_heap::Zeroable for NC_HDF5_Filter {}
+
 /// The element pointers of a netcdf-c list (empty for NULL or an empty list).
 ///
 /// # Safety

@@ -131,9 +131,26 @@ pub fn filter_registered(id: u32) -> crate::error::NcResult<bool> {
     }
 }
 
-/// `H5Zregister` of a filter class that lives for the whole process.
-pub fn register(class: &'static crate::c_types::H5Z_class2_t) -> Hdf5Result<()> {
-    // SAFETY: a valid, 'static H5Z_class2_t; HDF5 copies it.
+/// `H5Zregister` of a filter class that lives for the whole process. Unsafe: a `'static` class
+/// may still point to a freed name, and HDF5 would read it.
+///
+/// ```compile_fail,E0133
+/// use ncfilters_plugin::{c_types::H5Z_class2_t, hdf5_sys};
+/// let name = std::ffi::CString::new("gone").unwrap();
+/// let class = H5Z_class2_t {
+///     version: 1, id: 256, encoder_present: 1, decoder_present: 1, name: name.as_ptr(),
+///     can_apply: None, set_local: None, filter: None,
+/// };
+/// drop(name);
+/// let _ = hdf5_sys::register(Box::leak(Box::new(class)));
+/// ```
+///
+/// # Safety
+/// HDF5 copies the struct but keeps its pointers and calls its functions for the rest of the
+/// process: `name` is a NUL-terminated string that lives as long, and each function is NULL or
+/// follows its `H5Z_*_func_t` contract (any thread, any time).
+pub unsafe fn register(class: &'static crate::c_types::H5Z_class2_t) -> Hdf5Result<()> {
+    // SAFETY: a valid, 'static H5Z_class2_t whose pointers stay valid (the caller's contract).
     checked(unsafe { ncfilters_H5Zregister((class as *const crate::c_types::H5Z_class2_t).cast()) }, "H5Zregister")?;
     Ok(())
 }

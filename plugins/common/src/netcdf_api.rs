@@ -28,12 +28,17 @@ const NC_CHUNKED: c_int = 0;
 const NC_ENDIAN_LITTLE: c_int = 1;
 const NC_ENDIAN_BIG: c_int = 2;
 
-/// `nc_inq_varndims` and `nc_inq_vardimid`: the variable's dimension ids.
-pub fn var_dim_ids(ncid: c_int, varid: c_int) -> NcResult<Vec<c_int>> {
+/// `nc_inq_varndims`: the variable's rank, which sizes every vector netcdf-c writes for it.
+fn var_ndims(ncid: c_int, varid: c_int) -> NcResult<usize> {
     let mut ndims = 0;
     // SAFETY: a valid out-pointer.
     check(unsafe { ncfilters_nc_inq_varndims(ncid, varid, &mut ndims) })?;
-    let ndims = usize::try_from(ndims).ok().filter(|&n| n <= NC_MAX_VAR_DIMS).ok_or(crate::error::NC_EINTERNAL)?;
+    usize::try_from(ndims).ok().filter(|&n| n <= NC_MAX_VAR_DIMS).ok_or(crate::error::NC_EINTERNAL)
+}
+
+/// `nc_inq_varndims` and `nc_inq_vardimid`: the variable's dimension ids.
+pub fn var_dim_ids(ncid: c_int, varid: c_int) -> NcResult<Vec<c_int>> {
+    let ndims = var_ndims(ncid, varid)?;
     let mut ids = vec![0; ndims.max(1)];
     // SAFETY: room for ndims ids.
     check(unsafe { ncfilters_nc_inq_vardimid(ncid, varid, ids.as_mut_ptr()) })?;
@@ -49,11 +54,13 @@ pub fn dim_len(ncid: c_int, dimid: c_int) -> NcResult<usize> {
     Ok(len)
 }
 
-/// `nc_inq_var_chunking` of a variable of `ndims` dimensions: its chunk lengths, or `None`
-/// when it is not chunked.
-pub fn var_chunks(ncid: c_int, varid: c_int, ndims: usize) -> NcResult<Option<Vec<usize>>> {
+/// `nc_inq_var_chunking`: the variable's chunk lengths, or `None` when it is not chunked (or a
+/// scalar). netcdf-c writes one length per dimension of the variable, so its rank is asked here,
+/// never taken from the caller.
+pub fn var_chunks(ncid: c_int, varid: c_int) -> NcResult<Option<Vec<usize>>> {
+    let ndims = var_ndims(ncid, varid)?;
     let (mut storage, mut lens) = (0, vec![0usize; ndims.max(1)]);
-    // SAFETY: room for ndims lengths.
+    // SAFETY: room for the variable's ndims lengths.
     check(unsafe { ncfilters_nc_inq_var_chunking(ncid, varid, &mut storage, lens.as_mut_ptr()) })?;
     lens.truncate(ndims);
     Ok((storage == NC_CHUNKED && ndims > 0).then_some(lens))
@@ -92,4 +99,48 @@ pub fn type_size(ncid: c_int, xtype: c_int) -> NcResult<usize> {
     // SAFETY: size is a valid out-pointer; the name is not asked for.
     check(unsafe { ncfilters_nc_inq_type(ncid, xtype, std::ptr::null_mut(), &mut size) })?;
     Ok(size)
+}
+
+#[cfg(test)]
+mod tests {
+    //! A stand-in netcdf-c: shim.c's weak references bind to these definitions in the test binary.
+    use super::*;
+
+    /// The one variable the stand-in knows: `(ncid, varid)`, rank 3, chunked 2 x 3 x 4.
+    const NCID: c_int = 0x5eed;
+    const VARID: c_int = 7;
+    const CHUNKS: [usize; 3] = [2, 3, 4];
+
+    #[no_mangle]
+    extern "C" fn nc_inq_varndims(ncid: c_int, varid: c_int, ndimsp: *mut c_int) -> c_int {
+        if (ncid, varid) != (NCID, VARID) {
+            return crate::error::NC_EBADID.code();
+        }
+        // SAFETY: netcdf_api passes a valid out-pointer.
+        unsafe { ndimsp.write(CHUNKS.len() as c_int) };
+        0
+    }
+
+    /// Writes a length per dimension of the variable, as netcdf-c does, whatever room it has.
+    #[no_mangle]
+    extern "C" fn nc_inq_var_chunking(ncid: c_int, varid: c_int, storagep: *mut c_int, lensp: *mut usize) -> c_int {
+        if (ncid, varid) != (NCID, VARID) {
+            return crate::error::NC_EBADID.code();
+        }
+        // SAFETY: the caller's contract with netcdf-c: storagep is valid, lensp has room for
+        // the variable's rank.
+        unsafe {
+            storagep.write(NC_CHUNKED);
+            std::ptr::copy_nonoverlapping(CHUNKS.as_ptr(), lensp, CHUNKS.len());
+        }
+        0
+    }
+
+    /// The hole `var_chunks(ncid, varid, ndims)` had: a buffer of the caller's `ndims`, which
+    /// netcdf-c overran with the variable's real rank.
+    #[test]
+    fn var_chunks_sizes_its_buffer_from_the_variable_s_rank() {
+        assert_eq!(var_chunks(NCID, VARID), Ok(Some(CHUNKS.to_vec())));
+        assert_eq!(var_chunks(NCID, VARID + 1), Err(crate::error::NC_EBADID));
+    }
 }

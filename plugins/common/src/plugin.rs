@@ -268,9 +268,7 @@ impl VarFacts for NetcdfVar {
     }
 
     fn chunk_lens(&self) -> NcResult<Option<Vec<u64>>> {
-        let ndims = netcdf_api::var_dim_ids(self.ncid, self.varid)?.len();
-        Ok(netcdf_api::var_chunks(self.ncid, self.varid, ndims)?
-            .map(|lens| lens.into_iter().map(|l| l as u64).collect()))
+        Ok(netcdf_api::var_chunks(self.ncid, self.varid)?.map(|lens| lens.into_iter().map(|l| l as u64).collect()))
     }
 
     fn last_dim_len(&self) -> NcResult<Option<u64>> {
