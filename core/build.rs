@@ -80,8 +80,7 @@ fn main() {
     // The build-time plugin search path of a release with its own plugin-path API
     // (NETCDF_PLUGIN_SEARCH_PATH in its config.h), used when HDF5_PLUGIN_PATH is unset.
     println!("cargo:rerun-if-env-changed=NCFILTERS_PLUGIN_SEARCH_PATH");
-    let search_path = std::env::var("NCFILTERS_PLUGIN_SEARCH_PATH")
-        .unwrap_or_else(|_| "/usr/local/hdf5/lib/plugin:/usr/local/hdf5/lib/plugin".into());
+    let search_path = std::env::var("NCFILTERS_PLUGIN_SEARCH_PATH").unwrap_or_else(|_| default_search_path());
     println!("cargo:rustc-env=NCFILTERS_PLUGIN_SEARCH_PATH={search_path}");
 
     // What this build is, for the report: cmake/ncfilters.cmake names the source ("git <commit>",
@@ -98,5 +97,18 @@ fn main() {
     println!("cargo:rustc-check-cfg=cfg(ncfilters_system_zstd)");
     if std::env::var_os("ZSTD_SYS_USE_PKG_CONFIG").is_some_and(|value| !value.is_empty()) {
         println!("cargo:rustc-cfg=ncfilters_system_zstd");
+    }
+}
+
+/// Without the CMake module, netcdf-c's CMake default for prefix /usr/local: that prefix's
+/// `hdf5/lib/plugin`, then `PLATFORMDEFAULT`, joined by `PLATFORMSEP`; on Windows targets
+/// `$ENV{ALLUSERSPROFILE}\\hdf5\\lib\\plugin` as the build sees it, backslashes made `/`.
+fn default_search_path() -> String {
+    if std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "windows") {
+        println!("cargo:rerun-if-env-changed=ALLUSERSPROFILE");
+        let root = std::env::var("ALLUSERSPROFILE").unwrap_or_default();
+        format!("/usr/local/hdf5/lib/plugin;{root}/hdf5/lib/plugin").replace('\\', "/")
+    } else {
+        "/usr/local/hdf5/lib/plugin:/usr/local/hdf5/lib/plugin".into()
     }
 }

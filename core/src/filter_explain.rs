@@ -10,6 +10,7 @@ use crate::filter_report::{
     debian_package, hdf5_predefined, DirOriginReport, DirStateReport, FilterReport, Hdf5Source, LibraryOutcome,
     LibraryReport, NczarrSource, Report, PATH_NOT_REPORTED,
 };
+use crate::platform_names::Platform;
 use crate::standard_filter_table::CodecDefaults;
 
 /// What the user asked about: an HDF5 filter id, or else a name.
@@ -108,7 +109,7 @@ impl Remedies {
             Some(value) => format!("now {value}"),
             None => "now unset".to_string(),
         };
-        let defaults: Vec<&str> = CodecDefaults::ALL.iter().map(|defaults| defaults.library()).collect();
+        let defaults: Vec<String> = CodecDefaults::ALL.iter().map(|defaults| defaults.file()).collect();
         Remedies {
             add_plugin: format!(
                 "put an HDF5 plugin library for filter {id} in a directory and add that directory to {variable} \
@@ -287,7 +288,7 @@ fn nczarr_findings(filter: &FilterReport, remedies: &Remedies, advice: &mut Advi
 /// Advice to install the package of each versioned shared library (`libblosc.so.1`) a loader
 /// message says is missing.
 fn add_install_advice(message: &str, advice: &mut Advice) {
-    for soname in missing_sonames(message) {
+    for soname in missing_libraries(Platform::CURRENT, message) {
         let package = match debian_package(&soname) {
             Some(package) => format!(" (on Debian and Ubuntu: {package})"),
             None => String::new(),
@@ -299,8 +300,16 @@ fn add_install_advice(message: &str, advice: &mut Advice) {
 /// The versioned shared-library names (`libX.so.N…`) in a message that says something was not
 /// found. The dynamic loader's messages are text, so this is where they are read.
 pub fn missing_sonames(message: &str) -> Vec<String> {
+    missing_libraries(Platform::Unix, message)
+}
+
+/// The shared-library names of `platform` in a message that says something was not found: on
+/// unix versioned sonames (`libX.so.N…`, those with a Debian package), on macOS `libX….dylib`,
+/// on Windows `X.dll`.
+pub fn missing_libraries(platform: Platform, message: &str) -> Vec<String> {
     let lower = message.to_ascii_lowercase();
-    let says_missing = ["not found", "cannot open shared object", "no such file"].iter().any(|m| lower.contains(m));
+    let says_missing = ["not found", "cannot open shared object", "no such file"].iter().any(|m| lower.contains(m))
+        || (platform == Platform::Windows && lower.contains("could not be found"));
     if !says_missing {
         return Vec::new();
     }
@@ -308,12 +317,34 @@ pub fn missing_sonames(message: &str) -> Vec<String> {
     for token in
         message.split(|c: char| c.is_whitespace() || matches!(c, ':' | ',' | ';' | '\'' | '"' | '(' | ')' | '`'))
     {
-        let name = token.rsplit('/').next().unwrap_or(token);
-        if debian_package(name).is_some() && !names.iter().any(|known| known == name) {
+        let name = match platform {
+            Platform::Windows => token.rsplit(['/', '\\']).next(),
+            Platform::Unix | Platform::Apple => token.rsplit('/').next(),
+        };
+        let name = name.unwrap_or(token);
+        if is_library_name(platform, name) && !names.iter().any(|known| known == name) {
             names.push(name.to_string());
         }
     }
     names
+}
+
+/// Whether `name` is a system library's file name on `platform`, as [`missing_libraries`] reads:
+/// not a plugin of netcdf-c's (`lib__nc…`, `__nc…`), which the message names as the one loading.
+fn is_library_name(platform: Platform, name: &str) -> bool {
+    let plain = |stem: &str| {
+        !stem.is_empty()
+            && !stem.starts_with("__nc")
+            && stem.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-+.".contains(&b))
+    };
+    match platform {
+        Platform::Unix => debian_package(name).is_some(),
+        Platform::Apple => name.strip_prefix("lib").and_then(|rest| rest.strip_suffix(".dylib")).is_some_and(plain),
+        Platform::Windows => {
+            let dll = name.len() > 4 && name.is_char_boundary(name.len() - 4);
+            dll && name[name.len() - 4..].eq_ignore_ascii_case(".dll") && plain(&name[..name.len() - 4])
+        }
+    }
 }
 
 #[cfg(test)]
@@ -356,6 +387,19 @@ mod tests {
         assert_eq!(debian_package("lib__nch5zstd.so"), None);
         assert_eq!(debian_package("foo.so.1"), None);
         assert_eq!(debian_package("libfoo.so.x"), None);
+    }
+
+    #[test]
+    fn missing_libraries_per_platform() {
+        let apple = "dlopen(libblosc.1.dylib, 0x0005): tried: '/usr/lib/libblosc.1.dylib' (no such file)";
+        assert_eq!(missing_libraries(Platform::Apple, apple), ["libblosc.1.dylib"]);
+        assert!(missing_libraries(Platform::Unix, apple).is_empty());
+        let windows = r"C:\plugins\__nch5szip.dll: libsz.dll could not be found";
+        assert_eq!(missing_libraries(Platform::Windows, windows), ["libsz.dll"]);
+        assert!(missing_libraries(Platform::Windows, "libsz.dll has no symbol SZ_BufftoBuffCompress").is_empty());
+        let linux = "libblosc.so.1: cannot open shared object file";
+        assert_eq!(missing_libraries(Platform::Unix, linux), missing_sonames(linux));
+        assert!(missing_libraries(Platform::Windows, linux).is_empty());
     }
 
     #[test]

@@ -14,9 +14,8 @@ use crate::codec_json::{self, Dialect};
 use crate::error::{NcError, NC_EFILTER, NC_ENOFILTER};
 use crate::filter_chain::encode_codec;
 use crate::filterspec::{parse_spec_list, SpecError};
-use crate::plugin_registry::{
-    DirOrigin, DirState, FileOutcome, PartSource, Plugin, Registry, DEFAULT_PLUGIN_DIR, PLUGIN_PATH_ENV,
-};
+use crate::platform_names::Platform;
+use crate::plugin_registry::{DirOrigin, DirState, FileOutcome, PartSource, Plugin, Registry, PLUGIN_PATH_ENV};
 use crate::standard_filter_table::{standard_filter, InHdf5, NativeLibrary, STANDARD_FILTERS};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -326,9 +325,31 @@ fn part_source(source: Option<&PartSource>, defaulted: bool) -> (NczarrSource, O
 
 /// What to do when ncfilters' own filter lacks its C library.
 fn install_hint(library: NativeLibrary) -> String {
-    let package = library.sonames().first().and_then(|soname| debian_package(soname));
-    let package = package.map(|package| format!(" (Debian/Ubuntu: {package})")).unwrap_or_default();
-    format!("install {}{package}", library.project())
+    install_hint_on(Platform::CURRENT, library)
+}
+
+/// What to do on `platform` when ncfilters' own filter lacks its C library: Debian's package on
+/// unix, elsewhere the files tried and where the loader looks for them.
+pub fn install_hint_on(platform: Platform, library: NativeLibrary) -> String {
+    let files = library.sonames_on(platform).join(" or ");
+    match platform {
+        Platform::Unix => {
+            let package = library.sonames_on(platform).first().and_then(|soname| debian_package(soname));
+            let package = package.map(|package| format!(" (Debian/Ubuntu: {package})")).unwrap_or_default();
+            format!("install {}{package}", library.project())
+        }
+        Platform::Windows => {
+            format!(
+                "install {} so that Windows finds {files} (in the program's directory or on PATH)",
+                library.project()
+            )
+        }
+        Platform::Apple => format!(
+            "install {} so that the dynamic loader finds {files} (on DYLD_LIBRARY_PATH or \
+             DYLD_FALLBACK_LIBRARY_PATH, e.g. Homebrew's lib directory)",
+            library.project()
+        ),
+    }
 }
 
 /// Debian's name for the runtime package of a shared library: `libblosc.so.1` → `libblosc1`,
@@ -408,10 +429,12 @@ fn hdf5_side(id: u32, plugin: Option<&Plugin>, facts: Option<Hdf5Facts>) -> Hdf5
             let dir = library.and_then(Path::parent).map_or_else(|| shown.clone(), display);
             format!(
                 "HDF5 does not find filter {id}, which {shown} provides: add {dir} to {PLUGIN_PATH_ENV}{}",
-                if crate::plugin_path::RELEASE_RULES {
-                    String::new()
-                } else {
-                    format!(" (HDF5 does not search netcdf-c's default {DEFAULT_PLUGIN_DIR})")
+                match crate::plugin_path::default_plugin_dir() {
+                    // On Windows HDF5's own default is the same %ALLUSERSPROFILE%/hdf5/lib/plugin.
+                    Some(dir) if !crate::plugin_path::RELEASE_RULES && Platform::CURRENT != Platform::Windows => {
+                        format!(" (HDF5 does not search netcdf-c's default {dir})")
+                    }
+                    _ => String::new(),
                 }
             )
         }
@@ -659,9 +682,28 @@ mod tests {
     use super::*;
     use crate::plugin_loader::test_parts::{codec, filter, keep_alive};
     use crate::plugin_loader::{CodecPart, LibraryContents};
-    use crate::plugin_registry::{DirOrigin, DirState, LoadedLibrary, RegistryBuilder, NOT_A_LIBRARY_NAME};
+    use crate::plugin_registry::{
+        DirOrigin, DirState, LoadedLibrary, RegistryBuilder, DEFAULT_PLUGIN_DIR, NOT_A_LIBRARY_NAME,
+    };
     use crate::standard_filter_table::Codec;
     use std::os::raw::c_int;
+
+    #[test]
+    fn install_hints_per_platform() {
+        let hint = |platform| install_hint_on(platform, NativeLibrary::Libblosc);
+        assert_eq!(hint(Platform::Unix), "install c-blosc 1.x (Debian/Ubuntu: libblosc1)");
+        assert_eq!(
+            hint(Platform::Windows),
+            "install c-blosc 1.x so that Windows finds libblosc.dll or blosc.dll (in the program's directory or on PATH)"
+        );
+        assert!(
+            hint(Platform::Apple).starts_with("install c-blosc 1.x so that the dynamic loader finds libblosc.1.dylib")
+        );
+        assert!(!hint(Platform::Apple).contains("Debian"));
+        assert!(
+            install_hint_on(Platform::Windows, NativeLibrary::Libsz).contains("libsz.dll or libsz-2.dll or szip.dll")
+        );
+    }
 
     fn keep_visible(_: Codec, _: c_int, _: c_int, visible: &[u32]) -> crate::error::NcResult<Vec<u32>> {
         Ok(visible.to_vec())

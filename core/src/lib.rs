@@ -13,7 +13,8 @@
 //!    [`worker_pool`]: how many cores filters may use, and the threads that run a large
 //!    chunk's pieces; [`zstd_context`]: a zstd context with libzstd's block pre-splitter off and
 //!    its multithreaded frames;
-//! 3. [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
+//! 3. [`platform_names`]: the names and path rules netcdf-c picks per platform;
+//!    [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
 //!    rules; [`filter_rules`]: ordering and conflict rules of a variable's filter list;
 //!    [`standard_filter_table`]: the table of standard filters (ids, names, codecs, libraries);
 //!    [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers; [`codec_json`]: NCZarr
@@ -68,6 +69,7 @@ pub mod worker_pool;
 pub mod zstd_context;
 #[cfg_attr(feature = "system-libs", expect(unsafe_code, reason = "the system zlib's adler32 and adler32_combine"))]
 pub mod adler32;
+pub mod platform_names;
 pub mod filterspec;
 pub mod plugin_path;
 pub mod filter_rules;

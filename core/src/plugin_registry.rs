@@ -694,7 +694,9 @@ mod tests {
 
     #[test]
     fn plugin_file_names_follow_netcdf_c() {
-        for name in ["lib__nch5bzip2.so", "x.so.1", "x.sox", "a.dll", "b.dylib"] {
+        for name in
+            ["lib__nch5bzip2.so", "x.so.1", "x.sox", "a.dll", "b.dylib", "__nch5zstd.dll", "lib__nch5zstd.dylib"]
+        {
             assert!(is_plugin_file_name(name), "{name}");
         }
         for name in ["lib.la", "x.o", "README", "so", "x.s"] {

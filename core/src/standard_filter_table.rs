@@ -13,6 +13,8 @@
 //! (the compiler lists the `match`es that lack it) and its plugin crate `plugins/h5<filter>`.
 #![forbid(unsafe_code)]
 
+use crate::platform_names::{Platform, NAMES_BY_WIN32};
+
 /// Calls `$then!` with the rows of the table, in table order: the order of the stand-in
 /// registrations, of NCZarr's built-ins and of the codec-defaults lists. A row:
 ///
@@ -52,7 +54,8 @@ pub struct StandardFilterRow {
     pub codec: Codec,
     /// The Zarr (numcodecs) codec id.
     pub codec_id: &'static str,
-    /// The plugin library netcdf-c builds for it, `lib__nch5<name>.so`.
+    /// The plugin library netcdf-c builds for it on Linux, `lib__nch5<name>.so` (the README's
+    /// table and the CMake list name these); [`StandardFilterRow::plugin_file`] is this platform's.
     pub plugin_library: &'static str,
     /// netcdf-c's CMake target of that library, also the plugin crate's directory in `plugins/`.
     pub plugin_target: &'static str,
@@ -84,11 +87,22 @@ impl CodecDefaults {
         }
     }
 
+    /// The library's file on Linux; [`CodecDefaults::file`] is this platform's.
     pub const fn library(self) -> &'static str {
         match self {
             CodecDefaults::Hdf5Filters => "lib__nczhdf5filters.so",
             CodecDefaults::StdFilters => "lib__nczstdfilters.so",
         }
+    }
+
+    /// The library's file as this release's netcdf-c names it here.
+    pub fn file(self) -> String {
+        self.file_on(Platform::CURRENT, NAMES_BY_WIN32)
+    }
+
+    /// The library's file as netcdf-c names it on `platform` (see [`Platform::plugin_file`]).
+    pub fn file_on(self, platform: Platform, names_by_win32: bool) -> String {
+        platform.plugin_file(plugin_stem(self.library()), names_by_win32)
     }
 
     /// How many codecs the library lists.
@@ -132,11 +146,23 @@ impl NativeLibrary {
         }
     }
 
-    /// The file names tried, in order: the runtime soname first, then the development link.
+    /// The file names tried here, in order (see [`NativeLibrary::sonames_on`]).
     pub const fn sonames(self) -> &'static [&'static str] {
-        match self {
-            NativeLibrary::Libblosc => &["libblosc.so.1", "libblosc.so"],
-            NativeLibrary::Libsz => &["libsz.so.2", "libsz.so"],
+        self.sonames_on(Platform::CURRENT)
+    }
+
+    /// The file names tried on `platform`, in order: on unix the runtime soname, then the
+    /// development link; on Windows MinGW's (MSYS2's) names, then MSVC builds' (vcpkg, HDF5's
+    /// binaries: `blosc.dll`, `szip.dll`); on macOS the install name, then the link.
+    pub const fn sonames_on(self, platform: Platform) -> &'static [&'static str] {
+        match (self, platform) {
+            (NativeLibrary::Libblosc, Platform::Unix) => &["libblosc.so.1", "libblosc.so"],
+            (NativeLibrary::Libsz, Platform::Unix) => &["libsz.so.2", "libsz.so"],
+            (NativeLibrary::Libblosc, Platform::Windows) => &["libblosc.dll", "blosc.dll"],
+            // libaec's CMake names it libsz.dll, a libtool build libsz-2.dll; libaec.dll lacks SZ_*.
+            (NativeLibrary::Libsz, Platform::Windows) => &["libsz.dll", "libsz-2.dll", "szip.dll"],
+            (NativeLibrary::Libblosc, Platform::Apple) => &["libblosc.1.dylib", "libblosc.dylib"],
+            (NativeLibrary::Libsz, Platform::Apple) => &["libsz.2.dylib", "libsz.dylib"],
         }
     }
 
@@ -204,6 +230,24 @@ impl Codec {
     }
 }
 
+impl StandardFilterRow {
+    /// The plugin library's file as this release's netcdf-c names it here.
+    pub fn plugin_file(&self) -> String {
+        self.plugin_file_on(Platform::CURRENT, NAMES_BY_WIN32)
+    }
+
+    /// The plugin library's file as netcdf-c names it on `platform` (see [`Platform::plugin_file`]).
+    pub fn plugin_file_on(&self, platform: Platform, names_by_win32: bool) -> String {
+        platform.plugin_file(plugin_stem(self.plugin_library), names_by_win32)
+    }
+}
+
+/// The part of a Linux plugin file name after `lib__nc`: netcdf-c's `TARGETLIB` (`h5zstd`).
+fn plugin_stem(linux_file: &str) -> &str {
+    let stem = linux_file.strip_prefix("lib__nc").and_then(|rest| rest.strip_suffix(".so"));
+    stem.expect("a plugin file is named lib__nc<stem>.so on Linux")
+}
+
 /// The row of HDF5 filter `id`, if it is a standard filter.
 pub fn standard_filter(id: u32) -> Option<&'static StandardFilterRow> {
     STANDARD_FILTERS.iter().find(|row| row.id == id)
@@ -242,5 +286,37 @@ mod tests {
         }
         let listed: usize = CodecDefaults::ALL.iter().map(|library| library.codec_count()).sum();
         assert_eq!(listed, STANDARD_FILTERS.len());
+    }
+
+    #[test]
+    fn plugin_files_per_platform() {
+        let zstd = standard_filter(ids::H5Z_FILTER_ZSTD).unwrap();
+        assert_eq!(zstd.plugin_file_on(Platform::Unix, true), "lib__nch5zstd.so");
+        assert_eq!(zstd.plugin_file_on(Platform::Apple, true), "lib__nch5zstd.dylib");
+        assert_eq!(zstd.plugin_file_on(Platform::Windows, true), "__nch5zstd.dll");
+        assert_eq!(zstd.plugin_file_on(Platform::Windows, false), "lib__nch5zstd.so");
+        let defaults = CodecDefaults::Hdf5Filters;
+        assert_eq!(defaults.file_on(Platform::Windows, true), "__nczhdf5filters.dll");
+        assert_eq!(defaults.file_on(Platform::Apple, false), "lib__nczhdf5filters.dylib");
+        for row in &STANDARD_FILTERS {
+            assert_eq!(row.plugin_file_on(Platform::Unix, NAMES_BY_WIN32), row.plugin_library);
+            if Platform::CURRENT == Platform::Unix {
+                assert_eq!(row.plugin_file(), row.plugin_library);
+            }
+        }
+        for defaults in CodecDefaults::ALL {
+            assert_eq!(defaults.file_on(Platform::Unix, NAMES_BY_WIN32), defaults.library());
+        }
+    }
+
+    #[test]
+    fn native_libraries_per_platform() {
+        assert_eq!(NativeLibrary::Libblosc.sonames_on(Platform::Unix), ["libblosc.so.1", "libblosc.so"]);
+        assert_eq!(NativeLibrary::Libsz.sonames_on(Platform::Unix), ["libsz.so.2", "libsz.so"]);
+        assert_eq!(NativeLibrary::Libblosc.sonames_on(Platform::Windows)[0], "libblosc.dll");
+        assert_eq!(NativeLibrary::Libsz.sonames_on(Platform::Windows), ["libsz.dll", "libsz-2.dll", "szip.dll"]);
+        assert_eq!(NativeLibrary::Libblosc.sonames_on(Platform::Apple)[0], "libblosc.1.dylib");
+        assert_eq!(NativeLibrary::Libsz.sonames_on(Platform::Apple)[0], "libsz.2.dylib");
+        assert_eq!(NativeLibrary::Libsz.sonames(), NativeLibrary::Libsz.sonames_on(Platform::CURRENT));
     }
 }

@@ -96,14 +96,18 @@ pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
     })
 }
 
-/// The separator a `char` argument names: `'\0'` is the platform's.
-fn separator(sep: c_char) -> Option<char> {
-    (sep != 0).then_some(sep as u8 as char)
+/// The separator a `char` argument names: `'\0'` is the platform's (`:`, on Windows `;`).
+fn separator(sep: c_char) -> u8 {
+    if sep != 0 {
+        sep as u8
+    } else {
+        plugin_path::PATH_SEPARATOR as u8
+    }
 }
 
 /// Splits the first `pathlen` bytes of `pathlist0` on `sep` into `dirs`.
 ///
-/// The text ends at a NUL; `sep` `'\0'` is `:`; empty pieces are kept.
+/// The text ends at a NUL; `sep` `'\0'` is the platform's separator; empty pieces are kept.
 ///
 /// # Safety
 /// `pathlist0` is NULL or readable for all `pathlen` bytes, a NUL among them included (daux.c
@@ -124,7 +128,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
     })
 }
 
-/// Splits `text` on `sep` (`'\0'`: `:`) into `dirs`, empty pieces kept; no text: no directories.
+/// Splits `text` on `sep` (`'\0'`: the platform's) into `dirs`, empty pieces kept; no text: no directories.
 ///
 /// # Safety
 /// A non-NULL vector of `dirs` has room for every piece.
@@ -133,7 +137,7 @@ unsafe fn split_into(text: Bytes, sep: c_char, mut dirs: PluginListOut) -> NcRes
         dirs.set_empty();
         return Ok(());
     }
-    let sep = separator(sep).map_or(b':', |c| c as u8);
+    let sep = separator(sep);
     let pieces: Vec<&[u8]> = text.text().split(|&b| b == sep).collect();
     // SAFETY: the pieces are the whole answer, which a non-NULL vector has room for (the contract).
     unsafe { dirs.store(&pieces) }
@@ -159,7 +163,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
 
 /// Joins the directories of `dirs` with `sep` into a `malloc`'d string in `*catp`.
 ///
-/// `sep` `'\0'` is `:`; NULL directories count as empty.
+/// `sep` `'\0'` is the platform's separator; NULL directories count as empty.
 ///
 /// # Safety
 /// `dirs` is NULL or valid; `catp` is NULL or writable.
@@ -173,7 +177,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
         crate::reject_null!(dirs);
         // SAFETY: `dirs` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or NUL-terminated (the
         // export's `# Safety`).
-        let text = unsafe { PluginList::from_raw(call, dirs) }.joined(separator(sep).map_or(b':', |c| c as u8))?;
+        let text = unsafe { PluginList::from_raw(call, dirs) }.joined(separator(sep))?;
         // SAFETY: `catp` is NULL or valid for a write (the export's `# Safety`).
         crate::c_args::out_string(&mut unsafe { Out::<*mut c_char>::from_raw(call, catp) }, &text)
     })
