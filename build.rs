@@ -4,6 +4,11 @@
 
 fn main() {
     println!("cargo:rerun-if-changed=src/netcdf_internals/shim.c");
+    // A Mach-O dylib names where each undefined symbol comes from at link time; libncfilters'
+    // netcdf-c and HDF5 symbols come from the process (libnetcdf), as on ELF.
+    if std::env::var("CARGO_CFG_TARGET_VENDOR").as_deref() == Ok("apple") {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-undefined,dynamic_lookup");
+    }
     // The release's cfgs, as ncfilters-core's build.rs (the one release table) chose them.
     let release =
         |key: &str| std::env::var(format!("DEP_NCFILTERS_RELEASE_{key}")).expect("ncfilters-core's links metadata");

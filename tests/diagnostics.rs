@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! Diagnostics never panic: with stderr on `/dev/full` (ENOSPC) or on a pipe whose reader is
 //! gone (EPIPE, SIGPIPE ignored as Python does), reporting returns and the process lives on.
-//! Each case runs this test binary again as a child with its stderr redirected.
+//! Each case runs this test binary again as a child with its stderr redirected. `/dev/full` and
+//! SIGPIPE are unix's.
+#[cfg(unix)]
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::process::{Command, Stdio};
+use std::process::Command;
+#[cfg(unix)]
+use std::process::Stdio;
 
 const CHILD: &str = "NCFILTERS_DIAGNOSTICS_CHILD";
 
@@ -48,10 +52,12 @@ fn child() -> Command {
     command
 }
 
+#[cfg(unix)]
 fn run_child(stderr: Stdio) -> std::process::Output {
     child().stdout(Stdio::piped()).stderr(stderr).output().unwrap()
 }
 
+#[cfg(unix)]
 fn assert_survived(output: std::process::Output, what: &str) {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -61,12 +67,14 @@ fn assert_survived(output: std::process::Output, what: &str) {
     );
 }
 
+#[cfg(unix)]
 #[test]
 fn reporting_to_dev_full_does_not_panic() {
     let full = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
     assert_survived(run_child(Stdio::from(full)), "stderr on /dev/full");
 }
 
+#[cfg(unix)]
 #[test]
 fn reporting_to_a_closed_pipe_does_not_panic() {
     let mut fds = [0; 2];

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! A child forked after the worker pools started has none of their threads: it must still
 //! compress large chunks, with the same bytes, and not hang waiting for workers that stayed in
-//! the parent (issue 15).
+//! the parent (issue 15). Windows has no fork.
+#![cfg(unix)]
 use ncfilters::filters::{bzip2, deflate, zstd};
 use std::time::{Duration, Instant};
 

@@ -163,12 +163,13 @@ pub fn test_cross(h: &Harness, targets: &[&'static Target]) -> Result {
         let started = Instant::now();
         let compiled = compile(h, target, CompileKind::Tests, &packages)?;
         let tests = if compiled { Some(run_tests(h, target, &qemu, &packages)?) } else { None };
-        rows.push(Row { target, compiled, tests, seconds: started.elapsed().as_secs() });
+        rows.push(Row::of(target, compiled, tests, started.elapsed().as_secs()));
     }
     finish(rows)
 }
 
-/// Every target's shipped crates compiled (`cargo check`): the part of `cross` each CI run does.
+/// Every target's shipped crates compiled (`cargo check`): the part of `cross` each CI run does;
+/// then Windows' (`windows`) and both Macs' (`macos`: built and linked).
 pub fn test_cross_compile(h: &Harness) -> Result {
     let targets: Vec<&'static Target> = TARGETS.iter().collect();
     prepare(&targets)?;
@@ -177,17 +178,37 @@ pub fn test_cross_compile(h: &Harness) -> Result {
     for target in targets {
         let started = Instant::now();
         let compiled = compile(h, target, CompileKind::Check, &packages)?;
-        rows.push(Row { target, compiled, tests: None, seconds: started.elapsed().as_secs() });
+        rows.push(Row::of(target, compiled, None, started.elapsed().as_secs()));
+    }
+    let (compiled, seconds) = crate::windows::compile_shipped_crates(h, &packages)?;
+    rows.push(Row {
+        arch: "windows",
+        triple: crate::windows::TRIPLE,
+        kind: "MinGW-w64, PE",
+        compiled,
+        tests: None,
+        seconds,
+    });
+    for (triple, compiled, seconds) in crate::macos::build_shipped_crates(h, &packages)? {
+        rows.push(Row { arch: "macos", triple, kind: "Zig, Mach-O (not run)", compiled, tests: None, seconds });
     }
     finish(rows)
 }
 
 struct Row {
-    target: &'static Target,
+    arch: &'static str,
+    triple: &'static str,
+    kind: &'static str,
     compiled: bool,
     /// (passed, failed), if the tests ran.
     tests: Option<(usize, usize)>,
     seconds: u64,
+}
+
+impl Row {
+    fn of(target: &'static Target, compiled: bool, tests: Option<(usize, usize)>, seconds: u64) -> Row {
+        Row { arch: target.arch, triple: target.triple, kind: target.kind, compiled, tests, seconds }
+    }
 }
 
 fn finish(rows: Vec<Row>) -> Result {
@@ -199,13 +220,12 @@ fn finish(rows: Vec<Row>) -> Result {
             None => "-".to_string(),
         };
         let compiled = if row.compiled { "yes" } else { "FAILED" };
-        let t = row.target;
-        println!("  {:<9} {:<31} {:<26} {compiled:<9} {tests:<16} {:>5}", t.arch, t.triple, t.kind, row.seconds);
+        println!("  {:<9} {:<31} {:<26} {compiled:<9} {tests:<16} {:>5}", row.arch, row.triple, row.kind, row.seconds);
     }
     let failed: Vec<&str> = rows
         .iter()
         .filter(|row| !row.compiled || row.tests.is_some_and(|(_, failed)| failed > 0))
-        .map(|row| row.target.arch)
+        .map(|row| row.arch)
         .collect();
     if !failed.is_empty() {
         fail!("cross: failed on {}", failed.join(", "));
@@ -240,7 +260,7 @@ enum CompileKind {
 }
 
 /// The shipped crates, `-p` by `-p`.
-fn shipped_packages(h: &Harness) -> Result<Vec<String>> {
+pub fn shipped_packages(h: &Harness) -> Result<Vec<String>> {
     let metadata = crate::licences::metadata(&h.repo)?;
     let shipped = crate::licences::shipped_members(&h.repo, &metadata);
     Ok(shipped.into_iter().flat_map(|(name, _)| ["-p".to_string(), name]).collect())
@@ -321,7 +341,7 @@ fn run_tests(h: &Harness, target: &Target, qemu: &Path, packages: &[String]) -> 
     log(format!("{}: the shipped crates' tests under {}", target.arch, target.qemu));
     let log_file = h.work_file(&format!("cross-{}-tests.log", target.arch));
     let succeeded = succeeds_into_log(&mut cargo, &log_file, false)?;
-    let (mut passed, mut failed) = counts(&crate::harness::read_to_string(&log_file)?);
+    let (mut passed, mut failed) = crate::text::libtest_counts(&crate::harness::read_to_string(&log_file)?);
     println!("{}: {passed} passed, {failed} failed", target.arch);
     if !succeeded || failed > 0 {
         print_tail(&log_file, 60);
@@ -340,17 +360,6 @@ fn run_tests(h: &Harness, target: &Target, qemu: &Path, packages: &[String]) -> 
         failed += 1;
     }
     Ok((passed, failed))
-}
-
-/// The passed and failed counts of libtest's `test result:` lines.
-fn counts(log: &str) -> (usize, usize) {
-    let number_before = |line: &str, word: &str| {
-        line.split(';')
-            .find_map(|part| part.trim().strip_suffix(word)?.trim().rsplit(' ').next()?.parse::<usize>().ok())
-    };
-    log.lines().filter(|line| line.starts_with("test result:")).fold((0, 0), |(passed, failed), line| {
-        (passed + number_before(line, "passed").unwrap_or(0), failed + number_before(line, "failed").unwrap_or(0))
-    })
 }
 
 /// A private apt state for `arch`'s packages of `suite` from the machine's own mirror, in the
@@ -587,7 +596,7 @@ mod tests {
     fn libtest_result_lines_are_counted() {
         let log = "running 3 tests\ntest result: ok. 3 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out\n\
                    test result: FAILED. 10 passed; 2 failed; 0 ignored; 0 measured; 0 filtered out; finished in 1s\n";
-        assert_eq!(counts(log), (13, 2));
+        assert_eq!(crate::text::libtest_counts(log), (13, 2));
     }
 
     #[test]

@@ -24,6 +24,7 @@ mod interop;
 mod layout_check;
 mod leaks;
 mod licences;
+mod macos;
 mod matrix;
 mod netcdf;
 mod netcdf_source;
@@ -40,6 +41,7 @@ mod slow_checks;
 mod text;
 mod toolchain;
 mod valgrind;
+mod windows;
 
 use std::process::ExitCode;
 
@@ -70,8 +72,9 @@ enum Step {
     Build,
     /// Build netcdf-c (the newest release, 4.10.1) with ncfilters and compress a real dataset with nccopy -F (bzip2, zstd)
     Demo,
-    /// Every test: the steps below from `rust` to `fuzz`, those from `abi` to `interop` and `install`
-    /// for every release after its builds (three of them with NCFILTERS_TIER=ci), with a table of times
+    /// Every test: setup, the steps that need no netcdf-c build and `fuzz`, then for every release its
+    /// builds and `abi` to `interop`, `install` for each, then the slow checks (with NCFILTERS_TIER=ci
+    /// one slow check and three, two or one releases, by the UTC day), with a table of times
     Test,
     /// NCZarr startup and copy timings, stock vs ncfilters (tools/bench_nczarr.py)
     BenchNczarr,
@@ -149,6 +152,9 @@ enum Step {
     /// netcdf-c's main branch (the snapshot in ../shared/netcdf-c) refused without
     /// NCFILTERS_NETCDF_LIKE, then built stock and with -DNCFILTERS_NETCDF_LIKE=4.10.1: the suite on both
     Development,
+    /// The shipped crates' unit, property and C-ABI tests built for x86_64-pc-windows-gnu (Debian's
+    /// MinGW-w64) and run under Wine
+    Wine,
     /// Which stages of the whole `test` the release record (release/<version>.md) still lacks on
     /// HEAD's shipped tree (docs/releasing.md); fails while any does
     Qualification,
@@ -231,6 +237,7 @@ impl Step {
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
             Step::Qualification => "qualification",
+            Step::Wine => "wine",
         }
     }
 
@@ -397,6 +404,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Cross => cross::test_cross_chosen(h),
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
+        Step::Wine => windows::test_under_wine(h, &cross::shipped_packages(h)?),
         Step::Qualification => qualification::check_record(
             h,
             &planned_stages(

@@ -515,7 +515,7 @@ fn cargo_fuzz<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 /// Removes the build trees of the first steps and the fuzz run that no later stage reads (about
 /// 3 GiB): the cross builds, the cfg sets' builds and the sanitized fuzz targets.
 pub fn remove_first_steps_artefacts(h: &Harness) -> Result {
-    for dir in ["target/cross", "target/cfg-sets", "fuzz/target"] {
+    for dir in ["target/cross", "target/windows", "target/macos", "target/cfg-sets", "fuzz/target"] {
         crate::harness::remove_dir_all_if_exists(&h.repo.join(dir))?;
     }
     Ok(())

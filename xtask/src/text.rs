@@ -101,3 +101,14 @@ pub fn concatenate(files: &[PathBuf]) -> Result<String> {
     }
     Ok(all)
 }
+
+/// The passed and failed counts of libtest's `test result:` lines.
+pub fn libtest_counts(log: &str) -> (usize, usize) {
+    let number_before = |line: &str, word: &str| {
+        line.split(';')
+            .find_map(|part| part.trim().strip_suffix(word)?.trim().rsplit(' ').next()?.parse::<usize>().ok())
+    };
+    log.lines().filter(|line| line.starts_with("test result:")).fold((0, 0), |(passed, failed), line| {
+        (passed + number_before(line, "passed").unwrap_or(0), failed + number_before(line, "failed").unwrap_or(0))
+    })
+}

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! Windows with MinGW-w64, as MSYS2 builds netcdf-c: the shipped crates compiled for
+//! `x86_64-pc-windows-gnu` with Debian's MinGW-w64 cross compiler (part of `cross-compile`, every
+//! run), and their tests run under Wine (`cargo xtask wine`).
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::harness::{create_dir_all, fail, log, Harness, Result};
+use crate::process::{cmd, run, succeeds_into_log};
+use crate::text::print_tail;
+
+/// Rust's target, and the GNU triplet of Debian's cross compiler for it.
+pub const TRIPLE: &str = "x86_64-pc-windows-gnu";
+const GNU: &str = "x86_64-w64-mingw32";
+
+/// Debian's MinGW-w64 C compiler (POSIX threads: what the Rust target's std links).
+const COMPILER_PACKAGES: [&str; 1] = ["gcc-mingw-w64-x86-64"];
+
+/// Wine, which runs the tests (Debian 12's 8.0).
+const WINE_PACKAGES: [&str; 2] = ["wine", "wine64"];
+
+/// The shipped crates compiled for Windows with every warning an error: (compiled, seconds).
+pub fn compile_shipped_crates(h: &Harness, packages: &[String]) -> Result<(bool, u64)> {
+    prepare(&COMPILER_PACKAGES)?;
+    let started = Instant::now();
+    let mut cargo = cargo(h, "check");
+    cargo.arg("--all-targets").args(packages);
+    log(format!("{TRIPLE}: cargo check of the shipped crates, their tests too (warnings are errors)"));
+    let log_file = h.work_file("windows-compile.log");
+    create_dir_all(&h.work)?;
+    let compiled = succeeds_into_log(&mut cargo, &log_file, false)?;
+    if !compiled {
+        crate::text::print_matching(&log_file, &["error", "warning", "-->"], 60);
+    }
+    Ok((compiled, started.elapsed().as_secs()))
+}
+
+/// `cargo xtask wine`: the shipped crates' tests built for Windows and run under Wine.
+pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
+    prepare(&[COMPILER_PACKAGES.as_slice(), &WINE_PACKAGES].concat())?;
+    wine_prefix_with_prng(h)?;
+    let started = Instant::now();
+    let mut cargo = cargo(h, "test");
+    cargo
+        .args(["--release", "--tests", "--no-fail-fast"])
+        .args(packages)
+        .env(format!("CARGO_TARGET_{}_RUNNER", env_triple().to_uppercase()), "wine")
+        // tests/diagnostics.rs runs its own binary again, through the emulator.
+        .env("NCFILTERS_TEST_RUNNER", "wine")
+        .env("WINEPREFIX", wine_prefix(h))
+        .env("WINEDEBUG", "-all")
+        .env_remove("HDF5_PLUGIN_PATH");
+    log(format!("{TRIPLE}: the shipped crates' tests under Wine"));
+    let log_file = h.work_file("windows-tests.log");
+    create_dir_all(&h.work)?;
+    let succeeded = succeeds_into_log(&mut cargo, &log_file, false)?;
+    let (passed, failed) = crate::text::libtest_counts(&crate::harness::read_to_string(&log_file)?);
+    println!("{TRIPLE} under Wine: {passed} passed, {failed} failed ({} s)", started.elapsed().as_secs());
+    if !succeeded || failed > 0 || passed == 0 {
+        print_tail(&log_file, 80);
+        fail!("the shipped crates' tests under Wine failed ({})", log_file.display());
+    }
+    Ok(())
+}
+
+/// Wine's prefix for the tests, made once, with `tests/wine/bcryptprimitives.c` where Wine has no
+/// `bcryptprimitives.dll` of its own (8.0 has none; Rust's std imports its `ProcessPrng`).
+fn wine_prefix_with_prng(h: &Harness) -> Result {
+    let prefix = wine_prefix(h);
+    let system32 = prefix.join("drive_c/windows/system32");
+    if !system32.is_dir() {
+        log(format!("a Wine prefix for the tests in {}", prefix.display()));
+        let mut init = cmd("wineboot", ["--init"]);
+        run(init.env("WINEPREFIX", &prefix).env("WINEDEBUG", "-all"))?;
+        // wineboot returns before the prefix is written out.
+        run(cmd("wineserver", ["--wait"]).env("WINEPREFIX", &prefix))?;
+    }
+    let dll = system32.join("bcryptprimitives.dll");
+    if dll.is_file() {
+        return Ok(());
+    }
+    log("Wine has no bcryptprimitives.dll: tests/wine/bcryptprimitives.c in its place");
+    let source = h.repo.join("tests/wine");
+    let mut gcc = cmd(format!("{GNU}-gcc"), ["-O2", "-shared", "-o"]);
+    gcc.arg(&dll).arg(source.join("bcryptprimitives.c")).arg(source.join("bcryptprimitives.def")).arg("-ladvapi32");
+    run(&mut gcc)
+}
+
+/// The MinGW-w64 compiler (and Wine) from Debian, and Rust's standard library for the target.
+fn prepare(packages: &[&str]) -> Result {
+    crate::setup::install_apt_packages(packages)?;
+    run(&mut cmd("rustup", ["target", "add", TRIPLE]))
+}
+
+/// `cargo <subcommand>` for Windows in `target/windows`, its C compiled and linked by MinGW-w64's gcc.
+fn cargo(h: &Harness, subcommand: &str) -> Command {
+    let mut cargo = cmd("cargo", [subcommand, "--locked", "--target", TRIPLE]);
+    let target = env_triple();
+    cargo
+        .current_dir(&h.repo)
+        .env("CARGO_TARGET_DIR", target_dir(h))
+        .env(format!("CC_{target}"), format!("{GNU}-gcc"))
+        .env(format!("AR_{target}"), format!("{GNU}-ar"))
+        .env(format!("CARGO_TARGET_{}_LINKER", target.to_uppercase()), format!("{GNU}-gcc"))
+        .env("RUSTFLAGS", "-D warnings");
+    cargo
+}
+
+fn env_triple() -> String {
+    TRIPLE.replace('-', "_")
+}
+
+/// Where the Windows builds go (their own: `RUSTFLAGS` differs from the other targets').
+pub fn target_dir(h: &Harness) -> PathBuf {
+    h.repo.join("target/windows")
+}
+
+/// Wine's own prefix for the tests, made on first use.
+fn wine_prefix(h: &Harness) -> PathBuf {
+    h.repo.join("target/windows/wine-prefix")
+}
