@@ -64,12 +64,14 @@ pub fn setup(h: &Harness) -> Result {
     fetch_rust_dependencies(h)
 }
 
-/// [`setup`], with the source of each of `releases` fetched first.
+/// [`setup`] for a run of `releases`: their sources first (not that of `h`'s release, which the
+/// run may not build), then the packages and the Rust dependencies.
 pub fn setup_for(h: &Harness, releases: &[&'static crate::release::Release]) -> Result {
     for release in releases {
         fetch_netcdf_source(&h.for_release(release))?;
     }
-    setup(h)
+    install_packages()?;
+    fetch_rust_dependencies(h)
 }
 
 pub fn install_packages() -> Result {
