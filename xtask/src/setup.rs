@@ -246,7 +246,7 @@ pub fn fetch_netcdf_source(h: &Harness) -> Result {
     }
     h.ensure_work_dir()?;
     let tree = &h.release.source_tree;
-    let verified = netcdf_source::unpack_verified(&tarball, &h.work, &top, tree.sha256, tree.not_archived);
+    let verified = netcdf_source::unpack_verified(&tarball, &h.work, &top, tree.sha256, &tree.not_archived.concat());
     if verified.is_err() {
         // Fetched anew next time.
         let _ = std::fs::remove_file(&tarball);
