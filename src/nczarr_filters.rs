@@ -11,26 +11,16 @@ use crate::filter_rules as rules;
 use crate::netcdf_internals::nczarr::{FilterList, ZarrLocation, ZarrVar};
 use crate::plugin_loader::{CodecPart, FilterPart};
 use crate::plugin_registry::{self, Registry, MAX_FILTER_ID};
-use ncfilters_plugin::plugin::{working_parameters, STANDARD};
+use ncfilters_plugin::plugin::{standard_filter_parts, working_parameters};
 use std::os::raw::c_int;
 use std::sync::Arc;
 
 /// The standard filters as the NCZarr registry takes them: native parts, whose functions are
 /// ncfilters' own Rust.
 pub fn builtin_parts() -> Vec<(FilterPart, CodecPart)> {
-    STANDARD
-        .iter()
-        .map(|standard| {
-            let filter = FilterPart {
-                id: standard.id,
-                name: standard.name.to_string_lossy().into_owned(),
-                function: standard.function,
-                can_apply: standard.can_apply,
-                set_local: standard.set_local,
-                set_decode_limit: None, // in this library: the chain's limit is already its own
-            };
-            (filter, CodecPart::native(standard.codec, working_parameters))
-        })
+    // No decode-limit setter: in this library, the chain's limit is already its own.
+    standard_filter_parts()
+        .map(|(standard, filter)| (filter, CodecPart::native(standard.codec, working_parameters)))
         .collect()
 }
 

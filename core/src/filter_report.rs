@@ -78,7 +78,7 @@ fn filter_name(id: u32, plugin: Option<&Plugin>) -> Option<String> {
     if let Some(row) = standard_filter(id) {
         return Some(row.name.to_string());
     }
-    let class_name = plugin.and_then(|p| p.filter.as_ref()).map(|f| f.name.clone()).filter(|n| !n.is_empty());
+    let class_name = plugin.and_then(|p| p.filter.as_ref()).map(|f| f.name().to_string()).filter(|n| !n.is_empty());
     class_name.or_else(|| OTHER_HDF5_PREDEFINED.iter().find(|(i, _)| *i == id).map(|(_, n)| n.to_string()))
 }
 

@@ -31,18 +31,29 @@ pub type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
 
 /// The HDF5 half of a plugin: its filter id and function (a library's, or one of ncfilters' own
 /// Rust functions with the same signature).
+///
+/// Its fields are private, as the safe [`FilterPart::apply`] calls them: only the loader and
+/// the unsafe [`FilterPart::new`] make one.
+///
+/// ```compile_fail,E0133
+/// use ncfilters_core::plugin_loader::FilterPart;
+/// FilterPart::new(1, String::new(), None, None, None);
+/// ```
 #[derive(Debug, Clone)]
 pub struct FilterPart {
-    pub id: u32,
-    pub name: String,
+    id: u32,
+    name: String,
     /// Not NULL: a class without a filter function is skipped at loading.
-    pub function: H5Z_func_t,
+    function: H5Z_func_t,
     /// The class's dataset-creation callbacks (used when the filter stands in for HDF5's).
-    pub can_apply: H5Z_can_apply_func_t,
-    pub set_local: H5Z_set_local_func_t,
+    can_apply: H5Z_can_apply_func_t,
+    set_local: H5Z_set_local_func_t,
     /// `ncfilters_set_decode_limit`, which ncfilters' own plugin libraries export: the chain's
     /// decode limit reaches their decoders through it.
-    pub set_decode_limit: Option<SetDecodeLimit>,
+    set_decode_limit: Option<SetDecodeLimit>,
+    /// The library the functions are in, mapped while this part (or a clone) lives; `None` for
+    /// functions of this process image.
+    _library: Option<KeepAlive>,
 }
 
 /// `size_t ncfilters_set_decode_limit(size_t limit)`: sets the calling thread's decode limit in
@@ -57,6 +68,9 @@ pub struct CodecPart {
     functions: CodecFunctions,
     /// Shared by the clones of this part: whether `NCZ_codec_initialize` has run.
     init: Arc<InitState>,
+    /// The library of a [`CodecFunctions::Library`], mapped while this part (or a clone) lives;
+    /// `None` for functions of this process image.
+    _library: Option<KeepAlive>,
 }
 
 /// A built-in codec's `NCZ_modify_parameters` as Rust: the working parameters of `visible` for
@@ -67,9 +81,9 @@ pub type WorkingParamsFn = fn(Codec, c_int, c_int, &[u32]) -> NcResult<Vec<u32>>
 #[derive(Debug, Clone, Copy)]
 struct LibraryCodec(NCZ_codec_t);
 
-// SAFETY: its pointers are a loaded plugin library's static data and functions, which the part's
-// KeepAlive keeps mapped; netcdf-c calls a codec's functions from any thread, and nothing here
-// writes through them.
+// SAFETY: its pointers are a loaded plugin library's static data and functions (or this process
+// image's), which the `_library` of the CodecPart holding it keeps mapped; netcdf-c calls a
+// codec's functions from any thread, and nothing here writes through them.
 unsafe impl Send for LibraryCodec {}
 // SAFETY: as above.
 unsafe impl Sync for LibraryCodec {}
@@ -145,11 +159,16 @@ pub enum LibraryContents {
 }
 
 /// Opens a candidate library: `Ok(None)` when it has none of the plugin entry points,
-/// `Err(reason)` when it is bad.
-pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
-    // SAFETY: loading a library runs its initialisers; libraries on the plugin path are
-    // trusted code by HDF5's and netcdf-c's own rules. The flags are netcdf-c's.
-    let library = unsafe { crate::platform::open_plugin(path) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+/// `Err(reason)` when it is bad. The parts hold the library: it stays mapped while any lives.
+///
+/// # Safety
+/// The library at `path` is trusted code: loading runs its initialisers, and the plugin entry
+/// points it exports have the types the HDF5 and NCZarr plugin interfaces give their names.
+pub unsafe fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
+    // SAFETY: a trusted library (the caller's contract); the flags are netcdf-c's.
+    let library =
+        Arc::new(unsafe { crate::platform::open_plugin(path) }.map_err(|e| format!("cannot be loaded: {e}"))?);
+    let keep: KeepAlive = library.clone();
     let symbol = |name: &[u8]| -> Option<*const c_void> {
         // SAFETY: only the symbol's address is read; it is called later with the type the
         // plugin interface defines for that name.
@@ -164,20 +183,21 @@ pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadErr
         unsafe { std::mem::transmute::<*const c_void, SetDecodeLimit>(address) }
     });
     let contents = if let Some(get_defaults) = get_defaults {
-        // SAFETY: NCZ_codec_info_defaults_proto: `const void* (void)`.
-        LibraryContents::Defaults(unsafe { read_defaults(get_defaults) }?)
+        // SAFETY: NCZ_codec_info_defaults_proto: `const void* (void)`, of the library kept.
+        LibraryContents::Defaults(unsafe { read_defaults(get_defaults, &keep) }?)
     } else {
         let filter = match (get_type, get_info) {
             (Some(get_type), Some(get_info)) => {
                 // SAFETY: the H5PL prototypes: `H5PL_type_t (void)` and `const void* (void)`.
-                Some(FilterPart { set_decode_limit, ..unsafe { read_filter(get_type, get_info) }? })
+                let part = unsafe { read_filter(get_type, get_info) }?;
+                Some(FilterPart { set_decode_limit, _library: Some(keep.clone()), ..part })
             }
             (None, None) => None,
             _ => return Err("exports only one of H5PLget_plugin_type and H5PLget_plugin_info".into()),
         };
         let codec = match get_codec {
-            // SAFETY: NCZ_get_codec_info_proto: `const void* (void)`.
-            Some(get_codec) => Some(unsafe { read_codec(call_info(get_codec)) }?),
+            // SAFETY: NCZ_get_codec_info_proto: `const void* (void)`, of the library kept.
+            Some(get_codec) => Some(unsafe { read_codec(call_info(get_codec), Some(&keep)) }?),
             None => None,
         };
         if filter.is_none() && codec.is_none() {
@@ -185,7 +205,14 @@ pub fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadErr
         }
         LibraryContents::Plugin { filter, codec }
     };
-    Ok(Some((Arc::new(library), contents)))
+    Ok(Some((keep, contents)))
+}
+
+/// [`load`] of a file found in a directory of the plugin path (the registry's discovery).
+pub(crate) fn load_from_plugin_path(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
+    // SAFETY: libraries on the plugin path are trusted code, by HDF5's and netcdf-c's own rules:
+    // whoever sets the path vouches for what is in it.
+    unsafe { load(path) }
 }
 
 /// Calls a `const void* (void)` entry point.
@@ -250,12 +277,14 @@ fn filter_part(class: &H5Z_class2_t) -> Result<FilterPart, LoadError> {
         can_apply: class.can_apply,
         set_local: class.set_local,
         set_decode_limit: None,
+        _library: None,
     })
 }
 
 /// # Safety
-/// `info` is NULL or what `NCZ_get_codec_info` (or a defaults list) returned.
-unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, LoadError> {
+/// `info` is NULL or what `NCZ_get_codec_info` (or a defaults list) of `library` returned
+/// (`None`: of this process image).
+unsafe fn read_codec(info: *const c_void, library: Option<&KeepAlive>) -> Result<CodecPart, LoadError> {
     let info = info as *const NCZ_codec_t;
     if info.is_null() || !info.is_aligned() {
         return Err("codec info is NULL or misaligned".into());
@@ -276,7 +305,8 @@ unsafe fn read_codec(info: *const c_void) -> Result<CodecPart, LoadError> {
     let codec_id = unsafe { name_of(codec.codecid) }
         .ok_or_else(|| LoadError { reason: "codec has a NULL, empty or non-UTF-8 id".into(), id })?;
     let functions = CodecFunctions::Library(LibraryCodec(*codec));
-    Ok(CodecPart { codec_id, hdf5_id: codec.hdf5id, functions, init: init_state_of(info as usize) })
+    let (init, library) = (init_state_of(info as usize), library.cloned());
+    Ok(CodecPart { codec_id, hdf5_id: codec.hdf5id, functions, init, _library: library })
 }
 
 /// The [`InitState`] of the library codec whose `NCZ_codec_t` is at `address`: shared by every
@@ -296,8 +326,11 @@ fn init_state_of(address: usize) -> Arc<InitState> {
 }
 
 /// # Safety
-/// `get_defaults` is the library's `NCZ_codec_info_defaults`.
-unsafe fn read_defaults(get_defaults: *const c_void) -> Result<Vec<Result<CodecPart, LoadError>>, LoadError> {
+/// `get_defaults` is `library`'s `NCZ_codec_info_defaults`.
+unsafe fn read_defaults(
+    get_defaults: *const c_void,
+    library: &KeepAlive,
+) -> Result<Vec<Result<CodecPart, LoadError>>, LoadError> {
     // SAFETY: forwarded contract.
     let list = unsafe { call_info(get_defaults) } as *const *const c_void;
     if list.is_null() || !list.is_aligned() {
@@ -310,13 +343,49 @@ unsafe fn read_defaults(get_defaults: *const c_void) -> Result<Vec<Result<CodecP
         if entry.is_null() {
             return Ok(entries);
         }
-        // SAFETY: a non-NULL entry points to an NCZ_codec_t.
-        entries.push(unsafe { read_codec(entry) });
+        // SAFETY: a non-NULL entry points to an NCZ_codec_t of the library.
+        entries.push(unsafe { read_codec(entry, Some(library)) });
     }
     Err(format!("NCZ_codec_info_defaults list has no NULL terminator within {MAX_DEFAULT_CODECS} entries").into())
 }
 
 impl FilterPart {
+    /// A filter part of functions in this process image.
+    ///
+    /// # Safety
+    /// The functions are NULL or follow the `H5Z_class2_t` contract for filter `id`, and stay
+    /// callable for the process: [`FilterPart::apply`], safe, calls `function`.
+    pub unsafe fn new(
+        id: u32,
+        name: String,
+        function: H5Z_func_t,
+        can_apply: H5Z_can_apply_func_t,
+        set_local: H5Z_set_local_func_t,
+    ) -> Self {
+        FilterPart { id, name, function, can_apply, set_local, set_decode_limit: None, _library: None }
+    }
+
+    pub fn id(&self) -> u32 {
+        self.id
+    }
+
+    /// The class's name (empty when it has none).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn function(&self) -> H5Z_func_t {
+        self.function
+    }
+
+    pub fn can_apply(&self) -> H5Z_can_apply_func_t {
+        self.can_apply
+    }
+
+    pub fn set_local(&self) -> H5Z_set_local_func_t {
+        self.set_local
+    }
+
     /// Runs the filter on `buffer` per the `H5Z_func_t` protocol: the filter may free the
     /// block and store a new one; `buffer` follows it. A return of 0 or `(size_t)-1` (the
     /// `HGOTO_ERROR` value of netcdf-c's plugins) is a failure.
@@ -368,6 +437,7 @@ impl CodecPart {
             hdf5_id: codec.hdf5_id(),
             functions: CodecFunctions::Native { codec, working },
             init: Arc::default(),
+            _library: None,
         }
     }
 
@@ -546,7 +616,8 @@ pub mod test_parts {
     }
 
     pub fn filter_with(id: u32, function: H5Z_func_t) -> FilterPart {
-        FilterPart { id, name: format!("f{id}"), function, can_apply: None, set_local: None, set_decode_limit: None }
+        let name = format!("f{id}");
+        FilterPart { id, name, function, can_apply: None, set_local: None, set_decode_limit: None, _library: None }
     }
 
     /// A library codec with no functions.
@@ -581,7 +652,7 @@ pub mod test_parts {
             NCZ_hdf5_to_codec: None,
             NCZ_modify_parameters: None,
         }));
-        CodecPart { codec_id: codec_id.to_string(), hdf5_id, functions, init: Arc::default() }
+        CodecPart { codec_id: codec_id.to_string(), hdf5_id, functions, init: Arc::default(), _library: None }
     }
 
     pub fn keep_alive() -> KeepAlive {
@@ -593,8 +664,8 @@ pub mod test_parts {
     /// # Safety
     /// `codec` is a version-1 `NCZ_codec_t` whose pointers are NULL or valid for the process.
     pub unsafe fn library_codec(codec: &'static NCZ_codec_t) -> Result<CodecPart, LoadError> {
-        // SAFETY: forwarded contract.
-        unsafe { read_codec((codec as *const NCZ_codec_t).cast()) }
+        // SAFETY: forwarded contract; the codec is this process image's.
+        unsafe { read_codec((codec as *const NCZ_codec_t).cast(), None) }
     }
 }
 
@@ -655,8 +726,9 @@ mod tests {
     #[test]
     fn the_parts_of_one_library_codec_share_its_initialisation() {
         // SAFETY: a version-1 codec whose pointers are static.
-        let (first, again) =
-            unsafe { (read_codec((&COUNTING.0 as *const NCZ_codec_t).cast()), test_parts::library_codec(&COUNTING.0)) };
+        let (first, again) = unsafe {
+            (read_codec((&COUNTING.0 as *const NCZ_codec_t).cast(), None), test_parts::library_codec(&COUNTING.0))
+        };
         let (first, again) = (first.unwrap(), again.unwrap());
         first.ensure_initialized();
         again.ensure_initialized();
@@ -670,6 +742,21 @@ mod tests {
         // SAFETY: as above.
         let afresh = unsafe { test_parts::library_codec(&COUNTING.0) }.unwrap();
         assert!(!afresh.is_initialized(), "no part left: the library may have been loaded anew");
+    }
+
+    /// The registry's references to a library go at `finalize`: a part taken from it, or a clone,
+    /// keeps the library mapped until the last is dropped.
+    #[test]
+    fn a_library_codec_part_keeps_its_library_loaded() {
+        let library: KeepAlive = Arc::new(());
+        let loaded = Arc::downgrade(&library);
+        // SAFETY: a version-1 codec whose pointers are static, standing for the library's.
+        let part = unsafe { read_codec((&COUNTING.0 as *const NCZ_codec_t).cast(), Some(&library)) }.unwrap();
+        let clone = part.clone();
+        drop((library, part));
+        assert!(loaded.upgrade().is_some(), "the clone keeps the library");
+        drop(clone);
+        assert!(loaded.upgrade().is_none(), "unmapped with the last part");
     }
 
     #[test]

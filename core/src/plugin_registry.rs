@@ -334,12 +334,12 @@ impl RegistryBuilder {
             }
             LibraryContents::Plugin { filter, codec } => {
                 let id = match (&filter, &codec) {
-                    (Some(f), Some(c)) if f.id != c.hdf5_id => {
-                        let why = format!("its HDF5 filter id {} and codec id {} differ", f.id, c.hdf5_id);
+                    (Some(f), Some(c)) if f.id() != c.hdf5_id => {
+                        let why = format!("its HDF5 filter id {} and codec id {} differ", f.id(), c.hdf5_id);
                         self.skip_library(&path, Some(c.hdf5_id), &why);
-                        return self.skip_library(&path, Some(f.id), why);
+                        return self.skip_library(&path, Some(f.id()), why);
                     }
-                    (Some(f), _) => f.id,
+                    (Some(f), _) => f.id(),
                     (None, Some(c)) => c.hdf5_id,
                     (None, None) => return self.ignore_file(&path, NO_ENTRY_POINTS),
                 };
@@ -429,7 +429,7 @@ impl RegistryBuilder {
             }
         }
         for (filter, codec) in self.builtins {
-            let draft = self.drafts.entry(filter.id).or_insert(Draft {
+            let draft = self.drafts.entry(filter.id()).or_insert(Draft {
                 filter: None,
                 codec: None,
                 codec_defaulted: false,
@@ -561,7 +561,7 @@ fn discover_in(dirs: &[PluginDir], plugin_path_env: Option<String>, builtins: Bu
                 builder.ignore_file(&path, if path.is_dir() { A_DIRECTORY } else { NOT_A_LIBRARY_NAME });
                 continue;
             }
-            match plugin_loader::load(&path) {
+            match plugin_loader::load_from_plugin_path(&path) {
                 Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
                 Ok(None) => {
                     debug(format_args!("{}: no plugin entry points, ignored", path.display()));

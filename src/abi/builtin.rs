@@ -79,7 +79,7 @@ macro_rules! stand_in {
                 // A panic anywhere in the lookup or the call is HDF5's failure, 0.
                 crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), |_| {
                     let used = with_preferred($id, |part| {
-                        let function = part.function?;
+                        let function = part.function()?;
                         // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
                         // function lives in is held loaded for the call.
                         Some(unsafe { function(flags, cd_nelmts, cd_values, nbytes, buf_size, buf) })
@@ -95,13 +95,13 @@ macro_rules! stand_in {
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
                 crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), |_| {
-                    delegate($id, |part| part.can_apply, 1, (dcpl, type_id, space))
+                    delegate($id, |part| part.can_apply(), 1, (dcpl, type_id, space))
                 })
             }
 
             unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
                 crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), |_| {
-                    delegate($id, |part| part.set_local, 0, (dcpl, type_id, space))
+                    delegate($id, |part| part.set_local(), 0, (dcpl, type_id, space))
                 })
             }
 
@@ -178,12 +178,12 @@ mod tests {
         assert_eq!(builtins.len(), libraries.len());
         for ((filter, native), (class, codec, params)) in builtins.iter().zip(libraries) {
             let class = &class.0;
-            assert_eq!(filter.id as c_int, class.id);
+            assert_eq!(filter.id() as c_int, class.id);
             // SAFETY: the class's name is a static C string.
-            assert_eq!(Some(filter.name.as_str()), unsafe { CStr::from_ptr(class.name) }.to_str().ok());
-            assert_eq!(filter.function.map(|f| f as usize), class.filter.map(|f| f as usize));
-            assert_eq!(filter.can_apply.map(|f| f as usize), class.can_apply.map(|f| f as usize));
-            assert_eq!(filter.set_local.map(|f| f as usize), class.set_local.map(|f| f as usize));
+            assert_eq!(Some(filter.name()), unsafe { CStr::from_ptr(class.name) }.to_str().ok());
+            assert_eq!(filter.function().map(|f| f as usize), class.filter.map(|f| f as usize));
+            assert_eq!(filter.can_apply().map(|f| f as usize), class.can_apply.map(|f| f as usize));
+            assert_eq!(filter.set_local().map(|f| f as usize), class.set_local.map(|f| f as usize));
             // SAFETY: a plugin library's static codec.
             let library = unsafe { library_codec(&codec.0) }.unwrap();
             assert_eq!((&native.codec_id, native.hdf5_id), (&library.codec_id, library.hdf5_id));

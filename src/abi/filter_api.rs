@@ -52,10 +52,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     filterids: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
+        let filters = FormatFilters::of(ncid)?;
         // SAFETY: `(nfilters, filterids)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer (the export's `# Safety`).
-        FormatFilters::of(ncid)?
-            .inquire_ids(varid, &mut unsafe { CountedOut::<c_uint>::from_raw(call, (nfilters, filterids)) })
+        // ids of this `(ncid, varid)`, the one asked (the export's `# Safety`).
+        unsafe { filters.inquire_ids(varid, &mut CountedOut::<c_uint>::from_raw(call, (nfilters, filterids))) }
     })
 }
 
@@ -72,10 +72,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     params: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
+        let filters = FormatFilters::of(ncid)?;
         // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer (the export's `# Safety`).
-        FormatFilters::of(ncid)?
-            .inquire_info(varid, id, &mut unsafe { CountedOut::<c_uint>::from_raw(call, (nparams, params)) })
+        // parameters of this `(ncid, varid, id)`, the one asked (the export's `# Safety`).
+        unsafe { filters.inquire_info(varid, id, &mut CountedOut::<c_uint>::from_raw(call, (nparams, params))) }
     })
 }
 
@@ -100,8 +100,8 @@ pub unsafe extern "C" fn nc_inq_var_filter(
             return Ok(());
         };
         // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
-        // answer (the export's `# Safety`).
-        filters.inquire_info(varid, first, &mut unsafe { CountedOut::<c_uint>::from_raw(call, (nparams, params)) })?;
+        // first filter's parameters, the one asked (the export's `# Safety`).
+        unsafe { filters.inquire_info(varid, first, &mut CountedOut::<c_uint>::from_raw(call, (nparams, params))) }?;
         idp.write(first);
         Ok(())
     })

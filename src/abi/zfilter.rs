@@ -247,8 +247,9 @@ pub(crate) mod plugin_table {
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
     crate::ffi_export!(|call| {
         crate::reject_null!(zvar);
-        // SAFETY: `zvar` is valid, writable and not touched elsewhere during the call (the export's `# Safety`).
-        free_incomplete_filters(unsafe { Live::<NCZ_VAR_INFO>::from_raw(call, zvar) });
+        // SAFETY: `zvar` is a live `NCZ_VAR_INFO_T`, not touched elsewhere during the call (the
+        // export's `# Safety`); its `incompletefilters` is NULL or the list ncfilters made there.
+        unsafe { free_incomplete_filters(Live::<NCZ_VAR_INFO>::from_raw(call, zvar)) };
         Ok(())
     })
 }

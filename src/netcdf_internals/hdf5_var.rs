@@ -36,7 +36,8 @@ pub fn hdf5_filter_available(id: c_uint) -> NcResult<()> {
 /// The file, group and variable for `(ncid, varid)`, reading the variable's metadata lazily
 /// (`nc4_hdf5_find_grp_h5_var`), which is what fills `var->filters` for files being read.
 pub struct Hdf5Location<'a> {
-    pub file: NonNull<NC_FILE_INFO>,
+    // Private: the safe methods read through it, so only the finder may set it.
+    file: NonNull<NC_FILE_INFO>,
     group: *mut c_void,
     pub var: Hdf5Var<'a>,
 }

@@ -185,34 +185,48 @@ impl FormatFilters {
     }
 
     /// `inq_var_filter_ids` into the caller's `(count, vector)`.
-    pub fn inquire_ids(&self, varid: c_int, out: &mut CountedOut<c_uint>) -> NcResult<()> {
+    ///
+    /// # Safety
+    /// `out`'s vector is NULL or has room for the ids of this file's variable `varid`: a handle
+    /// is sized for one answer, and another variable's may be longer.
+    pub unsafe fn inquire_ids(&self, varid: c_int, out: &mut CountedOut<c_uint>) -> NcResult<()> {
         let inquire = self.entry(self.table.inq_var_filter_ids, "inq_var_filter_ids")?;
         let (count, ids) = out.as_raw_parts();
-        // SAFETY: CountedOut's contract is the entry's: NULL or writable, ids with room for them all.
+        // SAFETY: the count is NULL or writable (CountedOut's contract), ids NULL or with room for
+        // this variable's ids (ours).
         check(unsafe { inquire(self.ncid, varid, count, ids) })
     }
 
     /// `inq_var_filter_info` of filter `id` into the caller's `(count, vector)`.
-    pub fn inquire_info(&self, varid: c_int, id: u32, out: &mut CountedOut<c_uint>) -> NcResult<()> {
+    ///
+    /// # Safety
+    /// `out`'s vector is NULL or has room for the parameters of filter `id` of this file's
+    /// variable `varid`: a handle is sized for one answer, and another's may be longer.
+    pub unsafe fn inquire_info(&self, varid: c_int, id: u32, out: &mut CountedOut<c_uint>) -> NcResult<()> {
         let inquire = self.entry(self.table.inq_var_filter_info, "inq_var_filter_info")?;
         let (count, params) = out.as_raw_parts();
-        // SAFETY: CountedOut's contract is the entry's: NULL or writable, params with room for them all.
+        // SAFETY: the count is NULL or writable (CountedOut's contract), params NULL or with room
+        // for this filter's parameters (ours).
         check(unsafe { inquire(self.ncid, varid, id, count, params) })
     }
 
     /// The ids of a variable's filters, in application order.
     pub fn ids(&self, varid: c_int) -> NcResult<Vec<u32>> {
-        let count = count_of(|out| self.inquire_ids(varid, out))?;
-        filled(count, |out| self.inquire_ids(varid, out))
+        // SAFETY: count_of's vector is NULL.
+        let count = count_of(|out| unsafe { self.inquire_ids(varid, out) })?;
+        // SAFETY: filled's vector has room for the count the same variable just reported.
+        filled(count, |out| unsafe { self.inquire_ids(varid, out) })
     }
 
     /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
     pub fn params(&self, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
-        let count = match count_of(|out| self.inquire_info(varid, id, out)) {
+        // SAFETY: count_of's vector is NULL.
+        let count = match count_of(|out| unsafe { self.inquire_info(varid, id, out) }) {
             Err(crate::error::NC_ENOFILTER) => return Ok(None),
             result => result?,
         };
-        filled(count, |out| self.inquire_info(varid, id, out)).map(Some)
+        // SAFETY: filled's vector has room for the count the same (varid, id) just reported.
+        filled(count, |out| unsafe { self.inquire_info(varid, id, out) }).map(Some)
     }
 
     /// `inq_filter_avail`: `NC_NOERR` if filter `id` can be used with this file.

@@ -130,12 +130,15 @@ pub unsafe fn ncjson_free(json: *mut NCjson) {
     unsafe { ncfilters_NCJreclaim(json) }
 }
 
-/// Frees the list of filters defined with incomplete plugins, leaving none. It takes the export's
-/// handle, not any `&mut NCZ_VAR_INFO`: the handle's contract (a live `NCZ_VAR_INFO_T`) is what
-/// says the list holds ncfilters' filters.
-pub fn free_incomplete_filters(mut info: crate::c_args::Live<'_, NCZ_VAR_INFO>) {
+/// Frees the list of filters defined with incomplete plugins, leaving none.
+///
+/// # Safety
+/// `info.incompletefilters` is what netcdf-c and ncfilters keep there: NULL or a live `NClist` of
+/// [`CBox<ZarrFilter>`] pointers that nothing else refers to. `Live` lets safe code rewrite the
+/// field, so the handle alone does not say so.
+pub unsafe fn free_incomplete_filters(mut info: crate::c_args::Live<'_, NCZ_VAR_INFO>) {
     let list = std::mem::replace(&mut info.incompletefilters, ptr::null_mut());
-    // SAFETY: the list is NULL or live; its elements are ncfilters' filters, now ours.
+    // SAFETY: the caller's contract; the list and its filters are now ours.
     unsafe { free_filter_list(list) };
 }
 
@@ -228,7 +231,8 @@ pub unsafe fn ncjson_text(json: *const NCjson) -> NcResult<String> {
 
 /// An NCZarr variable found by `ncz_find_grp_file_var`.
 pub struct ZarrLocation<'a> {
-    pub file: NonNull<NC_FILE_INFO>,
+    // Private: the safe methods read through it, so only `find` may set it.
+    file: NonNull<NC_FILE_INFO>,
     group: *mut NC_GRP_INFO,
     pub var: ZarrVar<'a>,
 }

@@ -15,6 +15,7 @@ use crate::h5z;
 use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
 use ncfilters_core::c_args::{Call, FromRawArgument, HeapParams, Out, Params, Text};
+use ncfilters_core::plugin_loader::FilterPart;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
@@ -248,6 +249,17 @@ unsafe fn modify_parameters(
     };
     working.replace(CParams::from_slice(&working_parameters(codec, ncid, varid, visible.words()?)?)?);
     Ok(())
+}
+
+/// [`STANDARD`]'s filters, each with its registry part.
+pub fn standard_filter_parts() -> impl Iterator<Item = (&'static StandardFilter, FilterPart)> {
+    STANDARD.iter().map(|&standard| {
+        let name = standard.name.to_string_lossy().into_owned();
+        // SAFETY: STANDARD's functions are this crate's own for their ids, static in the image.
+        let part =
+            unsafe { FilterPart::new(standard.id, name, standard.function, standard.can_apply, standard.set_local) };
+        (standard, part)
+    })
 }
 
 /// A standard codec's working parameters for variable `(ncid, varid)`, asked of netcdf-c.
