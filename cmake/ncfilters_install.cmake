@@ -9,7 +9,7 @@
 #     the standard filters' list; see ncfilters_truthful_copy);
 #   * the Rust plugin libraries into netcdf-c's plugin directory (-DPLUGIN_INSTALL_DIR=YES or a path),
 #     all of them: netcdf-c installs only those whose C library its configure found;
-#   * the `ncfilters` command.
+#   * the `ncfilters` command and its man page.
 
 # Installs `files` (FILES or PROGRAMS) into `dir`, replacing what netcdf-c's rules installed
 # there just before: file(INSTALL) skips a file whose time stamp matches the installed one to the
@@ -153,4 +153,9 @@ endif()
 
 if(NCFILTERS_CLI)
   install(PROGRAMS "${NCFILTERS_CLI_EXECUTABLE}" DESTINATION "${CMAKE_INSTALL_BINDIR}" COMPONENT utilities)
+  # Written from the command's clap definition by `cargo xtask man-page` and committed, so the build
+  # needs no generator. CMAKE_INSTALL_MANDIR is GNUInstallDirs', which netcdf-c's CMakeLists.txt
+  # includes (as for CMAKE_INSTALL_BINDIR above).
+  install(FILES "${NCFILTERS_ROOT}/tools/ncfilters-cli/ncfilters.1" DESTINATION "${CMAKE_INSTALL_MANDIR}/man1"
+    COMPONENT utilities)
 endif()

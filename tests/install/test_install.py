@@ -91,7 +91,7 @@ def test_the_prefix_holds_the_library_headers_programs_and_plugins():
     for relative in [f"lib/{SONAME}", "lib/libnetcdf.so", "include/netcdf.h", "include/netcdf_filter.h",
                      "include/netcdf_filter_build.h", "include/netcdf_meta.h", "include/ncfilters.h",
                      "bin/nc-config", "bin/ncdump", "bin/nccopy", "bin/ncfilters", "lib/pkgconfig/netcdf.pc",
-                     "lib/libnetcdf.settings"]:
+                     "lib/libnetcdf.settings", "share/man/man1/ncfilters.1"]:
         assert (PREFIX / relative).exists(), relative
     for plugin in RUST_PLUGINS:
         assert (PLUGIN_DIR / plugin).is_file(), f"{plugin} not installed in {PLUGIN_DIR}"
@@ -296,6 +296,13 @@ def test_the_installed_command_runs_with_no_library_path():
                 if line.strip().startswith("libnetcdf.so")]
     assert [os.path.realpath(path) for path in resolved] == [os.path.realpath(LIBNETCDF)]
     assert "list" in ncfilters("--help").stdout
+
+
+def test_the_installed_man_page_is_the_committed_one_of_the_command_s_version():
+    page = PREFIX / "share/man/man1/ncfilters.1"
+    assert filecmp.cmp(page, REPO / "tools/ncfilters-cli/ncfilters.1", shallow=False)
+    version = ncfilters("--version").stdout.split()[1]
+    assert f'.TH NCFILTERS 1 "" "ncfilters {version}"\n' in page.read_text()
 
 
 def test_the_installed_command_as_the_unprivileged_user():

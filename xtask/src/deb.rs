@@ -344,6 +344,8 @@ fn unpack(h: &Harness, root: &Path, package: &DebianPackage, flavour: &str, tarb
                 ),
             ),
         };
+        // netcdf-bin.install names its programs one by one, so the command needs a line; it takes
+        // all of usr/share/man/man1, so the command's man page needs none.
         let script = format!(
             "set -e; cd {tree}; mkdir ncfilters; tar -xJf {REPO_INSIDE}/target/dist/{name} -C ncfilters --strip-components=1; \
              {debian_crates}\

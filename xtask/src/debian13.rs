@@ -407,8 +407,10 @@ fn debian_cargo_builds_the_tarball(h: &Harness, root: &Path, tarball: &Path) -> 
 /// the repository's tracked files (the tarball has no tests), whose shipped crates are built and
 /// tested, then to the release tarball without `vendor/`, its cargo configuration and
 /// `Cargo.lock`, for the module's build. `--ignore-rust-version`: the dev-only crates state the
-/// Rust the newest crates need; Debian's older ones build with its 1.85. Returns the tarball's tree
-/// and the cargo home, inside the root.
+/// Rust the newest crates need; Debian's older ones build with its 1.85. The git tree's workspace
+/// leaves out gen-headers and xtask, which nothing built here uses: cargo resolves every member's
+/// dependencies, and xtask's clap_mangen (`man-page`) is not among the crates the root has.
+/// Returns the tarball's tree and the cargo home, inside the root.
 fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(String, String)> {
     let (name, packages) = tarball_and_packages(h, tarball)?;
     let dir = format!("{WORK_INSIDE}/debian-crates");
@@ -430,7 +432,7 @@ fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(Stri
         "set -e; mkdir -p {dir}/home; {write_cargo_home}; \
          export PATH=/usr/bin:/bin HOME={dir}/home CARGO_HOME={cargo_home} CARGO_TARGET_DIR={dir}/target \
                 NCFILTERS_NETCDF_VERSION={version}; \
-         {prepare_git_tree}; sed -i '/\"tools\\/gen-headers\",/d' {dir}/git/Cargo.toml; cd {dir}/git; \
+         {prepare_git_tree}; sed -i '/\"tools\\/gen-headers\",/d; /\"xtask\",/d' {dir}/git/Cargo.toml; cd {dir}/git; \
          cargo build --release -j {jobs} {packages}; \
          cargo test --ignore-rust-version -j {jobs} -p ncfilters-core -p ncfilters-plugin -p ncfilters; \
          tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; {prepare_tarball}",

@@ -25,6 +25,7 @@ mod layout_check;
 mod leaks;
 mod licences;
 mod macos;
+mod man_page;
 mod matrix;
 mod netcdf;
 mod netcdf_source;
@@ -97,6 +98,9 @@ enum Step {
         #[arg(long)]
         write: bool,
     },
+    /// Write the ncfilters command's man page, tools/ncfilters-cli/ncfilters.1, from its clap
+    /// definition (xtask's tests fail while the committed page differs; no netcdf-c build needed)
+    ManPage,
     /// The release tarball: target/dist/ncfilters-<version>.tar.xz (sources, vendor/, cargo's
     /// configuration for it) and its .sha256, the same bytes on every run; refuses uncommitted changes
     Dist,
@@ -213,6 +217,7 @@ impl Step {
             Step::Fmt => "fmt",
             Step::Clippy => "clippy",
             Step::Licences { .. } => "licences",
+            Step::ManPage => "man-page",
             Step::Dist => "dist",
             Step::Miri => "miri",
             Step::Abi => "abi",
@@ -381,6 +386,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Miri => rust_checks::test_miri(h),
         Step::Licences { write: false } => licences::test_licences(h),
         Step::Licences { write: true } => licences::write_notices(h),
+        Step::ManPage => man_page::write_man_page(h),
         Step::Dist => dist::make_release_tarball(h).map(|_| ()),
         // The layout check first: its configure reuses the cargo build of the ncfilters build, which
         // the ABI check then rebuilds with its own environment.
