@@ -43,8 +43,35 @@ pub(crate) mod hdf5_filters;
 pub mod abi;
 
 /// What the integration tests in `tests/` reach beyond the C ABI; not part of any interface.
+///
+/// A variable's handle lives only for the call that found it: it cannot be kept past the export's
+/// body, neither for HDF5 nor for NCZarr.
+///
+/// ```compile_fail,E0521
+/// use ncfilters::c_args::with_call;
+/// use ncfilters::test_support::find_hdf5_var;
+/// let mut kept = None;
+/// with_call(|call| {
+///     // SAFETY: the only handle to the variable.
+///     kept = unsafe { find_hdf5_var(call, 65536, 0) }.ok();
+/// });
+/// drop(kept);
+/// ```
+///
+/// ```compile_fail,E0521
+/// use ncfilters::c_args::with_call;
+/// use ncfilters::test_support::ZarrLocation;
+/// let mut kept = None;
+/// with_call(|call| {
+///     // SAFETY: the only handle to the variable.
+///     kept = unsafe { ZarrLocation::find(call, 65536, 0) }.ok();
+/// });
+/// drop(kept);
+/// ```
 #[doc(hidden)]
 pub mod test_support {
+    pub use crate::netcdf_internals::hdf5_var::find_hdf5_var;
+    pub use crate::netcdf_internals::nczarr::ZarrLocation;
     pub use crate::netcdf_internals::netcdf_linked;
     pub use crate::plugin_registry::finalize as forget_plugins;
 

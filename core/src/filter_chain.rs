@@ -176,8 +176,6 @@ impl ZarrFilter {
         let Some(codec) = self.plugin.as_ref().filter(|p| p.is_complete()).and_then(|p| p.codec.clone()) else {
             return Err(NC_ENOFILTER);
         };
-        // Its first use: the filter may rely on what NCZ_codec_initialize sets up.
-        codec.ensure_initialized();
         if self.computing {
             report(format_args!(
                 "codec \"{}\": NCZ_modify_parameters re-entered itself through netcdf-c",
@@ -247,6 +245,9 @@ impl WorkingJob {
     /// else the visible parameters copied.
     pub fn run(self, ncid: c_int, varid: c_int) -> NcResult<(CParams, CParams)> {
         let WorkingJob { codec, mut visible } = self;
+        // The codec's first use, here with no reference to the filter alive: NCZ_codec_initialize
+        // may re-enter netcdf-c on this very variable, as NCZ_modify_parameters may.
+        codec.ensure_initialized();
         let mut working = CParams::empty();
         if codec.modifies_parameters() {
             codec.modify_parameters(ncid, varid, &mut visible, &mut working)?;

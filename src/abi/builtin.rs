@@ -105,7 +105,9 @@ macro_rules! stand_in {
                 })
             }
 
-            pub static CLASS: StaticClass = StaticClass(H5Z_class2_t {
+            // SAFETY: the name is a static NUL-terminated literal and the functions are this
+            // module's H5Z callbacks, which catch panics and follow HDF5's contracts.
+            pub static CLASS: StaticClass = unsafe { StaticClass::new(H5Z_class2_t {
                 version: 1,
                 id: $id as c_int,
                 encoder_present: 1,
@@ -116,7 +118,7 @@ macro_rules! stand_in {
                 can_apply: Some(can_apply),
                 set_local: Some(set_local),
                 filter: Some(filter),
-            });
+            }) };
         }
     };
 }
@@ -137,16 +139,16 @@ standard_filter_rows!(stand_ins);
 /// from an earlier `nc_initialize`) is kept.
 pub fn register_standard_filters() {
     for class in STAND_INS {
-        let id = class.0.id as u32;
+        let id = class.get().id as u32;
         debug_assert!(STANDARD.iter().any(|standard| standard.id == id));
         match crate::hdf5_sys::filter_registered(id) {
             Ok(false) => {}
             Ok(true) => continue,
             Err(_) => return, // HDF5 is not in the process
         }
-        // SAFETY: a stand-in's name is a static NUL-terminated literal and its functions are
-        // this module's H5Z callbacks, which catch panics and follow HDF5's contracts.
-        match unsafe { crate::hdf5_sys::register(&class.0) } {
+        // SAFETY: a StaticClass's pointers are 'static and its functions follow HDF5's
+        // contracts (StaticClass::new).
+        match unsafe { crate::hdf5_sys::register(class.get()) } {
             Ok(()) => crate::hdf5_filters::record_stand_in(id),
             Err(e) => report(format_args!("built-in filter {id}: {} failed", e.0)),
         }
@@ -177,7 +179,7 @@ mod tests {
         let builtins = crate::nczarr_filters::builtin_parts();
         assert_eq!(builtins.len(), libraries.len());
         for ((filter, native), (class, codec, params)) in builtins.iter().zip(libraries) {
-            let class = &class.0;
+            let class = class.get();
             assert_eq!(filter.id() as c_int, class.id);
             // SAFETY: the class's name is a static C string.
             assert_eq!(Some(filter.name()), unsafe { CStr::from_ptr(class.name) }.to_str().ok());

@@ -46,7 +46,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
-        let mut found = unsafe { find_hdf5_var(ncid, varid) }?;
+        let mut found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         let access = rules::parallel_access_for_filter(found.is_parallel())?;
         filter_will_run(id)?;
@@ -76,7 +76,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
-        let found = unsafe { find_hdf5_var(ncid, varid) }?;
+        let found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
@@ -100,7 +100,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
     crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
-        let mut found = unsafe { find_hdf5_var(ncid, varid) }?;
+        let mut found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         found.var.ensure_list()?;
         let index = found.var.position(id).ok_or(NC_ENOFILTER)?;
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the

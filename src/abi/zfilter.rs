@@ -55,7 +55,7 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
-        let mut found = unsafe { ZarrLocation::find(ncid, varid) }?;
+        let mut found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
         // `# Safety`).
@@ -80,7 +80,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
     crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
-        let found = unsafe { ZarrLocation::find(ncid, varid) }?;
+        let found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         check_not_broken(&found.var)?;
         let filter_ids: Vec<u32> = found.var.filters(FilterList::Chain).iter().map(|f| f.hdf5_id).collect();
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
@@ -104,7 +104,7 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     crate::ffi_export!(|call| {
         dispatch_table(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
-        let found = unsafe { ZarrLocation::find(ncid, varid) }?;
+        let found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         check_not_broken(&found.var)?;
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
         let filters = found.var.filters(FilterList::Chain);

@@ -77,12 +77,17 @@ impl Hdf5Location<'_> {
     }
 }
 
-/// The variable `varid` of the netCDF-4/HDF5 file `ncid`.
+/// The variable `varid` of the netCDF-4/HDF5 file `ncid`, for the rest of `call` and no longer.
 ///
 /// # Safety
-/// No other handle to the variable is alive while this one is: two would let safe code free the
-/// parameters one of them reads (`params`, `replace`).
-pub unsafe fn find_hdf5_var<'a>(ncid: c_int, varid: c_int) -> NcResult<Hdf5Location<'a>> {
+/// No other handle to the variable is used while this one is alive: two would let safe code free
+/// the parameters one of them reads (`params`, `replace`). A call that C re-enters from a plugin
+/// this handle's methods run may find the variable again: none of them runs a plugin.
+pub unsafe fn find_hdf5_var<'call>(
+    _: &crate::c_args::Call<'call>,
+    ncid: c_int,
+    varid: c_int,
+) -> NcResult<Hdf5Location<'call>> {
     let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
     // SAFETY: valid out-pointers.
     check(unsafe { ncfilters_nc4_hdf5_find_grp_h5_var(ncid, varid, &mut file, &mut group, &mut var) })?;
@@ -119,7 +124,7 @@ impl<'call> crate::c_args::FromRawArgument<'call, *mut NC_VAR_INFO> for Hdf5Var<
 impl Hdf5Var<'_> {
     /// # Safety
     /// `var` is NULL or a live `NC_VAR_INFO_T` of an HDF5 file (see [`VarPtr::new`]).
-    pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
+    unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
         // SAFETY: forwarded contract.
         unsafe { VarPtr::new(var) }.map(|var| Hdf5Var { var, _borrow: std::marker::PhantomData })
     }

@@ -237,13 +237,16 @@ pub struct ZarrLocation<'a> {
     pub var: ZarrVar<'a>,
 }
 
-impl ZarrLocation<'_> {
-    /// The variable `varid` of the NCZarr file `ncid`.
+impl<'call> ZarrLocation<'call> {
+    /// The variable `varid` of the NCZarr file `ncid`, for the rest of `call` and no longer.
     ///
     /// # Safety
-    /// No other handle to the variable is alive while this one is: two would let safe code free
-    /// the filter list one of them reads (`params`, `with_filter`).
-    pub unsafe fn find(ncid: c_int, varid: c_int) -> NcResult<Self> {
+    /// No other handle to the variable is used while this one is alive: two would let safe code
+    /// free the filter list one of them reads (`params`, `with_filter`). A call that C re-enters
+    /// from a plugin may find the variable again (`NCZ_modify_parameters` asking
+    /// `nc_inq_var_filter_info`): the methods that run plugins ([`ZarrVar::ensure_working`]) hold
+    /// no reference into the variable meanwhile and read its lists afresh afterwards.
+    pub unsafe fn find(_: &crate::c_args::Call<'call>, ncid: c_int, varid: c_int) -> NcResult<Self> {
         let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
         // SAFETY: valid out-pointers; the shim returns NC_ENOTBUILT when unlinked.
         check(unsafe { ncfilters_ncz_find_grp_file_var(ncid, varid, &mut file, &mut group, &mut var) })?;
@@ -353,7 +356,7 @@ impl ZarrVar<'_> {
     /// # Safety
     /// `var` is NULL or a live NCZarr `NC_VAR_INFO_T` (its `format_var_info` an
     /// `NCZ_VAR_INFO_T`); see [`VarPtr::new`].
-    pub unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
+    unsafe fn new(var: *mut NC_VAR_INFO) -> Option<Self> {
         // SAFETY: forwarded contract.
         unsafe { VarPtr::new(var) }.map(|var| ZarrVar { var, _borrow: PhantomData })
     }

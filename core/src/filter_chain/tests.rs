@@ -127,6 +127,19 @@ fn decode(chunk_bytes: usize) -> Direction {
     Direction::Decode { chunk_bytes }
 }
 
+/// Plugin code runs only in [`WorkingJob::run`], never while the caller holds the filter
+/// (`ZarrVar::with_filter`): NCZ_codec_initialize may re-enter netcdf-c on the same variable.
+#[test]
+fn a_codec_is_initialized_by_the_job_not_while_the_filter_is_borrowed() {
+    let registry = registry(&[(1, Some(add_one))]);
+    let mut filter = ZarrFilter::defined(registry.get(1).unwrap().clone(), &[]).unwrap();
+    let job = filter.working_job().unwrap().expect("a job");
+    let codec = registry.get(1).unwrap().codec.clone().unwrap();
+    assert!(!codec.is_initialized(), "NCZ_codec_initialize ran inside working_job");
+    filter.finish_working(job.run(0, 0)).unwrap();
+    assert!(codec.is_initialized());
+}
+
 /// A chunk size that is not known (zero, a bad string length, an overflow) is an error, so
 /// that no decode runs unbounded.
 #[test]

@@ -19,11 +19,50 @@ use ncfilters_core::plugin_loader::FilterPart;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint};
 
-/// An `H5Z_class2_t` in a static (its raw pointers are to static data).
+/// An `H5Z_class2_t` in a static (its raw pointers are to static data), which HDF5 gets from
+/// `H5PLget_plugin_info` or `H5Zregister` and calls through. Its field is private: the class's
+/// pointers are trusted by HDF5, so a class is made by [`StandardFilter::class`] or promised by
+/// [`StaticClass::new`].
+///
+/// ```compile_fail,E0423
+/// use ncfilters_plugin::c_types::H5Z_class2_t;
+/// use ncfilters_plugin::plugin::StaticClass;
+/// let dangling = std::ptr::NonNull::<std::os::raw::c_char>::dangling().as_ptr();
+/// let class = H5Z_class2_t {
+///     version: 1, id: 300, encoder_present: 1, decoder_present: 1,
+///     name: dangling, can_apply: None, set_local: None, filter: None,
+/// };
+/// let _ = StaticClass(class);
+/// ```
+///
+/// ```compile_fail,E0133
+/// use ncfilters_plugin::c_types::H5Z_class2_t;
+/// use ncfilters_plugin::plugin::StaticClass;
+/// let dangling = std::ptr::NonNull::<std::os::raw::c_char>::dangling().as_ptr();
+/// let class = H5Z_class2_t {
+///     version: 1, id: 300, encoder_present: 1, decoder_present: 1,
+///     name: dangling, can_apply: None, set_local: None, filter: None,
+/// };
+/// let _ = StaticClass::new(class);
+/// ```
 #[repr(transparent)]
-pub struct StaticClass(pub H5Z_class2_t);
-// SAFETY: immutable, and every pointer in it points to 'static data.
+pub struct StaticClass(H5Z_class2_t);
+// SAFETY: immutable, and every pointer in it points to 'static data (`new`'s contract).
 unsafe impl Sync for StaticClass {}
+
+impl StaticClass {
+    /// # Safety
+    /// `class.name` is NULL or a `'static` NUL-terminated string, and its functions follow
+    /// HDF5's `H5Z_class2_t` contracts for as long as the process runs.
+    pub const unsafe fn new(class: H5Z_class2_t) -> Self {
+        StaticClass(class)
+    }
+
+    /// The class, as HDF5 reads it.
+    pub const fn get(&self) -> &H5Z_class2_t {
+        &self.0
+    }
+}
 
 /// An `NCZ_codec_t` in a static.
 #[repr(transparent)]
@@ -39,14 +78,16 @@ unsafe impl<const N: usize> Sync for StaticCodecList<N> {}
 
 /// One of ncfilters' standard filters: the source of its plugin library's `H5Z_class2_t`
 /// ([`StaticClass`]) and of the parts libnetcdf has built in (the ncfilters crate's `abi::builtin`).
+/// Its functions are private: [`StandardFilter::class`] hands them to HDF5, so they are only
+/// ever this crate's own (`h5z::hdf5_functions`).
 pub struct StandardFilter {
     pub id: u32,
     /// The class's name, also the filter's name in the chain's diagnostics.
     pub name: &'static CStr,
-    pub function: H5Z_func_t,
+    function: H5Z_func_t,
     /// HDF5 callbacks run when a dataset is created.
-    pub can_apply: H5Z_can_apply_func_t,
-    pub set_local: H5Z_set_local_func_t,
+    can_apply: H5Z_can_apply_func_t,
+    set_local: H5Z_set_local_func_t,
     pub codec: Codec,
 }
 
@@ -68,6 +109,8 @@ impl StandardFilter {
 
     /// The filter's HDF5 class, as its plugin library exports it.
     pub const fn class(&self) -> StaticClass {
+        // The name is a 'static C string and the functions are h5z's, which follow HDF5's
+        // contracts; StaticClass is built here directly, as its own module may.
         StaticClass(H5Z_class2_t {
             version: 1,
             id: self.id as c_int,
