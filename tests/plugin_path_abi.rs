@@ -10,6 +10,7 @@ use libloading::Library;
 use ncfilters::abi::plugin_path_api as api;
 use ncfilters::c_types::NCPluginList;
 use ncfilters::error::{NC_EINVAL, NC_NOERR};
+use ncfilters_core::plugin_path::PATH_SEPARATOR;
 use std::ffi::{CStr, CString};
 use std::os::raw::{c_char, c_int};
 use std::ptr;
@@ -76,7 +77,8 @@ fn get() -> Vec<String> {
 #[test]
 fn parse_splits_on_the_separator_and_keeps_empty_pieces() {
     assert_eq!(parse("/zero;/one;;/two", b';'), ["/zero", "/one", "", "/two"]);
-    assert_eq!(parse("/a:/b", 0), ["/a", "/b"], "'\\0' is the platform's ':'");
+    let platform_s = format!("/a{PATH_SEPARATOR}/b");
+    assert_eq!(parse(&platform_s, 0), ["/a", "/b"], "'\\0' is the platform's separator");
     assert_eq!(parse("/a;/b", b':'), ["/a;/b"]);
     assert!(parse("", b';').is_empty());
     // parsen stops at pathlen and at a NUL.
@@ -103,10 +105,10 @@ fn tostring_append_prepend_and_reclaim() {
     assert_eq!(unsafe { CStr::from_ptr(text) }.to_str().unwrap(), "/a;/b;/c");
     // SAFETY: ours.
     unsafe { libc::free(text.cast()) };
-    // SAFETY: valid arguments ('\0': ':').
+    // SAFETY: valid arguments ('\0': the platform's separator).
     assert_eq!(unsafe { api::ncaux_plugin_path_tostring(&list, 0, &mut text) }, NC_NOERR);
     // SAFETY: as above.
-    assert_eq!(unsafe { CStr::from_ptr(text) }.to_str().unwrap(), "/a:/b:/c");
+    assert_eq!(unsafe { CStr::from_ptr(text) }.to_str().unwrap(), format!("/a{PATH_SEPARATOR}/b{PATH_SEPARATOR}/c"));
     // SAFETY: ours.
     unsafe { libc::free(text.cast()) };
     // reclaim frees the struct too: it must be malloc'd.

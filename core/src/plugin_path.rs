@@ -176,13 +176,25 @@ mod tests {
 
     #[test]
     #[cfg(not(ncf_plugin_path_release))]
-    fn release_4_9_0_splits_on_both_separators_and_ends_with_the_default() {
-        assert_eq!(dirs(Some("/a;/b::/c")), ["/a", "/b", "/c", DEFAULT_PLUGIN_DIR]);
-        assert_eq!(dirs(Some("")), [DEFAULT_PLUGIN_DIR]);
-        assert_eq!(initial_dirs(None), [PluginDir::new(DEFAULT_PLUGIN_DIR, DirOrigin::Default)]);
-        let listed = initial_dirs(Some(&format!("{DEFAULT_PLUGIN_DIR}:/x")));
-        assert_eq!(listed[0], PluginDir::new(DEFAULT_PLUGIN_DIR, DirOrigin::PluginPath), "listed: from the path");
-        assert_eq!(listed.len(), 2);
+    fn release_4_9_0_splits_on_the_platform_s_separators_and_ends_with_the_default() {
+        // On Windows only `;` separates (a `:` follows a drive letter), and the default comes
+        // from ALLUSERSPROFILE.
+        let default = default_plugin_dir();
+        let pieces = if cfg!(windows) { ["/a", "/b::/c"].as_slice() } else { &["/a", "/b", "/c"] };
+        let mut expected: Vec<String> = pieces.iter().map(|dir| dir.to_string()).collect();
+        expected.extend(default.clone());
+        assert_eq!(dirs(Some("/a;/b::/c")), expected);
+        assert_eq!(dirs(Some("")), default.iter().cloned().collect::<Vec<_>>());
+        let unset: Vec<PluginDir> = default.iter().map(|dir| PluginDir::new(dir, DirOrigin::Default)).collect();
+        assert_eq!(initial_dirs(None), unset);
+        if !cfg!(windows) {
+            assert_eq!(default.as_deref(), Some(DEFAULT_PLUGIN_DIR));
+        }
+        if let Some(default) = &default {
+            let listed = initial_dirs(Some(&format!("{default}{PATH_SEPARATOR}/x")));
+            assert_eq!(listed[0], PluginDir::new(default, DirOrigin::PluginPath), "listed: from the path");
+            assert_eq!(listed.len(), 2);
+        }
     }
 
     #[test]
@@ -253,7 +265,7 @@ mod tests {
     #[test]
     fn parse_and_join_follow_ncaux() {
         assert_eq!(parse("/zero;/one;;/two", Some(';')), ["/zero", "/one", "", "/two"]);
-        assert_eq!(parse("/a:/b", None), ["/a", "/b"]);
+        assert_eq!(parse(&format!("/a{PATH_SEPARATOR}/b"), None), ["/a", "/b"]);
         assert!(parse("", Some(';')).is_empty());
         assert_eq!(join(&["/a", "", "/b"], Some(';')), "/a;;/b");
         assert_eq!(join::<&str>(&[], None), "");

@@ -818,7 +818,8 @@ mod tests {
         std::fs::write(root.join("readme.txt"), "text").unwrap();
         std::fs::write(root.join("libbad.so"), "not an ELF file").unwrap();
         let (missing, file) = (root.join("missing"), root.join("readme.txt"));
-        let path = format!("{}:{}:{}", root.display(), missing.display(), file.display());
+        let separator = crate::plugin_path::PATH_SEPARATOR;
+        let path = format!("{}{separator}{}{separator}{}", root.display(), missing.display(), file.display());
         let mut dirs = crate::plugin_path::initial_dirs(Some(&path));
         dirs.push(PluginDir { dir: "/elsewhere".into(), origin: DirOrigin::Default });
         let log = discover_in(&dirs, Some(path.clone()), builtins).log;

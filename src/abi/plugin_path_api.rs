@@ -472,8 +472,9 @@ mod tests {
         let mut joined: *mut c_char = std::ptr::null_mut();
         // SAFETY: a valid list and a writable pointer.
         assert_eq!(unsafe { ncaux_plugin_path_tostring(&list, 0, &mut joined) }, 0);
+        let expected = ["/z", "/a", "", "/b", "/c"].join(&ncfilters_core::plugin_path::PATH_SEPARATOR.to_string());
         // SAFETY: tostring wrote a malloc'd NUL-terminated string.
-        assert_eq!(unsafe { c_str_bytes(joined) }, Some(&b"/z:/a::/b:/c"[..]));
+        assert_eq!(unsafe { c_str_bytes(joined) }, Some(expected.as_bytes()), "'\\0': the platform's separator");
         // SAFETY: malloc'd by tostring and not used after.
         unsafe { libc::free(joined.cast()) };
         // SAFETY: the list owns its vector and strings.

@@ -170,12 +170,19 @@ mod tests {
 
     #[test]
     fn a_filter_missing_its_c_library_says_what_to_install() {
-        let report = fixture_report();
+        // The fixture's loader message, in this platform's library name (libblosc.dll on Windows).
+        use ncfilters_core::platform_names::Platform;
+        use ncfilters_core::standard_filter_table::NativeLibrary;
+        let library = NativeLibrary::Libblosc.sonames_on(Platform::CURRENT)[0];
+        let report: Report =
+            serde_json::from_str(&crate::tests::FIXTURE_REPORT.replace("libblosc.so.1", library)).unwrap();
         let explanations = explain(&report, "32001").unwrap();
         let text = text(&report, &explanations);
         assert!(text.contains("netCDF-4 (HDF5 files): not usable\n"), "{text}");
-        assert!(text.contains("not usable: libblosc.so.1 not found"), "{text}");
-        assert!(text.contains("install the package that provides libblosc.so.1 (on Debian and Ubuntu: libblosc1)"));
+        assert!(text.contains(&format!("not usable: {library} not found")), "{text}");
+        let package = if Platform::CURRENT == Platform::Unix { " (on Debian and Ubuntu: libblosc1)" } else { "" };
+        let advice = format!("install the package that provides {library}{package}\n");
+        assert!(text.contains(&advice), "{text}");
         assert!(text.contains("/a/libbad.so declares filter 32001 but was skipped"), "{text}");
         assert!(text.contains("/b in HDF5_PLUGIN_PATH is missing: correct it or take it out\n"), "{text}");
         assert!(!text.contains("/usr/local/hdf5/plugin in"), "{text}");
