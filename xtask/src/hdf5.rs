@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::harness::{self, fail, log, read_to_string, write_file, Harness, Result};
-use crate::process::{cmd, is_executable, run, succeeds_into_log};
+use crate::process::{cmd, run, succeeds_into_log};
 use crate::text::print_tail;
 
 pub struct Hdf5Release {
@@ -240,15 +240,8 @@ fn fetched_crate(h: &Harness, name: &str, version: &str) -> Result<PathBuf> {
 
 /// The `cmake` of a virtualenv in the cache with PyPI's [`NEWER_CMAKE`].
 fn newer_cmake(h: &Harness) -> Result<PathBuf> {
-    let venv = h.cache.join(format!("venv-{}", NEWER_CMAKE.replace("==", "-")));
-    let cmake = venv.join("bin/cmake");
-    if is_executable(&cmake) {
-        return Ok(cmake);
-    }
-    log(format!("{NEWER_CMAKE} from PyPI into {}", venv.display()));
-    run(cmd("python3", ["-m", "venv"]).arg(&venv))?;
-    run(&mut cmd(venv.join("bin/pip"), ["install", "-q", "--disable-pip-version-check", NEWER_CMAKE]))?;
-    Ok(cmake)
+    let bin = crate::setup::pypi_tools(h, &NEWER_CMAKE.replace("==", "-"), &[NEWER_CMAKE], "cmake")?;
+    Ok(bin.join("cmake"))
 }
 
 /// The libhdf5 files the dynamic loader gives `file` (with `library_path` as LD_LIBRARY_PATH):

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use crate::harness::{create_dir_all, log, Harness, Result};
-use crate::process::{cmd, is_executable, run, succeeds_into_log};
+use crate::process::{cmd, run, succeeds_into_log};
 
 /// Rust's targets for the two Macs.
 pub const TRIPLES: [&str; 2] = ["aarch64-apple-darwin", "x86_64-apple-darwin"];
@@ -49,13 +49,5 @@ pub fn build_shipped_crates(h: &Harness, packages: &[String]) -> Result<Vec<(&'s
 
 /// The virtualenv's `bin/` with `cargo-zigbuild` and `python -m ziglang` (which it finds on PATH).
 fn zig_tools(h: &Harness) -> Result<PathBuf> {
-    let venv = h.cache.join("venv-zig");
-    let bin = venv.join("bin");
-    if is_executable(&bin.join("cargo-zigbuild")) {
-        return Ok(bin);
-    }
-    log(format!("{} from PyPI into {}", PYTHON_PACKAGES.join(" "), venv.display()));
-    run(cmd("python3", ["-m", "venv"]).arg(&venv))?;
-    run(cmd(bin.join("pip"), ["install", "-q", "--disable-pip-version-check"]).args(PYTHON_PACKAGES))?;
-    Ok(bin)
+    crate::setup::pypi_tools(h, "zig", &PYTHON_PACKAGES, "cargo-zigbuild")
 }

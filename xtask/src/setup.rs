@@ -81,6 +81,21 @@ pub fn install_packages() -> Result {
     Ok(())
 }
 
+/// The `bin` folder of a virtualenv in the cache (`venv-<name>`) holding PyPI's `packages`, made
+/// on first use: the tools Debian 12 has too old or not at all. `program` is one of them, whose
+/// presence says the venv is complete.
+pub fn pypi_tools(h: &Harness, name: &str, packages: &[&str], program: &str) -> Result<std::path::PathBuf> {
+    let venv = h.cache.join(format!("venv-{name}"));
+    let bin = venv.join("bin");
+    if crate::process::is_executable(&bin.join(program)) {
+        return Ok(bin);
+    }
+    log(format!("{} from PyPI into {}", packages.join(" "), venv.display()));
+    run(cmd("python3", ["-m", "venv"]).arg(&venv))?;
+    run(cmd(bin.join("pip"), ["install", "-q", "--disable-pip-version-check"]).args(packages))?;
+    Ok(bin)
+}
+
 /// `apt-get install` of those of `packages` the machine lacks: whether there were any.
 pub fn install_apt_packages<S: AsRef<str>>(packages: &[S]) -> Result<bool> {
     let mut missing = Vec::new();

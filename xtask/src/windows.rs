@@ -48,7 +48,7 @@ pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
         .args(packages)
         // No NCFILTERS_TEST_RUNNER: a test that runs its own binary again (tests/diagnostics.rs)
         // starts it as a Windows process, inside Wine already.
-        .env(format!("CARGO_TARGET_{}_RUNNER", env_triple().to_uppercase()), "wine")
+        .env(crate::cross::cargo_target_variable(TRIPLE, "RUNNER"), "wine")
         .env_remove("NCFILTERS_TEST_RUNNER")
         .env("WINEPREFIX", wine_prefix(h))
         .env("WINEDEBUG", "-all")
@@ -73,6 +73,8 @@ fn wine_prefix_with_prng(h: &Harness) -> Result {
     let system32 = prefix.join("drive_c/windows/system32");
     if !system32.is_dir() {
         log(format!("a Wine prefix for the tests in {}", prefix.display()));
+        // Wine makes the prefix, but not the folders above it (a fresh clone has no target/).
+        create_dir_all(&target_dir(h))?;
         let mut init = cmd("wineboot", ["--init"]);
         run(init.env("WINEPREFIX", &prefix).env("WINEDEBUG", "-all"))?;
         // wineboot returns before the prefix is written out.
@@ -98,19 +100,12 @@ fn prepare(packages: &[&str]) -> Result {
 /// `cargo <subcommand>` for Windows in `target/windows`, its C compiled and linked by MinGW-w64's gcc.
 fn cargo(h: &Harness, subcommand: &str) -> Command {
     let mut cargo = cmd("cargo", [subcommand, "--locked", "--target", TRIPLE]);
-    let target = env_triple();
     cargo
         .current_dir(&h.repo)
         .env("CARGO_TARGET_DIR", target_dir(h))
-        .env(format!("CC_{target}"), format!("{GNU}-gcc"))
-        .env(format!("AR_{target}"), format!("{GNU}-ar"))
-        .env(format!("CARGO_TARGET_{}_LINKER", target.to_uppercase()), format!("{GNU}-gcc"))
+        .envs(crate::cross::cross_compiler_env(TRIPLE, GNU))
         .env("RUSTFLAGS", "-D warnings");
     cargo
-}
-
-fn env_triple() -> String {
-    TRIPLE.replace('-', "_")
 }
 
 /// Where the Windows builds go (their own: `RUSTFLAGS` differs from the other targets').
