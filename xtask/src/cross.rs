@@ -275,24 +275,10 @@ fn cargo_for(h: &Harness, target: &Target, subcommand: &str) -> Command {
     if nightly {
         cargo.arg("-Zbuild-std=std,panic_unwind");
     }
-    cargo.env("CARGO_TARGET_DIR", h.repo.join("target/cross")).envs(cross_compiler_env(target.triple, target.gnu));
     cargo
-}
-
-/// The environment that has cargo compile the crates' C (`cc`'s `CC_<triple>`, `AR_<triple>`) and
-/// link for `target` with Debian's cross compiler.
-pub fn cross_compiler_env(triple: &str, gnu: &str) -> [(String, String); 3] {
-    let env_triple = triple.replace('-', "_");
-    [
-        (format!("CC_{env_triple}"), format!("{gnu}-gcc")),
-        (format!("AR_{env_triple}"), format!("{gnu}-ar")),
-        (cargo_target_variable(triple, "LINKER"), format!("{gnu}-gcc")),
-    ]
-}
-
-/// cargo's per-target setting `key` as an environment variable: `CARGO_TARGET_<TRIPLE>_<KEY>`.
-pub fn cargo_target_variable(triple: &str, key: &str) -> String {
-    format!("CARGO_TARGET_{}_{key}", triple.replace('-', "_").to_uppercase())
+        .env("CARGO_TARGET_DIR", h.repo.join("target/cross"))
+        .envs(crate::cross_env::cross_compiler_env(target.triple, target.gnu));
+    cargo
 }
 
 /// Whether the shipped crates (`packages`, from [`shipped_packages`]) compile for `target` (the
@@ -333,7 +319,7 @@ fn run_tests(h: &Harness, target: &Target, qemu: &Path, packages: &[String]) -> 
     cargo
         .args(["--release", "--tests", "--no-fail-fast"])
         .args(packages)
-        .env(cargo_target_variable(target.triple, "RUNNER"), &runner)
+        .env(crate::cross_env::cargo_target_variable(target.triple, "RUNNER"), &runner)
         // tests/diagnostics.rs runs its own binary again, through the emulator.
         .env("NCFILTERS_TEST_RUNNER", &runner)
         .env("NCFILTERS_CHUNKS_OUT", &chunks)

@@ -239,7 +239,7 @@ fn fetched_crate(h: &Harness, name: &str, version: &str) -> Result<PathBuf> {
 }
 
 /// The `cmake` of a virtualenv in the cache with PyPI's [`NEWER_CMAKE`].
-fn newer_cmake(h: &Harness) -> Result<PathBuf> {
+pub fn newer_cmake(h: &Harness) -> Result<PathBuf> {
     let bin = crate::setup::pypi_tools(h, &NEWER_CMAKE.replace("==", "-"), &[NEWER_CMAKE], "cmake")?;
     Ok(bin.join("cmake"))
 }

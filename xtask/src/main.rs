@@ -8,6 +8,7 @@ mod build_flags;
 mod c_tests;
 mod configurations;
 mod cross;
+mod cross_env;
 mod ctest_suite;
 mod deb;
 mod debian13;
@@ -43,6 +44,7 @@ mod text;
 mod toolchain;
 mod valgrind;
 mod windows;
+mod windows_libraries;
 
 use std::process::ExitCode;
 

@@ -349,7 +349,7 @@ pub fn test_miri(h: &Harness) -> Result {
     );
     big_endian
         .args(MIRI_BYTE_ORDER_TESTS)
-        .envs(crate::cross::cross_compiler_env(s390x.triple, s390x.gnu))
+        .envs(crate::cross_env::cross_compiler_env(s390x.triple, s390x.gnu))
         .env("MIRIFLAGS", "-Zmiri-disable-isolation")
         .env("NCFILTERS_QUIET", "1");
     run(&mut big_endian)

@@ -31,10 +31,13 @@ pub enum SlowCheck {
     DebianPackage(&'static DebianPackage),
     /// The shipped crates' tests on another architecture under qemu-user (`cargo xtask cross`).
     Cross(&'static Target),
+    /// The shipped crates' tests built for Windows with MinGW-w64 and run under Wine, with
+    /// libblosc and libsz cross-built (`cargo xtask wine`).
+    Wine,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 33] = [
+pub static SLOW_CHECKS: [SlowCheck; 34] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -68,6 +71,7 @@ pub static SLOW_CHECKS: [SlowCheck; 33] = [
     SlowCheck::DebianPackage(&PACKAGES[2]),
     SlowCheck::Debian13Arm64Cross,
     SlowCheck::DebianPackage(&PACKAGES[3]),
+    SlowCheck::Wine,
 ];
 
 impl SlowCheck {
@@ -83,6 +87,7 @@ impl SlowCheck {
             SlowCheck::DevelopmentSnapshot => "development".into(),
             SlowCheck::DebianPackage(package) => format!("deb {}", package.name()),
             SlowCheck::Cross(target) => format!("cross {}", target.arch),
+            SlowCheck::Wine => "wine".into(),
         }
     }
 
@@ -96,6 +101,7 @@ impl SlowCheck {
             SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::Cross(_)
+            | SlowCheck::Wine
             | SlowCheck::Debian13I386Root => 3,
             SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
             SlowCheck::Valgrind(_)
@@ -120,7 +126,8 @@ impl SlowCheck {
             | SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::DebianPackage(_)
-            | SlowCheck::Cross(_) => None,
+            | SlowCheck::Cross(_)
+            | SlowCheck::Wine => None,
         }
     }
 
@@ -142,6 +149,7 @@ impl SlowCheck {
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
+            SlowCheck::Wine => crate::windows::test_under_wine(h, &crate::cross::shipped_packages(h)?),
         }
     }
 }
@@ -156,8 +164,8 @@ mod tests {
         names.sort();
         names.dedup();
         // The distribution checks: debian13, debian13-i386, debian13-arm64, offline, development,
-        // Debian's packages, and the architectures.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 5 + PACKAGES.len() + TARGETS.len());
+        // wine, Debian's packages, and the architectures.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 6 + PACKAGES.len() + TARGETS.len());
         assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }

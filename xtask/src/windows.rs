@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! Windows with MinGW-w64, as MSYS2 builds netcdf-c: the shipped crates compiled for
 //! `x86_64-pc-windows-gnu` with Debian's MinGW-w64 cross compiler (part of `cross-compile`, every
-//! run), and their tests run under Wine (`cargo xtask wine`).
+//! run), and their tests run under Wine (`cargo xtask wine`, a slow check), blosc's and szip's on
+//! the DLLs `windows_libraries` cross-builds.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -41,6 +42,7 @@ pub fn compile_shipped_crates(h: &Harness, packages: &[String]) -> Result<(bool,
 pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
     prepare(&[COMPILER_PACKAGES.as_slice(), &WINE_PACKAGES].concat())?;
     wine_prefix_with_prng(h)?;
+    let dlls = crate::windows_libraries::native_dlls(h, &target_dir(h).join("native"), GNU)?;
     let started = Instant::now();
     let mut cargo = cargo(h, "test");
     cargo
@@ -48,10 +50,12 @@ pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
         .args(packages)
         // No NCFILTERS_TEST_RUNNER: a test that runs its own binary again (tests/diagnostics.rs)
         // starts it as a Windows process, inside Wine already.
-        .env(crate::cross::cargo_target_variable(TRIPLE, "RUNNER"), "wine")
+        .env(crate::cross_env::cargo_target_variable(TRIPLE, "RUNNER"), "wine")
         .env_remove("NCFILTERS_TEST_RUNNER")
         .env("WINEPREFIX", wine_prefix(h))
         .env("WINEDEBUG", "-all")
+        // Where Windows' loader finds libblosc.dll and libsz.dll: on PATH, as MSYS2 installs them.
+        .env("WINEPATH", &dlls)
         .env_remove("HDF5_PLUGIN_PATH");
     log(format!("{TRIPLE}: the shipped crates' tests under Wine"));
     let log_file = h.work_file("windows-tests.log");
@@ -103,7 +107,7 @@ fn cargo(h: &Harness, subcommand: &str) -> Command {
     cargo
         .current_dir(&h.repo)
         .env("CARGO_TARGET_DIR", target_dir(h))
-        .envs(crate::cross::cross_compiler_env(TRIPLE, GNU))
+        .envs(crate::cross_env::cross_compiler_env(TRIPLE, GNU))
         .env("RUSTFLAGS", "-D warnings");
     cargo
 }

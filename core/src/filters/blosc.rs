@@ -68,6 +68,10 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
         return fail(format!("blosc cannot take a chunk of {} bytes", input.len()));
     }
     let blosc = super::native::blosc().map_err(super::FilterError)?;
+    // Asked once here, so that pieces on the worker pool never each fail the same way.
+    if !blosc.has_compressor(compressor_name(settings.compressor)) {
+        return fail(built_without(compressor_name(settings.compressor)));
+    }
     let room = input.len() + if FAILS_INCOMPRESSIBLE { 0 } else { MAX_OVERHEAD };
     if input.len() >= PIECES_FROM && worker_pool::threads() > 1 {
         if let Some(frame) = encode_in_pieces(blosc, settings, input, room, worker_pool::run)? {
@@ -85,6 +89,19 @@ const FAILS_INCOMPRESSIBLE: bool = cfg!(ncf_blosc_fails_incompressible);
 pub const PIECES_FROM: usize = 512 << 10;
 /// About how much of a chunk one piece holds.
 const PIECE_BYTES: usize = 256 << 10;
+
+/// What `blosc_compress_ctx` and `blosc_decompress_ctx` return for a compressor the library was
+/// built without.
+const NO_CODEC_SUPPORT: c_int = -5;
+
+fn built_without(compressor: &str) -> String {
+    format!("libblosc was built without the {compressor} compressor: this chunk cannot be written with it")
+}
+
+/// A compressor's name, or `"unknown"` past c-blosc's list.
+fn compressor_name(code: usize) -> &'static str {
+    BLOSC_COMPRESSORS.get(code).and_then(|name| name.to_str().ok()).unwrap_or("unknown")
+}
 
 /// One call of `blosc_compress_ctx` on one thread, with `block_size` 0 for blosc's own choice,
 /// into `room` bytes.
@@ -132,6 +149,8 @@ fn compress_into(
             dest.len(),
             env!("NCFILTERS_NETCDF_VERSION")
         )),
+        // c-blosc's "no support for this compressor": the library was built without it.
+        Err(_) if written == NO_CODEC_SUPPORT => fail(built_without(compressor_name(settings.compressor))),
         _ => fail(format!("blosc compression failed ({written})")),
     }
 }
@@ -388,6 +407,12 @@ fn decompress_validated(blosc: &Blosc, frame: &[u8], out: &mut [MaybeUninit<u8>]
     let size = out.len();
     // SAFETY: the frame was validated and decodes to `size` bytes; dest has `size` writable bytes.
     let written = unsafe { (blosc.decompress_ctx)(frame.as_ptr().cast(), out.as_mut_ptr().cast(), size.max(1), 1) };
+    if written == NO_CODEC_SUPPORT {
+        // The header's flags byte keeps the stream's format in its top three bits.
+        const FORMATS: [&str; 5] = ["blosclz", "lz4", "snappy", "zlib", "zstd"];
+        let name = frame.get(2).and_then(|flags| FORMATS.get(usize::from(flags >> 5))).unwrap_or(&"its");
+        return fail(format!("libblosc was built without the {name} compressor, which this chunk needs"));
+    }
     if written < 0 || written as usize != size {
         return fail(format!("blosc: corrupt frame ({written})"));
     }
@@ -397,6 +422,30 @@ fn decompress_validated(blosc: &Blosc, frame: &[u8], out: &mut [MaybeUninit<u8>]
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Whether the loaded libblosc was built without `compressor` (only snappy may be missing:
+    /// c-blosc's own tree no longer bundles it). Where so, writing with it and reading a chunk
+    /// that needs it must each say so.
+    fn built_without(compressor: usize) -> bool {
+        let blosc = crate::filters::native::blosc().unwrap();
+        let name = compressor_name(compressor);
+        if blosc.has_compressor(name) {
+            return false;
+        }
+        assert_eq!(name, "snappy", "libblosc without {name}");
+        let lz4 = Settings { type_size: 4, level: 5, shuffle: 1, compressor: 1 };
+        let data: Vec<u8> = (0..4000u32).map(|i| (i / 7) as u8).collect();
+        let e = encode(Settings { compressor, ..lz4 }, &data).unwrap_err();
+        assert!(e.0.contains("built without the snappy compressor"), "{e}");
+        let e = compress(blosc, Settings { compressor, ..lz4 }, &data, 0, data.len() + MAX_OVERHEAD).unwrap_err();
+        assert!(e.0.contains("built without the snappy compressor"), "c-blosc's own answer: {e}");
+        // An lz4 frame relabelled snappy (the format in the flags' top bits) is still valid.
+        let mut frame = encode(lz4, &data).unwrap().as_slice().to_vec();
+        frame[2] = (frame[2] & 0x1f) | (2 << 5);
+        let e = decode(&frame, usize::MAX).unwrap_err();
+        assert!(e.0.contains("built without the snappy compressor, which this chunk needs"), "{e}");
+        true
+    }
 
     #[test]
     fn round_trip_all_compressors_and_incompressible_chunks() {
@@ -408,7 +457,7 @@ mod tests {
                 (state >> 33) as u8
             })
             .collect();
-        for compressor in 0..6 {
+        for compressor in (0..6).filter(|&compressor| !built_without(compressor)) {
             for shuffle in 0..3 {
                 let s = Settings { type_size: 4, level: 5, shuffle, compressor };
                 for data in [&smooth, &noise] {
@@ -491,7 +540,7 @@ mod tests {
         let datasets =
             [("steps", &steps), ("zeros", &zeros), ("floats", &smooth), ("noise", &noise), ("mostly noise", &half)];
         let (mut joined, mut split_frames) = (0, 0);
-        for compressor in 0..BLOSC_COMPRESSORS.len() {
+        for compressor in (0..BLOSC_COMPRESSORS.len()).filter(|&compressor| !built_without(compressor)) {
             let levels: &[u32] = if compressor <= 1 { &[1, 5, 9] } else { &[4] };
             for &level in levels {
                 for shuffle in 0..3 {

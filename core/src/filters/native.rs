@@ -34,6 +34,20 @@ pub struct Blosc {
         numinternalthreads: c_int,
     ) -> c_int,
     pub cbuffer_validate: unsafe extern "C" fn(cbuffer: *const c_void, cbytes: usize, nbytes: *mut usize) -> c_int,
+    list_compressors: unsafe extern "C" fn() -> *const c_char,
+}
+
+impl Blosc {
+    /// Whether this libblosc was built with compressor `name` (`blosc_list_compressors`): a
+    /// c-blosc build may leave some out, snappy most often (MinGW-w64 builds from c-blosc's own
+    /// tree, which no longer bundles it).
+    pub fn has_compressor(&self, name: &str) -> bool {
+        // SAFETY: blosc_list_compressors takes nothing and returns NULL or a static C string.
+        let list = unsafe { (self.list_compressors)() };
+        // SAFETY: NULL or NUL-terminated, and static (c-blosc's own constant).
+        let list = unsafe { crate::ffi_boundary::c_str_bytes(list) }.unwrap_or_default();
+        list.split(|&byte| byte == b',').any(|listed| listed == name.as_bytes())
+    }
 }
 
 /// `SZ_com_t`.
@@ -95,6 +109,7 @@ pub fn blosc() -> Result<&'static Blosc, String> {
                     compress_ctx: function(&library, "blosc_compress_ctx")?,
                     decompress_ctx: function(&library, "blosc_decompress_ctx")?,
                     cbuffer_validate: function(&library, "blosc_cbuffer_validate")?,
+                    list_compressors: function(&library, "blosc_list_compressors")?,
                     _library: library,
                 })
             }
