@@ -77,7 +77,7 @@ enum Step {
     Demo,
     /// Every test: setup, the steps that need no netcdf-c build and `fuzz`, then for every release its
     /// builds and `abi` to `interop`, `install` for each, then the slow checks (with NCFILTERS_TIER=ci
-    /// one slow check and three, two or one releases, by the UTC day), with a table of times
+    /// one slow check and two or one releases, by the UTC day), with a table of times
     Test,
     /// NCZarr startup and copy timings, stock vs ncfilters (tools/bench_nczarr.py)
     BenchNczarr,

@@ -3,8 +3,8 @@
 //! distribution checks (the matrix's configurations, HDF5 1.14.6 and 2.2.0 among them, the Debian 13
 //! root, and Debian's own packages). `cargo xtask test` runs them all. CI (`NCFILTERS_TIER=ci`) runs
 //! one per run, rotating by the UTC day (`rotation.rs`): on a 2-core CI machine the rest of `test`
-//! (three releases) takes up to 75 minutes and a slow check 6 to 30 more, so two would not fit in
-//! CI's 90, and the heavier ones leave room for fewer releases ([`SlowCheck::releases_beside`]).
+//! (two releases) takes up to 75 minutes and a slow check 5 to 30 more, so two would not fit in
+//! CI's 90, and the heaviest leave room for one release ([`SlowCheck::releases_beside`]).
 
 use crate::configurations::{Configuration, CONFIGURATIONS};
 use crate::cross::{Target, TARGETS};
@@ -92,24 +92,25 @@ impl SlowCheck {
     }
 
     /// How many releases a CI run tests beside the check (`rotation`), by the check's time on a
-    /// 2-core machine: three beside one of under 10 minutes (the i386 root's suite about 7); two
-    /// beside valgrind (16), the parallel pair (11 to 15), an HDF5 built from source, the Debian 13
-    /// root (about 15) and the arm64 cross build with its suite under qemu (about 22); one beside Debian's package, built twice from scratch and installed into two
-    /// new roots (about 30, for amd64 or i386).
+    /// 2-core machine, where the rest of a run (the Rust checks, fuzz, cross-compile) takes about
+    /// 34 minutes and each release 12 to 20: two beside a light check (under 10 minutes: the i386
+    /// root's suite about 7, `wine` about 5), valgrind (16, reusing the run's builds), the parallel
+    /// pair (11 to 15), an HDF5 built from source and the Debian 13 root (about 15); one beside the
+    /// arm64 cross build with its suite under qemu (about 22) and Debian's package, built twice
+    /// from scratch and installed into two new roots (about 30, for amd64 or i386). Three releases
+    /// beside even a light check took 95 minutes on a slow 2-core machine (2026-12-02).
     pub fn releases_beside(&self) -> usize {
         match self {
             SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::Cross(_)
             | SlowCheck::Wine
-            | SlowCheck::Debian13I386Root => 3,
-            SlowCheck::Configuration(configuration) if configuration.hdf5.is_none() => 3,
-            SlowCheck::Valgrind(_)
+            | SlowCheck::Debian13I386Root
+            | SlowCheck::Valgrind(_)
             | SlowCheck::Parallel(_)
             | SlowCheck::Configuration(_)
-            | SlowCheck::Debian13Root
-            | SlowCheck::Debian13Arm64Cross => 2,
-            SlowCheck::DebianPackage(_) => 1,
+            | SlowCheck::Debian13Root => 2,
+            SlowCheck::Debian13Arm64Cross | SlowCheck::DebianPackage(_) => 1,
         }
     }
 
