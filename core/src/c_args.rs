@@ -577,7 +577,7 @@ impl FilterChunk<'_> {
     /// length, even where realloc kept its address (HDF5 2.2 checks results against it).
     pub fn append(self, extra: &[u8]) -> NcResult<()> {
         let len = self.nbytes + extra.len();
-        let needs_growing = *self.buf_size < len;
+        let needs_growing = self.buf.is_null() || *self.buf_size < len;
         let block = if needs_growing {
             // SAFETY: the block is malloc'd (or NULL) per the contract; realloc keeps its bytes.
             let grown = unsafe { libc::realloc(*self.buf, len) };

@@ -302,7 +302,9 @@ impl ChunkBuffer {
         self.ptr = ptr;
         self.buf_size = buf_size;
         if ptr.is_null() {
+            // No block has no room: a later append must allocate, not write through NULL.
             self.used = 0;
+            self.buf_size = 0;
             return Err("it left no block".into());
         }
         if used == 0 || used == usize::MAX {
@@ -685,6 +687,23 @@ mod tests {
         // len() first: with the hole, bytes() itself would read past the block.
         assert!(chunk.len() <= 1, "{} bytes in use in a 1-byte block", chunk.len());
         assert!(chunk.bytes().len() <= 1);
+    }
+
+    /// A filter that frees the block and leaves NULL with a size: the buffer keeps no room, so
+    /// a later filter's append (`FilterChunk::append`) allocates instead of writing to NULL.
+    #[test]
+    fn a_filter_that_leaves_no_block_leaves_no_room() {
+        let mut chunk = ChunkBuffer::from_bytes(b"some bytes").unwrap();
+        // SAFETY: the closure frees the block and leaves NULL, as the contract allows.
+        let failed = unsafe {
+            chunk.filter_in_place(|_, buf_size, buf| {
+                libc::free(*buf);
+                (*buf, *buf_size) = (std::ptr::null_mut(), 100);
+                usize::MAX
+            })
+        };
+        assert_eq!(failed, Err("it left no block".into()));
+        assert_eq!((chunk.ptr.is_null(), chunk.buf_size, chunk.len()), (true, 0, 0));
     }
 
     #[test]

@@ -85,7 +85,22 @@ impl<T> OnPanic for *mut T {
 /// whether it panicked. The panic is carried to the call, which fails at its own boundary, and
 /// the worker thread lives on.
 pub fn piece_panicked(work: impl FnOnce()) -> bool {
-    catch_unwind(AssertUnwindSafe(work)).is_err()
+    match catch_unwind(AssertUnwindSafe(work)) {
+        Ok(()) => false,
+        Err(payload) => {
+            drop_payload(payload);
+            true
+        }
+    }
+}
+
+/// Drops a caught panic's payload. A payload whose own `drop` panics is leaked instead: that
+/// second panic would escape the boundary, or leave a call (`worker_pool::run`) returning while
+/// its workers still run the caller's closure.
+fn drop_payload(payload: Box<dyn std::any::Any + Send>) {
+    if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+        std::mem::forget(again);
+    }
 }
 
 /// Runs `body`, a step of ncfilters' own inside a call, which must come to an end even when it
@@ -102,7 +117,8 @@ pub fn contained<R: OnPanic>(what: &str, body: impl FnOnce() -> R) -> R {
 /// [`ffi_export!`](crate::ffi_export!) only (`tests/layers.rs` checks).
 #[doc(hidden)]
 pub fn guarded<R: OnPanic>(function: &str, body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
-    catch_unwind(AssertUnwindSafe(|| with_call(body))).unwrap_or_else(|_| {
+    catch_unwind(AssertUnwindSafe(|| with_call(body))).unwrap_or_else(|payload| {
+        drop_payload(payload);
         report(format_args!("internal error (panic) in {function}; {}", R::MEANING));
         R::on_panic()
     })
@@ -285,7 +301,7 @@ pub unsafe fn params_slice<'a>(params: *const c_uint, nparams: usize) -> NcResul
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::error::{check, NC_EFILTER, NC_NOERR};
 
@@ -313,6 +329,24 @@ mod tests {
         assert_eq!(crate::ffi_export!(caught "test", |_| 7usize), 7, "no panic, the body's value");
         assert_eq!(contained("test", || -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(contained("test", || Some(3u8)), Some(3));
+    }
+
+    /// A panic payload whose own drop panics: dropping it where the panic is caught would let a
+    /// second panic out of the boundary, or out of `worker_pool::run` while its workers still
+    /// run the caller's closure (worker_pool's tests).
+    pub(crate) struct PanicsWhenDropped;
+
+    impl Drop for PanicsWhenDropped {
+        fn drop(&mut self) {
+            panic!("deliberate, from a payload's drop");
+        }
+    }
+
+    #[test]
+    fn a_payload_whose_drop_panics_stays_inside() {
+        let status: c_int = crate::ffi_export!(named "test", |_| std::panic::panic_any(PanicsWhenDropped));
+        assert_eq!(status, NC_EINTERNAL.code());
+        assert!(piece_panicked(|| std::panic::panic_any(PanicsWhenDropped)));
     }
 
     #[test]

@@ -352,6 +352,22 @@ mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
+    /// A piece whose panic payload panics again when dropped: `run` still returns only after
+    /// every piece ran, with the failure.
+    #[test]
+    fn a_piece_whose_panic_payload_panics_when_dropped_fails_the_call_only() {
+        use crate::ffi_boundary::tests::PanicsWhenDropped;
+        let pieces_ran = AtomicUsize::new(0);
+        let outcome = run(4, &|piece| {
+            pieces_ran.fetch_add(1, Ordering::SeqCst);
+            if piece == 1 {
+                std::panic::panic_any(PanicsWhenDropped);
+            }
+        });
+        assert!(outcome.is_err(), "the piece's panic is the call's failure");
+        assert_eq!(pieces_ran.into_inner(), 4, "every piece ran before run returned");
+    }
+
     #[test]
     fn the_setting_caps_the_cores() {
         assert_eq!(threads_for(None, 8), Ok(8));

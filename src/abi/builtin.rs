@@ -187,7 +187,7 @@ mod tests {
             assert_eq!(filter.can_apply().map(|f| f as usize), class.can_apply.map(|f| f as usize));
             assert_eq!(filter.set_local().map(|f| f as usize), class.set_local.map(|f| f as usize));
             // SAFETY: a plugin library's static codec.
-            let library = unsafe { library_codec(&codec.0) }.unwrap();
+            let library = unsafe { library_codec(codec.get()) }.unwrap();
             assert_eq!((&native.codec_id, native.hdf5_id), (&library.codec_id, library.hdf5_id));
             assert_eq!(native.modifies_parameters(), library.modifies_parameters());
             let visible = CParams::from_slice(params).unwrap();

@@ -64,17 +64,44 @@ impl StaticClass {
     }
 }
 
-/// An `NCZ_codec_t` in a static.
+/// An `NCZ_codec_t` in a static, which netcdf-c gets from `NCZ_get_codec_info` and calls
+/// through. Its field is private, as [`StaticClass`]'s is.
+///
+/// ```compile_fail,E0423
+/// use ncfilters_plugin::plugin::{zstd, StaticCodec};
+/// let _ = StaticCodec(*zstd::CODEC.get());
+/// ```
 #[repr(transparent)]
-pub struct StaticCodec(pub NCZ_codec_t);
-// SAFETY: immutable, and every pointer in it points to 'static data.
+pub struct StaticCodec(NCZ_codec_t);
+// SAFETY: immutable, and every pointer in it points to 'static data (`new`'s contract).
 unsafe impl Sync for StaticCodec {}
 
-/// A NULL-terminated list of codecs for `NCZ_codec_info_defaults`.
+impl StaticCodec {
+    /// # Safety
+    /// `codec.codecid` is a `'static` NUL-terminated string, and its functions follow
+    /// netcdf-c's `NCZ_codec_t` contracts for as long as the process runs.
+    pub const unsafe fn new(codec: NCZ_codec_t) -> Self {
+        StaticCodec(codec)
+    }
+
+    /// The codec, as netcdf-c reads it.
+    pub const fn get(&self) -> &NCZ_codec_t {
+        &self.0
+    }
+}
+
+/// A NULL-terminated list of codecs for `NCZ_codec_info_defaults`, made by [`codec_defaults`].
 #[repr(transparent)]
-pub struct StaticCodecList<const N: usize>(pub [*const NCZ_codec_t; N]);
+pub struct StaticCodecList<const N: usize>([*const NCZ_codec_t; N]);
 // SAFETY: immutable pointers to 'static codecs.
 unsafe impl<const N: usize> Sync for StaticCodecList<N> {}
+
+impl<const N: usize> StaticCodecList<N> {
+    /// The list, as netcdf-c reads it.
+    pub const fn as_ptr(&self) -> *const *const NCZ_codec_t {
+        self.0.as_ptr()
+    }
+}
 
 /// One of ncfilters' standard filters: the source of its plugin library's `H5Z_class2_t`
 /// ([`StaticClass`]) and of the parts libnetcdf has built in (the ncfilters crate's `abi::builtin`).
@@ -166,6 +193,7 @@ macro_rules! standard_filter_module {
                 })
             }
 
+            // Built here, where the field is visible: its id is a literal, its functions this module's.
             pub static CODEC: StaticCodec = StaticCodec(NCZ_codec_t {
                 version: 1,
                 sort: 1,
@@ -341,6 +369,13 @@ impl VarFacts for NetcdfVar {
 
 /// Exports a plugin library's entry points: `H5PLget_plugin_type`, `H5PLget_plugin_info` (the
 /// given [`StaticClass`]) and, with a codec, `NCZ_get_codec_info`.
+///
+/// Only a [`StaticClass`] goes to HDF5 as a class, and only a [`StaticCodec`] to netcdf-c as a
+/// codec: anything else would be read as one.
+///
+/// ```compile_fail,E0308
+/// ncfilters_plugin::export_plugin!(ncfilters_plugin::plugin::zstd::CODEC);
+/// ```
 #[macro_export]
 macro_rules! export_plugin {
     ($class:expr $(, $codec:expr)?) => {
@@ -353,7 +388,9 @@ macro_rules! export_plugin {
         /// HDF5's plugin info: the filter's `H5Z_class2_t`.
         #[no_mangle]
         pub extern "C" fn H5PLget_plugin_info() -> *const ::std::os::raw::c_void {
-            $crate::ffi_export!(|call| &$class as *const _ as *const ::std::os::raw::c_void)
+            // Typed: only a StaticClass may be handed to HDF5 as one.
+            let class: &'static $crate::plugin::StaticClass = &$class;
+            $crate::ffi_export!(|call| class as *const _ as *const ::std::os::raw::c_void)
         }
 
         /// ncfilters' NCZarr chain sets the calling thread's decode limit (the chunk's known
@@ -367,7 +404,8 @@ macro_rules! export_plugin {
             /// netcdf-c's codec info: the filter's `NCZ_codec_t`.
             #[no_mangle]
             pub extern "C" fn NCZ_get_codec_info() -> *const ::std::os::raw::c_void {
-                $crate::ffi_export!(|call| &$codec as *const _ as *const ::std::os::raw::c_void)
+                let codec: &'static $crate::plugin::StaticCodec = &$codec;
+                $crate::ffi_export!(|call| codec as *const _ as *const ::std::os::raw::c_void)
             }
         )?
     };
@@ -396,7 +434,7 @@ macro_rules! export_codec_defaults {
         /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
         #[no_mangle]
         pub extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
-            $crate::ffi_export!(|call| DEFAULTS.0.as_ptr() as *const ::std::os::raw::c_void)
+            $crate::ffi_export!(|call| DEFAULTS.as_ptr() as *const ::std::os::raw::c_void)
         }
     };
 }
