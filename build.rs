@@ -4,10 +4,11 @@
 
 fn main() {
     println!("cargo:rerun-if-changed=src/netcdf_internals/shim.c");
-    // A Mach-O dylib names where each undefined symbol comes from at link time; libncfilters'
-    // netcdf-c and HDF5 symbols come from the process (libnetcdf), as on ELF.
+    // A Mach-O image names where each undefined symbol comes from at link time; libncfilters'
+    // netcdf-c and HDF5 symbols come from the process (libnetcdf), as on ELF: so for the cdylib,
+    // and for the test programs, whose weak references stay NULL where nothing provides them.
     if std::env::var("CARGO_CFG_TARGET_VENDOR").as_deref() == Ok("apple") {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-undefined,dynamic_lookup");
+        println!("cargo:rustc-link-arg=-Wl,-undefined,dynamic_lookup");
     }
     // The release's cfgs, as ncfilters-core's build.rs (the one release table) chose them.
     let release =

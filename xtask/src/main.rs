@@ -161,6 +161,9 @@ enum Step {
     /// The shipped crates' unit, property and C-ABI tests built for x86_64-pc-windows-gnu (Debian's
     /// MinGW-w64) and run under Wine
     Wine,
+    /// The shipped crates' test programs built and linked for aarch64- and x86_64-apple-darwin
+    /// (Zig from PyPI) in every release's cfg set; nothing here runs them
+    Macos,
     /// Which stages of the whole `test` the release record (release/<version>.md) still lacks on
     /// HEAD's shipped tree (docs/releasing.md); fails while any does
     Qualification,
@@ -245,6 +248,7 @@ impl Step {
             Step::ClassifyLeaks { .. } => "classify-leaks",
             Step::Qualification => "qualification",
             Step::Wine => "wine",
+            Step::Macos => "macos",
         }
     }
 
@@ -413,6 +417,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Wine => windows::test_under_wine(h, &cross::shipped_packages(h)?),
+        Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?),
         Step::Qualification => qualification::check_record(
             h,
             &planned_stages(

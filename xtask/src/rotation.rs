@@ -176,14 +176,14 @@ mod tests {
         // Day 0: valgrind 4.9.0; day 12: valgrind 4.10.1, the last release.
         assert_eq!(versions(0), ["4.9.0", "4.9.2"]);
         assert_eq!(versions(12), ["4.10.0", "4.10.1"]);
-        assert_eq!(slow_check_on(20_829).name(), "valgrind 4.10.0", "2027-01-11");
-        assert_eq!(versions(20_829), ["4.10.0", "4.10.1"]);
+        assert_eq!(slow_check_on(20_846).name(), "valgrind 4.10.0", "2027-01-28");
+        assert_eq!(versions(20_846), ["4.10.0", "4.10.1"]);
     }
 
     #[test]
     fn a_debian_package_s_day_tests_one_of_the_releases_added_last() {
         // Day 13: deb trixie; day 28: deb bookworm; day 30: deb trixie i386; day 32: deb trixie from
-        // Debian's crates; day 47: deb trixie again, a round of the checks later.
+        // Debian's crates; day 48: deb trixie again, a round of the checks later.
         assert_eq!(slow_check_on(13).name(), "deb trixie");
         assert_eq!(versions(13), ["4.9.2"]);
         assert_eq!(slow_check_on(28).name(), "deb bookworm");
@@ -192,7 +192,7 @@ mod tests {
         assert_eq!(versions(30), ["4.9.2"]);
         assert_eq!(slow_check_on(32).name(), "deb trixie debian-crates");
         assert_eq!(versions(32), ["4.9.2"]);
-        assert_eq!(slow_check_on(47).name(), "deb trixie");
-        assert_eq!(versions(47), ["4.10.0"]);
+        assert_eq!(slow_check_on(48).name(), "deb trixie");
+        assert_eq!(versions(48), ["4.10.0"]);
     }
 }

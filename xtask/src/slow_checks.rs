@@ -34,10 +34,13 @@ pub enum SlowCheck {
     /// The shipped crates' tests built for Windows with MinGW-w64 and run under Wine, with
     /// libblosc and libsz cross-built (`cargo xtask wine`).
     Wine,
+    /// The shipped crates' test programs built for both Macs in every release's cfg set (`cargo
+    /// xtask macos`).
+    MacosTests,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 34] = [
+pub static SLOW_CHECKS: [SlowCheck; 35] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -72,6 +75,7 @@ pub static SLOW_CHECKS: [SlowCheck; 34] = [
     SlowCheck::Debian13Arm64Cross,
     SlowCheck::DebianPackage(&PACKAGES[3]),
     SlowCheck::Wine,
+    SlowCheck::MacosTests,
 ];
 
 impl SlowCheck {
@@ -88,6 +92,7 @@ impl SlowCheck {
             SlowCheck::DebianPackage(package) => format!("deb {}", package.name()),
             SlowCheck::Cross(target) => format!("cross {}", target.arch),
             SlowCheck::Wine => "wine".into(),
+            SlowCheck::MacosTests => "macos".into(),
         }
     }
 
@@ -105,6 +110,7 @@ impl SlowCheck {
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::Cross(_)
             | SlowCheck::Wine
+            | SlowCheck::MacosTests
             | SlowCheck::Debian13I386Root
             | SlowCheck::Valgrind(_)
             | SlowCheck::Parallel(_)
@@ -128,7 +134,8 @@ impl SlowCheck {
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::DebianPackage(_)
             | SlowCheck::Cross(_)
-            | SlowCheck::Wine => None,
+            | SlowCheck::Wine
+            | SlowCheck::MacosTests => None,
         }
     }
 
@@ -151,6 +158,9 @@ impl SlowCheck {
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
             SlowCheck::Wine => crate::windows::test_under_wine(h, &crate::cross::shipped_packages(h)?),
+            SlowCheck::MacosTests => {
+                crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)
+            }
         }
     }
 }
@@ -165,8 +175,8 @@ mod tests {
         names.sort();
         names.dedup();
         // The distribution checks: debian13, debian13-i386, debian13-arm64, offline, development,
-        // wine, Debian's packages, and the architectures.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 6 + PACKAGES.len() + TARGETS.len());
+        // wine, macos, Debian's packages, and the architectures.
+        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 7 + PACKAGES.len() + TARGETS.len());
         assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }
