@@ -94,13 +94,18 @@ pub fn piece_panicked(work: impl FnOnce()) -> bool {
     }
 }
 
-/// Drops a caught panic's payload. A payload whose own `drop` panics is leaked instead: that
-/// second panic would escape the boundary, or leave a call (`worker_pool::run`) returning while
-/// its workers still run the caller's closure.
-fn drop_payload(payload: Box<dyn std::any::Any + Send>) {
-    if let Err(again) = catch_unwind(AssertUnwindSafe(|| drop(payload))) {
-        std::mem::forget(again);
+/// Drops a caught panic's payload, and the payload of any panic that drop raises: a second
+/// panic let out would escape the boundary, or leave a call (`worker_pool::run`) returning while
+/// its workers still run the caller's closure. Payloads whose drops panic again and again are
+/// leaked after a few rounds.
+fn drop_payload(mut payload: Box<dyn std::any::Any + Send>) {
+    for _ in 0..4 {
+        match catch_unwind(AssertUnwindSafe(|| drop(payload))) {
+            Ok(()) => return,
+            Err(again) => payload = again,
+        }
     }
+    std::mem::forget(payload);
 }
 
 /// Runs `body`, a step of ncfilters' own inside a call, which must come to an end even when it
