@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::harness::{create_dir_all, fail, log, write_file, Harness, Result};
-use crate::process::{cmd, output, run};
+use crate::process::{cmd, run};
 
 /// PyPI's python-blosc sdist, pinned by hash, which carries c-blosc.
 const BLOSC_SDIST: &str = "blosc==1.11.2";
@@ -133,9 +133,7 @@ fn libaec_source(root: &Path) -> Result<PathBuf> {
     write_file(&project.join("src/main.rs"), "fn main() {}\n")?;
     let manifest = project.join("Cargo.toml");
     run(cmd("cargo", ["fetch", "--quiet", "--manifest-path"]).arg(&manifest))?;
-    let metadata = output(cmd("cargo", ["metadata", "--format-version", "1", "--manifest-path"]).arg(&manifest))?;
-    let metadata: serde_json::Value =
-        serde_json::from_str(&metadata).map_err(|e| crate::harness::Failure(format!("cargo metadata: {e}")))?;
+    let metadata = crate::licences::metadata(&project)?;
     let manifest_path = metadata["packages"]
         .as_array()
         .into_iter()

@@ -69,8 +69,9 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
     }
     let blosc = super::native::blosc().map_err(super::FilterError)?;
     // Asked once here, so that pieces on the worker pool never each fail the same way.
-    if !blosc.has_compressor(compressor_name(settings.compressor)) {
-        return fail(built_without(compressor_name(settings.compressor)));
+    let compressor = compressor_name(settings.compressor);
+    if !blosc.has_compressor(compressor) {
+        return fail(built_without(compressor));
     }
     let room = input.len() + if FAILS_INCOMPRESSIBLE { 0 } else { MAX_OVERHEAD };
     if input.len() >= PIECES_FROM && worker_pool::threads() > 1 {
@@ -426,7 +427,7 @@ mod tests {
     /// Whether the loaded libblosc was built without `compressor` (only snappy may be missing:
     /// c-blosc's own tree no longer bundles it). Where so, writing with it and reading a chunk
     /// that needs it must each say so.
-    fn built_without(compressor: usize) -> bool {
+    fn library_lacks(compressor: usize) -> bool {
         let blosc = crate::filters::native::blosc().unwrap();
         let name = compressor_name(compressor);
         if blosc.has_compressor(name) {
@@ -457,7 +458,7 @@ mod tests {
                 (state >> 33) as u8
             })
             .collect();
-        for compressor in (0..6).filter(|&compressor| !built_without(compressor)) {
+        for compressor in (0..6).filter(|&compressor| !library_lacks(compressor)) {
             for shuffle in 0..3 {
                 let s = Settings { type_size: 4, level: 5, shuffle, compressor };
                 for data in [&smooth, &noise] {
@@ -540,7 +541,7 @@ mod tests {
         let datasets =
             [("steps", &steps), ("zeros", &zeros), ("floats", &smooth), ("noise", &noise), ("mostly noise", &half)];
         let (mut joined, mut split_frames) = (0, 0);
-        for compressor in (0..BLOSC_COMPRESSORS.len()).filter(|&compressor| !built_without(compressor)) {
+        for compressor in (0..BLOSC_COMPRESSORS.len()).filter(|&compressor| !library_lacks(compressor)) {
             let levels: &[u32] = if compressor <= 1 { &[1, 5, 9] } else { &[4] };
             for &level in levels {
                 for shuffle in 0..3 {
