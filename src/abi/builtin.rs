@@ -133,6 +133,16 @@ macro_rules! stand_ins {
 }
 standard_filter_rows!(stand_ins);
 
+/// The ids below this are HDF5's predefined filters': `H5Zregister` refuses them ("unable to
+/// modify predefined filters").
+const H5Z_FILTER_RESERVED: u32 = 256;
+
+/// Whether HDF5 takes a stand-in for `id`. An HDF5 built without szip (id 4) has no filter for
+/// it and takes none: szip is then missing, as it is from stock netcdf-c on that HDF5.
+fn hdf5_takes_a_class_for(id: u32) -> bool {
+    id >= H5Z_FILTER_RESERVED
+}
+
 /// Registers a stand-in for each standard filter that has no class registered with HDF5 yet
 /// (see the module documentation). Asks HDF5's registered table only, so HDF5 never searches
 /// its plugin path here, and a class registered before (HDF5's own, an application's, or ours
@@ -141,6 +151,9 @@ pub fn register_standard_filters() {
     for class in STAND_INS {
         let id = class.get().id as u32;
         debug_assert!(STANDARD.iter().any(|standard| standard.id == id));
+        if !hdf5_takes_a_class_for(id) {
+            continue;
+        }
         match crate::hdf5_sys::filter_registered(id) {
             Ok(false) => {}
             Ok(true) => continue,
@@ -163,6 +176,15 @@ mod tests {
     use crate::plugin_loader::test_parts::library_codec;
     use crate::plugin_loader::CodecPart;
     use std::ffi::CStr;
+
+    /// HDF5's own four get no stand-in (an HDF5 without szip would refuse one for id 4, and
+    /// every netCDF program would report it); bzip2, zstd and blosc do.
+    #[test]
+    fn stand_ins_are_offered_only_for_ids_hdf5_lets_be_registered() {
+        let offered: Vec<u32> =
+            STAND_INS.iter().map(|class| class.get().id as u32).filter(|&id| hdf5_takes_a_class_for(id)).collect();
+        assert_eq!(offered, [307, 32015, 32001]);
+    }
 
     /// NCZarr's built-ins are the plugin libraries' classes and codecs, run as Rust.
     #[test]
