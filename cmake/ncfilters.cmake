@@ -237,7 +237,9 @@ function(ncfilters_cargo_settings)
 endfunction()
 ncfilters_cargo_settings()
 set(NCFILTERS_CARGO_TARGET_DIR "${CMAKE_BINARY_DIR}/ncfilters-cargo" CACHE PATH "cargo target directory for ncfilters")
-set(NCFILTERS_STATICLIB "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/libncfilters.a")
+# rustc names a staticlib as the platform does: libncfilters.a, ncfilters.lib with MSVC.
+set(NCFILTERS_STATICLIB
+    "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/${CMAKE_STATIC_LIBRARY_PREFIX}ncfilters${CMAKE_STATIC_LIBRARY_SUFFIX}")
 option(NCFILTERS_PLUGINS "Replace netcdf-c's standard filter plugins and codec-defaults libraries with ncfilters' Rust ones" ON)
 set(NCFILTERS_CODEC_DIALECT "numeric" CACHE STRING "NCZarr codec JSON dialect written by default: numeric or legacy")
 set_property(CACHE NCFILTERS_CODEC_DIALECT PROPERTY STRINGS numeric legacy)
@@ -245,10 +247,14 @@ option(NCFILTERS_CLI "Build and install the ncfilters command" ON)
 if(NOT NCFILTERS_CODEC_DIALECT MATCHES "^(numeric|legacy)$")
   message(FATAL_ERROR "ncfilters: NCFILTERS_CODEC_DIALECT must be numeric or legacy, not '${NCFILTERS_CODEC_DIALECT}'")
 endif()
-# What rustc's `--print native-static-libs` lists for a Linux staticlib; whole-archive
-# pulls in all of std, so all of these must resolve under -Wl,--no-undefined.
-# Before them, the system's compression libraries of NCFILTERS_SYSTEM_LIBS or _ZSTD.
-set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} gcc_s util rt pthread m dl c)
+# What rustc's `--print native-static-libs` lists for the staticlib; whole-archive pulls in all of
+# std, so all of these must resolve under -Wl,--no-undefined. Before them, the system's
+# compression libraries of NCFILTERS_SYSTEM_LIBS or _ZSTD.
+if(WIN32)
+  set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} kernel32 ntdll userenv ws2_32 dbghelp)
+else()
+  set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} gcc_s util rt pthread m dl c)
+endif()
 
 # Install rules run in the order they are declared, subdirectories' included (netcdf-c 4.9.0's
 # minimum CMake leaves this OLD: its subdirectories' rules would run after ncfilters'), so that
@@ -693,6 +699,20 @@ function(ncfilters_link_shared_netcdf)
   # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
   # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
   # the parts of std ncfilters does not use (smaller library, less touched at load).
+  if(WIN32)
+    # A DLL exports what is marked dllexport, and ncfilters' Rust is not: the module-definition
+    # file the cargo step writes (ncfilters_dll_exports) exports ncfilters' functions as stock's
+    # netcdf.dll exports them.
+    if(MSVC)
+      set(exports "LINKER:/DEF:${NCFILTERS_DLL_DEF}")
+    else()
+      set(exports "${NCFILTERS_DLL_DEF}" "LINKER:-Map=${CMAKE_BINARY_DIR}/ncfilters-libnetcdf.map" "LINKER:--gc-sections")
+    endif()
+    set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS ${exports})
+    set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_LINKED_STATICLIB}" "${NCFILTERS_DLL_DEF}")
+    message(STATUS "ncfilters: netcdf.dll links ${NCFILTERS_LINKED_STATICLIB} (whole archive), exports by ${NCFILTERS_DLL_DEF}")
+    return()
+  endif()
   set(version_script "${CMAKE_BINARY_DIR}/ncfilters-generated/ncfilters-libnetcdf.ver")
   ncfilters_version_script("${version_script}")
   set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS
@@ -701,6 +721,61 @@ function(ncfilters_link_shared_netcdf)
     "LINKER:--gc-sections")
   set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_STATICLIB}" "${version_script}")
   message(STATUS "ncfilters: libnetcdf links ${NCFILTERS_STATICLIB} (whole archive)")
+endfunction()
+
+# netcdf.dll exports a function when netcdf-c declares or defines it EXTERNL (dllexport while the
+# library builds), in a header or in the C file ncfilters replaces (dplugins.c's
+# nc_plugin_path_initialize); Rust's `#[no_mangle]` functions are not dllexport. The functions this
+# tree's library sources declare so are listed here (names only); after each cargo build,
+# cmake/ncfilters_dll_exports.cmake keeps those the staticlib defines, with ncfilters.h's, in
+# the module-definition file NCFILTERS_DLL_DEF. Sets NCFILTERS_DLL_DEF and
+# NCFILTERS_DLL_DEF_COMMAND (the build step's command) in the caller.
+function(ncfilters_dll_exports)
+  set(dir "${CMAKE_BINARY_DIR}/ncfilters-generated")
+  set(declared)
+  foreach(subdir include libdispatch libhdf5 libnczarr)
+    file(GLOB sources "${CMAKE_SOURCE_DIR}/${subdir}/*.h" "${CMAKE_SOURCE_DIR}/${subdir}/*.c")
+    foreach(source IN LISTS sources)
+      file(READ "${source}" text)
+      string(REGEX REPLACE "/\\*([^*]|\\*+[^*/])*\\*+/" " " text "${text}") # comments
+      string(REGEX MATCHALL "EXTERNL[^;{}()#]*[ \t\n*][A-Za-z_][A-Za-z0-9_]*[ \t\n]*\\(" found "${text}")
+      foreach(declaration IN LISTS found)
+        string(REGEX MATCH "([A-Za-z_][A-Za-z0-9_]*)[ \t\n]*\\($" name "${declaration}")
+        list(APPEND declared "${CMAKE_MATCH_1}")
+      endforeach()
+    endforeach()
+  endforeach()
+  # ncfilters' own functions (include/ncfilters.h) are exported too.
+  file(STRINGS "${NCFILTERS_ROOT}/include/ncfilters.h" lines REGEX "^[a-z].*[ *]ncfilters_[a-z_]+\\(")
+  foreach(line IN LISTS lines)
+    string(REGEX MATCH "(ncfilters_[a-z_]+)\\(" name "${line}")
+    list(APPEND declared "${CMAKE_MATCH_1}")
+  endforeach()
+  list(REMOVE_DUPLICATES declared)
+  list(SORT declared)
+  list(LENGTH declared count)
+  if(count EQUAL 0)
+    message(FATAL_ERROR "ncfilters: no source of ${CMAKE_SOURCE_DIR} declares an EXTERNL function")
+  endif()
+  list(JOIN declared "\n" text)
+  file(WRITE "${dir}/ncfilters-dll-declared.txt.tmp" "${text}\n")
+  file(COPY_FILE "${dir}/ncfilters-dll-declared.txt.tmp" "${dir}/ncfilters-dll-declared.txt" ONLY_IF_DIFFERENT)
+  if(NOT CMAKE_NM)
+    message(FATAL_ERROR "ncfilters: a Windows netcdf.dll needs the toolchain's nm (CMAKE_NM), which lists the "
+                        "functions ncfilters' staticlib defines for its module-definition file")
+  endif()
+  set(def "${dir}/ncfilters-netcdf.def")
+  get_filename_component(name "${NCFILTERS_STATICLIB}" NAME)
+  set(linked "${dir}/${name}")
+  set(NCFILTERS_DLL_DEF "${def}" PARENT_SCOPE)
+  set(NCFILTERS_LINKED_STATICLIB "${linked}" PARENT_SCOPE)
+  set(NCFILTERS_DLL_DEF_COMMAND
+      COMMAND ${CMAKE_COMMAND} "-DNM=${CMAKE_NM}" "-DAR=${CMAKE_AR}" "-DSTATICLIB=${NCFILTERS_STATICLIB}"
+              "-DLINKED=${linked}" "-DDECLARED=${dir}/ncfilters-dll-declared.txt" "-DDEF=${def}"
+              -P "${NCFILTERS_ROOT}/cmake/ncfilters_dll_exports.cmake"
+      PARENT_SCOPE)
+  message(STATUS "ncfilters: ${count} functions this tree declares EXTERNL or ncfilters.h declares; "
+                 "netcdf.dll exports those ncfilters defines")
 endfunction()
 
 # Checked, not trusted: ncfilters reads netcdf-c's internal structs through mirrors chosen by the
@@ -803,11 +878,19 @@ function(ncfilters_edit_netcdf_targets)
   list(JOIN NCFILTERS_CARGO_ENV "\n" lines)
   file(WRITE "${CMAKE_BINARY_DIR}/ncfilters-cargo.env" "${lines}\n")
   ncfilters_layout_check()
+  get_target_property(netcdf_type netcdf TYPE)
+  set(NCFILTERS_DLL_DEF_COMMAND)
+  set(NCFILTERS_DLL_DEF)
+  set(NCFILTERS_LINKED_STATICLIB "${NCFILTERS_STATICLIB}")
+  if(WIN32 AND netcdf_type STREQUAL "SHARED_LIBRARY")
+    ncfilters_dll_exports()
+  endif()
   add_custom_target(ncfilters_cargo
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "${NCFILTERS_CARGO}" build --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters ${NCFILTERS_CARGO_FEATURES}
             --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
-    BYPRODUCTS "${NCFILTERS_STATICLIB}"
+    ${NCFILTERS_DLL_DEF_COMMAND}
+    BYPRODUCTS "${NCFILTERS_STATICLIB}" ${NCFILTERS_DLL_DEF} "${NCFILTERS_LINKED_STATICLIB}"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: cargo build --release"
     USES_TERMINAL)
@@ -816,12 +899,11 @@ function(ncfilters_edit_netcdf_targets)
     ncfilters_replace_plugins()
   endif()
   add_dependencies(netcdf ncfilters_cargo)
-  get_target_property(netcdf_type netcdf TYPE)
   if(netcdf_type STREQUAL "STATIC_LIBRARY")
     ncfilters_link_static_netcdf()
   else()
     add_library(ncfilters_static STATIC IMPORTED GLOBAL)
-    set_property(TARGET ncfilters_static PROPERTY IMPORTED_LOCATION "${NCFILTERS_STATICLIB}")
+    set_property(TARGET ncfilters_static PROPERTY IMPORTED_LOCATION "${NCFILTERS_LINKED_STATICLIB}")
     ncfilters_link_shared_netcdf()
   endif()
   if(NCFILTERS_CLI AND netcdf_type STREQUAL "STATIC_LIBRARY")

@@ -3,7 +3,9 @@
 # netcdf-c: Debian's cross compilers (aarch64-linux-gnu, arm-linux-gnueabihf, ...) and
 # conda-forge's (aarch64-conda-linux-gnu) name the CPU first and the ABI last; the vendor field is
 # ignored. The triples are the ones Debian's rustc uses (xtask/src/cross.rs, TARGETS, whose unit
-# test holds this mapping to that table). Sets `out` to "" for a triplet it does not know.
+# test holds this mapping to that table). MinGW-w64's (x86_64-w64-mingw32, as Debian and MSYS2
+# name it) is Rust's windows-gnu target; Apple's (arm64-apple-darwin23.0.0) its darwin one.
+# Sets `out` to "" for a triplet it does not know.
 function(ncfilters_rust_target_of triplet out)
   set(triple "")
   if(triplet MATCHES "^([^-]+)-(.+-)?linux-(gnu[a-z0-9]*)$")
@@ -21,6 +23,18 @@ function(ncfilters_rust_target_of triplet out)
     if(cpu MATCHES "^(x86_64|i686|aarch64|armv7|armv5te|powerpc64le|powerpc64|s390x|riscv64gc|loongarch64|mips64el)$")
       set(triple "${cpu}-unknown-linux-${abi}")
     endif()
+  elseif(triplet MATCHES "^(x86_64|i[3-6]86)-w64-mingw32$")
+    set(cpu "${CMAKE_MATCH_1}")
+    if(cpu MATCHES "^i[3-6]86$")
+      set(cpu i686)
+    endif()
+    set(triple "${cpu}-pc-windows-gnu")
+  elseif(triplet MATCHES "^(x86_64|aarch64|arm64)-apple-darwin[0-9.]*$")
+    set(cpu "${CMAKE_MATCH_1}")
+    if(cpu STREQUAL "arm64")
+      set(cpu aarch64)
+    endif()
+    set(triple "${cpu}-apple-darwin")
   endif()
   set(${out} "${triple}" PARENT_SCOPE)
 endfunction()

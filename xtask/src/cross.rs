@@ -617,11 +617,16 @@ mod tests {
     fn the_module_maps_every_cross_compiler_to_its_rust_target() {
         let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_rust_target.cmake");
         let mut cases: Vec<(String, &str)> = TARGETS.iter().map(|t| (t.gnu.to_string(), t.triple)).collect();
-        // conda-forge's compilers name a vendor; an unknown CPU or a non-Linux target maps to none.
+        // conda-forge's compilers name a vendor; an unknown CPU or system maps to none.
         cases.push(("aarch64-conda-linux-gnu".into(), "aarch64-unknown-linux-gnu"));
         cases.push(("x86_64-linux-gnu".into(), "x86_64-unknown-linux-gnu"));
         cases.push(("sparc-linux-gnu".into(), ""));
-        cases.push(("aarch64-apple-darwin".into(), ""));
+        cases.push(("aarch64-unknown-freebsd".into(), ""));
+        // MinGW-w64's, as Debian and MSYS2 name it; Apple clang's, with and without a version.
+        cases.push(("x86_64-w64-mingw32".into(), crate::windows::TRIPLE));
+        cases.push(("i686-w64-mingw32".into(), "i686-pc-windows-gnu"));
+        cases.push(("arm64-apple-darwin23.6.0".into(), crate::macos::TRIPLES[0]));
+        cases.push(("x86_64-apple-darwin".into(), crate::macos::TRIPLES[1]));
         let mut script = format!("include(\"{}\")\n", module.display());
         for (gnu, _) in &cases {
             script

@@ -70,7 +70,7 @@ pub static HDF5_2_2_0_SIGNING: Hdf5Release = Hdf5Release {
 };
 
 /// The options of every build: shared C and HL libraries with zlib and szip, nothing else.
-const COMMON_OPTIONS: [&str; 11] = [
+pub const COMMON_OPTIONS: [&str; 11] = [
     "-DCMAKE_BUILD_TYPE=Release",
     "-DBUILD_SHARED_LIBS=ON",
     "-DBUILD_STATIC_LIBS=OFF",
@@ -176,7 +176,7 @@ fn check_filters_built(prefix: &Path, hdf5: &Hdf5Release) -> Result {
 }
 
 /// The release's source tree, fetched into the cache and unpacked into the work directory.
-fn unpacked_source(h: &Harness, hdf5: &Hdf5Release) -> Result<PathBuf> {
+pub fn unpacked_source(h: &Harness, hdf5: &Hdf5Release) -> Result<PathBuf> {
     let unpacked = h.work_root().join(format!("hdf5-src-{}", hdf5.label));
     harness::remove_dir_all_if_exists(&unpacked)?;
     harness::create_dir_all(&unpacked)?;

@@ -45,6 +45,7 @@ mod toolchain;
 mod valgrind;
 mod windows;
 mod windows_libraries;
+mod windows_netcdf;
 
 use std::process::ExitCode;
 
@@ -159,7 +160,8 @@ enum Step {
     /// NCFILTERS_NETCDF_LIKE, then built stock and with -DNCFILTERS_NETCDF_LIKE=4.10.1: the suite on both
     Development,
     /// The shipped crates' unit, property and C-ABI tests built for x86_64-pc-windows-gnu (Debian's
-    /// MinGW-w64) and run under Wine
+    /// MinGW-w64) and run under Wine; then netcdf-c 4.10.1 cross-built stock and with the module
+    /// on HDF5 1.14.6: netcdf.dll's exports, and filters written and read under Wine
     Wine,
     /// The shipped crates' test programs built and linked for aarch64- and x86_64-apple-darwin
     /// (Zig from PyPI) in every release's cfg set; nothing here runs them
@@ -416,7 +418,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Cross => cross::test_cross_chosen(h),
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
-        Step::Wine => windows::test_under_wine(h, &cross::shipped_packages(h)?),
+        Step::Wine => windows_netcdf::test_wine(h, &cross::shipped_packages(h)?),
         Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?),
         Step::Qualification => qualification::check_record(
             h,

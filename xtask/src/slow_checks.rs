@@ -32,7 +32,8 @@ pub enum SlowCheck {
     /// The shipped crates' tests on another architecture under qemu-user (`cargo xtask cross`).
     Cross(&'static Target),
     /// The shipped crates' tests built for Windows with MinGW-w64 and run under Wine, with
-    /// libblosc and libsz cross-built (`cargo xtask wine`).
+    /// libblosc and libsz cross-built; then netcdf-c 4.10.1 and HDF5 cross-built, stock and with
+    /// the module (`cargo xtask wine`).
     Wine,
     /// The shipped crates' test programs built for both Macs in every release's cfg set (`cargo
     /// xtask macos`).
@@ -99,24 +100,24 @@ impl SlowCheck {
     /// How many releases a CI run tests beside the check (`rotation`), by the check's time on a
     /// 2-core machine, where the rest of a run (the Rust checks, fuzz, cross-compile) takes about
     /// 34 minutes and each release 12 to 20: two beside a light check (under 10 minutes: the i386
-    /// root's suite about 7, `wine` about 5), valgrind (16, reusing the run's builds), the parallel
-    /// pair (11 to 15), an HDF5 built from source and the Debian 13 root (about 15); one beside the
-    /// arm64 cross build with its suite under qemu (about 22) and Debian's package, built twice
-    /// from scratch and installed into two new roots (about 30, for amd64 or i386). Three releases
+    /// root's suite about 7), valgrind (16, reusing the run's builds), the parallel pair (11 to
+    /// 15), an HDF5 built from source and the Debian 13 root (about 15); one beside the arm64
+    /// cross build with its suite under qemu (about 22), `wine` (the Windows tests, then HDF5 and
+    /// netcdf-c twice, cross-built: about 20) and Debian's package, built twice from scratch and
+    /// installed into two new roots (about 30, for amd64 or i386). Three releases
     /// beside even a light check took 95 minutes on a slow 2-core machine (2026-12-02).
     pub fn releases_beside(&self) -> usize {
         match self {
             SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::Cross(_)
-            | SlowCheck::Wine
             | SlowCheck::MacosTests
             | SlowCheck::Debian13I386Root
             | SlowCheck::Valgrind(_)
             | SlowCheck::Parallel(_)
             | SlowCheck::Configuration(_)
             | SlowCheck::Debian13Root => 2,
-            SlowCheck::Debian13Arm64Cross | SlowCheck::DebianPackage(_) => 1,
+            SlowCheck::Debian13Arm64Cross | SlowCheck::DebianPackage(_) | SlowCheck::Wine => 1,
         }
     }
 
@@ -157,7 +158,7 @@ impl SlowCheck {
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
-            SlowCheck::Wine => crate::windows::test_under_wine(h, &crate::cross::shipped_packages(h)?),
+            SlowCheck::Wine => crate::windows_netcdf::test_wine(h, &crate::cross::shipped_packages(h)?),
             SlowCheck::MacosTests => {
                 crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)
             }

@@ -14,13 +14,13 @@ use crate::text::print_tail;
 
 /// Rust's target, and the GNU triplet of Debian's cross compiler for it.
 pub const TRIPLE: &str = "x86_64-pc-windows-gnu";
-const GNU: &str = "x86_64-w64-mingw32";
+pub const GNU: &str = "x86_64-w64-mingw32";
 
 /// Debian's MinGW-w64 C compiler (POSIX threads: what the Rust target's std links).
-const COMPILER_PACKAGES: [&str; 1] = ["gcc-mingw-w64-x86-64"];
+pub const COMPILER_PACKAGES: [&str; 1] = ["gcc-mingw-w64-x86-64"];
 
 /// Wine, which runs the tests (Debian 12's 8.0).
-const WINE_PACKAGES: [&str; 2] = ["wine", "wine64"];
+pub const WINE_PACKAGES: [&str; 2] = ["wine", "wine64"];
 
 /// The shipped crates compiled for Windows with every warning an error: (compiled, seconds).
 pub fn compile_shipped_crates(h: &Harness, packages: &[String]) -> Result<(bool, u64)> {
@@ -38,7 +38,7 @@ pub fn compile_shipped_crates(h: &Harness, packages: &[String]) -> Result<(bool,
     Ok((compiled, started.elapsed().as_secs()))
 }
 
-/// `cargo xtask wine`: the shipped crates' tests built for Windows and run under Wine.
+/// The shipped crates' tests built for Windows and run under Wine.
 pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
     prepare(&[COMPILER_PACKAGES.as_slice(), &WINE_PACKAGES].concat())?;
     wine_prefix_with_prng(h)?;
@@ -72,7 +72,7 @@ pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
 
 /// Wine's prefix for the tests, made once, with `tests/wine/bcryptprimitives.c` where Wine has no
 /// `bcryptprimitives.dll` of its own (8.0 has none; Rust's std imports its `ProcessPrng`).
-fn wine_prefix_with_prng(h: &Harness) -> Result {
+pub fn wine_prefix_with_prng(h: &Harness) -> Result {
     let prefix = wine_prefix(h);
     let system32 = prefix.join("drive_c/windows/system32");
     if !system32.is_dir() {
@@ -96,7 +96,7 @@ fn wine_prefix_with_prng(h: &Harness) -> Result {
 }
 
 /// The MinGW-w64 compiler (and Wine) from Debian, and Rust's standard library for the target.
-fn prepare(packages: &[&str]) -> Result {
+pub fn prepare(packages: &[&str]) -> Result {
     crate::setup::install_apt_packages(packages)?;
     run(&mut cmd("rustup", ["target", "add", TRIPLE]))
 }
@@ -118,6 +118,6 @@ pub fn target_dir(h: &Harness) -> PathBuf {
 }
 
 /// Wine's own prefix for the tests, made on first use.
-fn wine_prefix(h: &Harness) -> PathBuf {
+pub fn wine_prefix(h: &Harness) -> PathBuf {
     h.repo.join("target/windows/wine-prefix")
 }

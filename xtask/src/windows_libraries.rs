@@ -34,7 +34,7 @@ pub fn native_dlls(h: &Harness, root: &Path, gnu: &str) -> Result<PathBuf> {
     }
     create_dir_all(root)?;
     let toolchain = root.join("mingw-w64.cmake");
-    write_file(&toolchain, &toolchain_file(gnu))?;
+    write_file(&toolchain, &toolchain_file(gnu, &[], None))?;
     let cmake = crate::hdf5::newer_cmake(h)?;
     let blosc = c_blosc_source(h, root)?;
     let blosc_options = [
@@ -58,8 +58,12 @@ pub fn native_dlls(h: &Harness, root: &Path, gnu: &str) -> Result<PathBuf> {
     Ok(bin)
 }
 
-/// CMake's cross toolchain for Debian's MinGW-w64 compilers.
-fn toolchain_file(gnu: &str) -> String {
+/// CMake's cross toolchain for Debian's MinGW-w64 compilers: libraries are found in their root
+/// and in `prefixes`; `emulator` runs the programs a configure step runs (try_run).
+pub fn toolchain_file(gnu: &str, prefixes: &[&Path], emulator: Option<&str>) -> String {
+    let roots: String = prefixes.iter().map(|prefix| format!(" {}", prefix.display())).collect();
+    let emulator =
+        emulator.map(|program| format!("set(CMAKE_CROSSCOMPILING_EMULATOR {program})\n")).unwrap_or_default();
     format!(
         "# Written by cargo xtask: Debian's MinGW-w64 cross compilers.\n\
          set(CMAKE_SYSTEM_NAME Windows)\n\
@@ -67,10 +71,11 @@ fn toolchain_file(gnu: &str) -> String {
          set(CMAKE_C_COMPILER {gnu}-gcc)\n\
          set(CMAKE_CXX_COMPILER {gnu}-g++)\n\
          set(CMAKE_RC_COMPILER {gnu}-windres)\n\
-         set(CMAKE_FIND_ROOT_PATH /usr/{gnu})\n\
+         set(CMAKE_FIND_ROOT_PATH /usr/{gnu}{roots})\n\
          set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)\n\
          set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)\n\
-         set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)\n"
+         set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)\n\
+         {emulator}"
     )
 }
 

@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! netcdf-c cross-built for Windows with MinGW-w64, as MSYS2 builds it, stock and with the module
+//! (`cargo xtask windows-netcdf`, part of the `wine` slow check), on HDF5 1.14.6 cross-built the
+//! same way (without szip, as vcpkg's default HDF5). It checks that:
+//! - the module configures a MinGW toolchain file: its layout check runs under Wine;
+//! - netcdf.dll exports exactly stock's functions, and ncfilters.h's;
+//! - under Wine, with no plugin path, the module's ncgen writes zstd and bzip2 to a netCDF-4
+//!   file and its ncdump reads them back.
+//!
+//! netcdf-c's own suite under Wine is not run yet.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
+use crate::process::{cmd, run, succeeds_into_log};
+use crate::text::print_tail;
+use crate::windows::GNU;
+
+/// What the builds need besides the compilers and Wine: MinGW-w64's C++ compiler (CMake's
+/// projects enable C++) and zlib.
+const BUILD_PACKAGES: [&str; 2] = ["g++-mingw-w64-x86-64", "libz-mingw-w64-dev"];
+
+/// The release cross-built: the newest.
+const RELEASE: &str = "4.10.1";
+
+/// HDF5's options besides [`crate::hdf5::COMMON_OPTIONS`] (later ones win): no szip, no tools.
+const HDF5_OPTIONS: [&str; 3] =
+    ["-DHDF5_ENABLE_Z_LIB_SUPPORT=ON", "-DHDF5_ENABLE_SZIP_SUPPORT=OFF", "-DHDF5_BUILD_TOOLS=OFF"];
+
+/// The targets each build makes: the library and the programs the check runs.
+const TARGETS: [&str; 3] = ["netcdf", "ncgen", "ncdump"];
+
+/// The CDL the module's ncgen writes under Wine: zstd then bzip2, by id.
+const FILTERED_CDL: &str = "netcdf filtered {\n\
+    dimensions: x = 6 ;\n\
+    variables: int v(x) ; v:_Storage = \"chunked\" ; v:_ChunkSizes = 6 ; v:_Filter = \"32015,3|307,9\" ;\n\
+    data: v = 1, 2, 3, 4, 5, 6 ;\n\
+    }\n";
+
+/// `cargo xtask wine`: the shipped crates' tests under Wine, then netcdf-c built for Windows.
+pub fn test_wine(h: &Harness, packages: &[String]) -> Result {
+    crate::windows::test_under_wine(h, packages)?;
+    test_windows_netcdf(h)
+}
+
+fn test_windows_netcdf(h: &Harness) -> Result {
+    let started = Instant::now();
+    crate::windows::prepare(
+        &[crate::windows::COMPILER_PACKAGES.as_slice(), &crate::windows::WINE_PACKAGES, &BUILD_PACKAGES].concat(),
+    )?;
+    crate::windows::wine_prefix_with_prng(h)?;
+    let root = crate::windows::target_dir(h).join("netcdf");
+    create_dir_all(&root)?;
+    let hdf5 = hdf5_for_windows(h, &root)?;
+    let toolchain = root.join("mingw-w64.cmake");
+    write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[&hdf5], Some("wine")))?;
+    let case_shim = case_shim(&root)?;
+    let h = h.for_release(crate::release::find(RELEASE).map_err(harness::Failure)?);
+    crate::setup::fetch_netcdf_source(&h)?;
+    let source = h.work.join(format!("netcdf-c-{RELEASE}"));
+    let mut exports = Vec::new();
+    for flavour in ["stock", "ncfilters"] {
+        let build = root.join(format!("build-{flavour}"));
+        build_netcdf(&h, flavour, &source, &build, &toolchain, &hdf5, &case_shim)?;
+        exports.push(dll_exports(&build.join("libnetcdf.dll"))?);
+    }
+    check_exports(&h, &exports[0], &exports[1])?;
+    write_and_read_filters(&h, &root, &hdf5)?;
+    println!("netcdf-c {RELEASE} for Windows (MinGW-w64) under Wine: passed in {} s", started.elapsed().as_secs());
+    Ok(())
+}
+
+/// HDF5 1.14.6 (Debian's source) cross-built into `root`, once: its prefix.
+fn hdf5_for_windows(h: &Harness, root: &Path) -> Result<PathBuf> {
+    let prefix = root.join("hdf5");
+    if prefix.join("bin/libhdf5.dll").is_file() {
+        return Ok(prefix);
+    }
+    let source = crate::hdf5::unpacked_source(h, &crate::hdf5::HDF5_1_14_6)?;
+    let toolchain = root.join("hdf5-mingw-w64.cmake");
+    write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[], Some("wine")))?;
+    let build = root.join("build-hdf5");
+    harness::remove_dir_all_if_exists(&build)?;
+    log(format!("HDF5 1.14.6 for Windows (MinGW-w64) into {}", prefix.display()));
+    let log_file = root.join("hdf5.log");
+    let mut configure = cmd("cmake", ["-S"]);
+    configure
+        .arg(&source)
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_TOOLCHAIN_FILE={}", toolchain.display()))
+        .arg(format!("-DCMAKE_INSTALL_PREFIX={}", prefix.display()))
+        .args(crate::hdf5::COMMON_OPTIONS)
+        .args(HDF5_OPTIONS);
+    let mut compile = cmd("cmake", ["--build"]);
+    compile.arg(&build).arg(format!("-j{}", h.jobs));
+    let mut install = cmd("cmake", ["--install"]);
+    install.arg(&build);
+    for (what, command) in [("configure", &mut configure), ("build", &mut compile), ("install", &mut install)] {
+        if !succeeds_into_log(wine_env(h, command, &[]), &log_file, true)? {
+            print_tail(&log_file, 40);
+            fail!("HDF5 for Windows: {what} failed (log: {})", log_file.display());
+        }
+    }
+    Ok(prefix)
+}
+
+/// An include folder with `Windows.h`: netcdf-c's tst_diskless6.c names it so, which Windows'
+/// file systems find and MinGW-w64's `windows.h` on Linux does not.
+fn case_shim(root: &Path) -> Result<PathBuf> {
+    let dir = root.join("case-shim");
+    create_dir_all(&dir)?;
+    write_file(
+        &dir.join("Windows.h"),
+        "/* Written by cargo xtask: Windows.h as MinGW-w64 names it. */\n#include <windows.h>\n",
+    )?;
+    Ok(dir)
+}
+
+fn build_netcdf(
+    h: &Harness,
+    flavour: &str,
+    source: &Path,
+    build: &Path,
+    toolchain: &Path,
+    hdf5: &Path,
+    case_shim: &Path,
+) -> Result {
+    let log_file = build.with_extension("log");
+    if !build.join("CMakeCache.txt").is_file() {
+        log(format!("configure netcdf-c {RELEASE} for Windows ({flavour})"));
+        let mut configure = cmd("cmake", ["-S"]);
+        configure
+            .arg(source)
+            .arg("-B")
+            .arg(build)
+            .arg(format!("-DCMAKE_TOOLCHAIN_FILE={}", toolchain.display()))
+            .arg(format!("-DHDF5_ROOT={}", hdf5.display()))
+            .arg(format!("-DCMAKE_C_FLAGS=-idirafter {}", case_shim.display()))
+            .args(h.release.flags);
+        if flavour != "stock" {
+            configure
+                .args(crate::netcdf::ncfilters_module_flags(h, &crate::windows::target_dir(h).join("netcdf/cargo")));
+        }
+        if !succeeds_into_log(wine_env(h, &mut configure, &[]), &log_file, false)? {
+            print_tail(&log_file, 40);
+            fail!("configure of netcdf-c for Windows ({flavour}) failed (log: {})", log_file.display());
+        }
+        if flavour != "stock" && !read_to_string(&log_file)?.contains("sizes and offsets of netcdf-c's structs match") {
+            fail!("the module's layout check did not run in {}", log_file.display());
+        }
+    }
+    log(format!("build netcdf-c {RELEASE} for Windows ({flavour}): {}", TARGETS.join(" ")));
+    let started = Instant::now();
+    let mut make = cmd("cmake", ["--build"]);
+    make.arg(build).arg(format!("-j{}", h.jobs)).arg("--target").args(TARGETS);
+    if !succeeds_into_log(wine_env(h, &mut make, &[]), &log_file, true)? {
+        crate::text::print_matching(&log_file, &["error", "undefined"], 40);
+        fail!("build of netcdf-c for Windows ({flavour}) failed (log: {})", log_file.display());
+    }
+    println!("built netcdf-c {RELEASE} for Windows ({flavour}) in {} s", started.elapsed().as_secs());
+    Ok(())
+}
+
+/// The names a DLL exports, from its export table (objdump -p).
+fn dll_exports(dll: &Path) -> Result<BTreeSet<String>> {
+    let out = cmd(format!("{GNU}-objdump"), ["-p"])
+        .arg(dll)
+        .output()
+        .map_err(|e| harness::Failure(format!("cannot run {GNU}-objdump: {e}")))?;
+    if !out.status.success() {
+        fail!("{GNU}-objdump -p {} failed ({})", dll.display(), out.status);
+    }
+    Ok(export_names(&String::from_utf8_lossy(&out.stdout)))
+}
+
+/// The names of objdump's "[Ordinal/Name Pointer] Table", one `[ n] name` line each.
+fn export_names(objdump: &str) -> BTreeSet<String> {
+    objdump
+        .lines()
+        .skip_while(|line| !line.contains("[Ordinal/Name Pointer] Table"))
+        .skip(1)
+        .take_while(|line| !line.trim().is_empty())
+        .filter_map(|line| line.rsplit(' ').next().map(str::to_string))
+        .collect()
+}
+
+/// ncfilters' netcdf.dll exports stock's functions and ncfilters.h's, nothing else.
+fn check_exports(h: &Harness, stock: &BTreeSet<String>, ncfilters: &BTreeSet<String>) -> Result {
+    let header = read_to_string(&h.repo.join("include/ncfilters.h"))?;
+    let additions = ncfilters_functions(&header);
+    if additions.is_empty() {
+        fail!("include/ncfilters.h declares no ncfilters_ function");
+    }
+    let expected: BTreeSet<String> = stock.union(&additions).cloned().collect();
+    let missing: Vec<_> = expected.difference(ncfilters).collect();
+    let extra: Vec<_> = ncfilters.difference(&expected).collect();
+    if !missing.is_empty() || !extra.is_empty() {
+        fail!(
+            "ncfilters' netcdf.dll exports differ from stock's and ncfilters.h's: missing {missing:?}, extra {extra:?}"
+        );
+    }
+    println!("netcdf.dll exports: stock's {}, ncfilters' the same and {additions:?}", stock.len());
+    Ok(())
+}
+
+/// The `ncfilters_*` functions a header declares.
+fn ncfilters_functions(header: &str) -> BTreeSet<String> {
+    header
+        .lines()
+        .filter(|line| !line.starts_with(' ') && !line.starts_with('#'))
+        .filter_map(|line| {
+            let start = line.find("ncfilters_")?;
+            let name = &line[start..line[start..].find('(')? + start];
+            name.chars().all(|c| c.is_ascii_lowercase() || c == '_').then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// Under Wine, with no plugin path: the module's ncgen writes [`FILTERED_CDL`] to a netCDF-4 file
+/// and its ncdump shows the filters and the values.
+fn write_and_read_filters(h: &Harness, root: &Path, hdf5: &Path) -> Result {
+    let build = root.join("build-ncfilters");
+    let work = root.join("filters");
+    create_dir_all(&work)?;
+    write_file(&work.join("filtered.cdl"), FILTERED_CDL)?;
+    let dlls = [hdf5.join("bin"), build.clone()];
+    let mut ncgen = cmd("wine", [build.join("ncgen/ncgen.exe").as_os_str()]);
+    ncgen.args(["-4", "-o", "filtered.nc", "filtered.cdl"]).current_dir(&work);
+    run(wine_env(h, &mut ncgen, &dlls))?;
+    let mut ncdump = cmd("wine", [build.join("ncdump/ncdump.exe").as_os_str()]);
+    ncdump.args(["-s", "filtered.nc"]).current_dir(&work);
+    let out = wine_env(h, &mut ncdump, &dlls)
+        .output()
+        .map_err(|e| harness::Failure(format!("cannot run ncdump under Wine: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    for expected in ["v:_Filter = \"32015,3|307,9\" ;", "v = 1, 2, 3, 4, 5, 6 ;"] {
+        if !out.status.success() || !text.contains(expected) {
+            fail!("ncdump -s under Wine ({}) does not show `{expected}`:\n{text}", out.status);
+        }
+    }
+    println!("under Wine, no plugin path: ncgen wrote zstd and bzip2, ncdump read them back");
+    Ok(())
+}
+
+/// `command` with Wine's prefix and quiet, no plugin path, and `dlls` with MinGW-w64's own
+/// (zlib, libgcc, winpthread) on Wine's DLL path.
+fn wine_env<'c>(h: &Harness, command: &'c mut Command, dlls: &[PathBuf]) -> &'c mut Command {
+    let mut path: Vec<PathBuf> = dlls.to_vec();
+    path.push(PathBuf::from(format!("/usr/{GNU}/lib")));
+    if let Some(libgcc) = gcc_file("libgcc_s_seh-1.dll") {
+        path.extend(libgcc.parent().map(Path::to_path_buf));
+    }
+    let joined: Vec<String> = path.iter().map(|dir| dir.display().to_string()).collect();
+    command
+        .env("WINEPREFIX", crate::windows::wine_prefix(h))
+        .env("WINEDEBUG", "-all")
+        .env("WINEPATH", joined.join(";"))
+        .env_remove("HDF5_PLUGIN_PATH")
+}
+
+/// Where MinGW-w64's gcc has `name`, if it has it.
+fn gcc_file(name: &str) -> Option<PathBuf> {
+    let out = Command::new(format!("{GNU}-gcc")).arg(format!("-print-file-name={name}")).output().ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    path.is_absolute().then_some(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn export_names_reads_objdump_s_name_table() {
+        let objdump =
+            "The Export Tables\n\n[Ordinal/Name Pointer] Table\n\t[   0] NC4_show_metadata\n\t[   1] nc_open\n\n\
+                       The Import Tables\n\t[   2] not_an_export\n";
+        assert_eq!(export_names(objdump), BTreeSet::from(["NC4_show_metadata".to_string(), "nc_open".to_string()]));
+    }
+
+    #[test]
+    fn ncfilters_functions_are_the_header_s_declarations() {
+        let header = read_to_string(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../include/ncfilters.h")).unwrap();
+        let names = ncfilters_functions(&header);
+        assert!(names.contains("ncfilters_report"), "{names:?}");
+        assert!(names.iter().all(|name| name.starts_with("ncfilters_")), "{names:?}");
+    }
+}
