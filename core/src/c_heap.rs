@@ -31,6 +31,32 @@ unsafe impl<T> Zeroable for *const T {}
 // SAFETY: integers and a raw pointer, all valid at zero (calloc zeroes the padding too).
 unsafe impl Zeroable for crate::c_types::NC_H5_Filterspec {}
 
+/// The alignment of every `malloc` block on the platforms ncfilters builds for: twice a pointer's
+/// size (glibc's, musl's, macOS's and Windows' C runtimes give at least this).
+const MALLOC_ALIGNMENT: usize = 2 * std::mem::size_of::<usize>();
+
+/// Compiles only for a type a `malloc` block is aligned for, so a C-heap array or box of a more
+/// aligned type is refused at build time (a post-monomorphization error):
+///
+/// ```compile_fail,E0080
+/// #[derive(Clone, Copy)]
+/// #[repr(align(64))]
+/// struct Wide(u8);
+/// let _ = ncfilters_core::c_heap::CArray::from_slice(&[Wide(0)]);
+/// ```
+///
+/// ```compile_fail,E0080
+/// #[repr(align(64))]
+/// struct Wide(u8);
+/// let _ = ncfilters_core::c_heap::CBox::new(Wide(0));
+/// ```
+struct MallocAligned<T>(std::marker::PhantomData<T>);
+
+impl<T> MallocAligned<T> {
+    const CHECKED: () =
+        assert!(std::mem::align_of::<T>() <= MALLOC_ALIGNMENT, "a malloc block is not aligned for this type");
+}
+
 /// An owned C-heap array of `len` plain-data elements.
 ///
 /// Dropping it frees the memory; [`CArray::into_raw`] hands ownership to C, which
@@ -52,8 +78,10 @@ impl<T: Copy> CArray<T> {
 
     /// A zeroed block for `len` elements; not yet valid `T`s unless `T` is [`Zeroable`].
     fn calloc(len: usize) -> NcResult<NonNull<T>> {
+        let () = MallocAligned::<T>::CHECKED;
         let size = std::mem::size_of::<T>().max(1);
-        // SAFETY: calloc has no preconditions; it checks len*size for overflow itself.
+        // SAFETY: calloc has no preconditions; it checks len*size for overflow itself, and its
+        // blocks are aligned for T (checked above).
         let raw = unsafe { libc::calloc(len.max(1), size) } as *mut T;
         NonNull::new(raw).ok_or(NC_ENOMEM)
     }
@@ -359,12 +387,12 @@ pub struct CBox<T> {
 
 impl<T> CBox<T> {
     pub fn new(value: T) -> NcResult<Self> {
+        let () = MallocAligned::<T>::CHECKED;
         let size = std::mem::size_of::<T>().max(1);
-        assert!(std::mem::align_of::<T>() <= 16, "malloc alignment");
-        // SAFETY: malloc has no preconditions; glibc aligns to 16 bytes.
+        // SAFETY: malloc has no preconditions; its blocks are aligned for T (checked above).
         let raw = unsafe { libc::malloc(size) } as *mut T;
         let ptr = NonNull::new(raw).ok_or(NC_ENOMEM)?;
-        // SAFETY: fresh, suitably aligned allocation of size_of::<T>() bytes.
+        // SAFETY: fresh allocation of size_of::<T>() bytes, aligned for T.
         unsafe { ptr.as_ptr().write(value) };
         Ok(CBox { ptr })
     }

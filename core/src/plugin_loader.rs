@@ -612,10 +612,17 @@ pub mod test_parts {
     }
 
     pub fn filter(id: u32) -> FilterPart {
-        filter_with(id, Some(identity))
+        // SAFETY: `identity` reads and writes nothing.
+        unsafe { filter_with(id, Some(identity)) }
     }
 
-    pub fn filter_with(id: u32, function: H5Z_func_t) -> FilterPart {
+    /// A part whose filter function is `function`, which the safe `apply` calls.
+    ///
+    /// # Safety
+    /// `function` keeps HDF5's filter contract: it touches only the `cd_nelmts` values, `*buf`'s
+    /// `*buf_size` bytes and the two out-pointers, and frees or replaces `*buf` only with `free`
+    /// and `malloc`.
+    pub unsafe fn filter_with(id: u32, function: H5Z_func_t) -> FilterPart {
         let name = format!("f{id}");
         FilterPart { id, name, function, can_apply: None, set_local: None, set_decode_limit: None, _library: None }
     }

@@ -159,14 +159,31 @@ pub unsafe fn free_filter_list(list: *mut NClist) {
     }
 }
 
+/// A JSON tree on the C heap that nobody else holds, freed when dropped unless handed to a
+/// caller ([`JsonOut::give`]). Only [`ncjson_parse`] makes one, so no other pointer passes for it:
+///
+/// ```compile_fail,E0423
+/// let forged = ncfilters::test_support::CJson(std::ptr::NonNull::dangling());
+/// ```
+#[derive(Debug)]
+pub struct CJson(NonNull<NCjson>);
+
+impl Drop for CJson {
+    fn drop(&mut self) {
+        // SAFETY: NCJparse's tree, held by nobody else (the type's invariant).
+        unsafe { ncjson_free(self.0.as_ptr()) };
+    }
+}
+
 /// `NCJparse`: C-heap JSON for netcdf-c to own (and `NCJreclaim`).
-pub fn ncjson_parse(text: &str) -> NcResult<NonNull<NCjson>> {
+pub fn ncjson_parse(text: &str) -> NcResult<CJson> {
     let text = CString::new(text).map_err(|_| NC_EFILTER)?;
     let mut json = ptr::null_mut();
     // SAFETY: NUL-terminated text, valid out-pointer; NCJparse returns NCJ_ERR (-1) on bad JSON.
     let code = unsafe { ncfilters_NCJparse(text.as_ptr(), 0, &mut json) };
     match NonNull::new(json) {
-        Some(json) if code == 0 => Ok(json),
+        Some(json) if code == 0 => Ok(CJson(json)),
+        // On failure NCJparse reclaims what it built and leaves `json` as it was.
         _ => Err(NC_EFILTER),
     }
 }
@@ -196,14 +213,12 @@ impl<'call> crate::c_args::FromRawArgument<'call, *mut *mut NCjson> for JsonOut<
 }
 
 impl JsonOut<'_> {
-    /// Hands `json`, which nobody else holds, to the caller, or frees it when the pointer is NULL.
-    pub fn give(self, json: NonNull<NCjson>) {
-        if self.0.is_null() {
-            // SAFETY: nobody else has the tree; netcdf-c's own reclaim frees it.
-            unsafe { ncjson_free(json.as_ptr()) };
-        } else {
+    /// Hands `json` to the caller, or frees it when the pointer is NULL.
+    pub fn give(self, json: CJson) {
+        if !self.0.is_null() {
+            let json = std::mem::ManuallyDrop::new(json);
             // SAFETY: non-NULL and writable per the contract; the caller owns the tree from here.
-            unsafe { self.0.write(json.as_ptr()) };
+            unsafe { self.0.write(json.0.as_ptr()) };
         }
     }
 }

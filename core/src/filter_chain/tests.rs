@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::c_types::H5Z_func_t;
-use crate::plugin_loader::test_parts::{codec, filter_with, keep_alive};
+use crate::plugin_loader::test_parts::{codec, keep_alive};
 use crate::plugin_loader::LibraryContents;
 use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
 use fixtures::{add_one, claim_past_the_block};
@@ -13,8 +13,15 @@ use std::os::raw::{c_uint, c_void};
 /// Filters that rewrite the chunk: they must allocate and free C memory.
 #[expect(unsafe_code, reason = "filters behind H5Z_func_t pointers free and allocate C memory")]
 mod fixtures {
-    use crate::c_types::H5Z_FLAG_REVERSE;
+    use crate::c_types::{H5Z_func_t, H5Z_FLAG_REVERSE};
+    use crate::plugin_loader::{test_parts::filter_with, FilterPart};
     use std::os::raw::{c_uint, c_void};
+
+    /// A part of `function`: one of these tests' filters, which keep HDF5's filter contract.
+    pub fn part(id: u32, function: H5Z_func_t) -> FilterPart {
+        // SAFETY: these tests pass only their own filters (above and in the parent module).
+        unsafe { filter_with(id, function) }
+    }
 
     /// Encode: a new malloc'd block with every byte + 1 (old block freed); decode: the inverse.
     ///
@@ -98,7 +105,7 @@ fn registry(parts: &[(u32, H5Z_func_t)]) -> Registry {
             path: format!("/test/{id}.so").into(),
             keep_alive: keep_alive(),
             contents: LibraryContents::Plugin {
-                filter: Some(filter_with(id, function)),
+                filter: Some(fixtures::part(id, function)),
                 codec: Some(codec(&format!("c{id}"), id)),
             },
         });
