@@ -696,9 +696,6 @@ function(ncfilters_link_shared_netcdf)
   # append to the property instead of calling target_link_libraries from here.
   set_property(TARGET netcdf APPEND PROPERTY LINK_LIBRARIES
     "$<LINK_LIBRARY:WHOLE_ARCHIVE,ncfilters_static>" ${NCFILTERS_NATIVE_LIBS})
-  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
-  # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
-  # the parts of std ncfilters does not use (smaller library, less touched at load).
   if(WIN32)
     # A DLL exports what is marked dllexport, and ncfilters' Rust is not: the module-definition
     # file the cargo step writes (ncfilters_dll_exports) exports ncfilters' functions as stock's
@@ -713,6 +710,9 @@ function(ncfilters_link_shared_netcdf)
     message(STATUS "ncfilters: netcdf.dll links ${NCFILTERS_LINKED_STATICLIB} (whole archive), exports by ${NCFILTERS_DLL_DEF}")
     return()
   endif()
+  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
+  # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
+  # the parts of std ncfilters does not use (smaller library, less touched at load).
   set(version_script "${CMAKE_BINARY_DIR}/ncfilters-generated/ncfilters-libnetcdf.ver")
   ncfilters_version_script("${version_script}")
   set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS

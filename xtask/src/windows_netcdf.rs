@@ -84,27 +84,14 @@ fn hdf5_for_windows(h: &Harness, root: &Path) -> Result<PathBuf> {
     write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[], Some("wine")))?;
     let build = root.join("build-hdf5");
     harness::remove_dir_all_if_exists(&build)?;
-    log(format!("HDF5 1.14.6 for Windows (MinGW-w64) into {}", prefix.display()));
-    let log_file = root.join("hdf5.log");
-    let mut configure = cmd("cmake", ["-S"]);
-    configure
-        .arg(&source)
-        .arg("-B")
-        .arg(&build)
-        .arg(format!("-DCMAKE_TOOLCHAIN_FILE={}", toolchain.display()))
-        .arg(format!("-DCMAKE_INSTALL_PREFIX={}", prefix.display()))
-        .args(crate::hdf5::COMMON_OPTIONS)
-        .args(HDF5_OPTIONS);
-    let mut compile = cmd("cmake", ["--build"]);
-    compile.arg(&build).arg(format!("-j{}", h.jobs));
-    let mut install = cmd("cmake", ["--install"]);
-    install.arg(&build);
-    for (what, command) in [("configure", &mut configure), ("build", &mut compile), ("install", &mut install)] {
-        if !succeeds_into_log(wine_env(h, command, &[]), &log_file, true)? {
-            print_tail(&log_file, 40);
-            fail!("HDF5 for Windows: {what} failed (log: {})", log_file.display());
-        }
-    }
+    let options: Vec<&str> = crate::hdf5::COMMON_OPTIONS.iter().chain(&HDF5_OPTIONS).copied().collect();
+    let cmake = crate::windows_libraries::CMakeInstall {
+        cmake: Path::new("cmake"),
+        toolchain: &toolchain,
+        prefix: &prefix,
+        environment: &|command| wine_env(h, command, &[]),
+    };
+    cmake.install(h, &source, &build, &options)?;
     Ok(prefix)
 }
 
