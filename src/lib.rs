@@ -71,7 +71,7 @@ pub mod abi;
 #[doc(hidden)]
 pub mod test_support {
     pub use crate::netcdf_internals::hdf5_var::find_hdf5_var;
-    pub use crate::netcdf_internals::nczarr::{CJson, ZarrLocation};
+    pub use crate::netcdf_internals::nczarr::{CJson, FilterList, ZarrLocation};
     pub use crate::netcdf_internals::netcdf_linked;
     pub use crate::plugin_registry::finalize as forget_plugins;
 

@@ -31,12 +31,12 @@ pub fn registry() -> Arc<Registry> {
 
 /// `NC_EFILTER`, with its diagnostic, when a codec of the variable's `.zarray` is broken.
 pub fn check_not_broken(var: &ZarrVar) -> NcResult<()> {
-    var.filters(FilterList::Chain).iter().try_for_each(|f| f.check_not_broken())
+    var.check_chain_not_broken()
 }
 
 /// Where a complete filter with this id sits in the chain.
 pub fn chain_position(var: &ZarrVar, id: u32) -> Option<usize> {
-    var.filters(FilterList::Chain).iter().position(|f| f.hdf5_id == id && f.is_complete())
+    var.complete_position(id)
 }
 
 /// `NCZ_addfilter`: adds filter `id`, or replaces the parameters of the one already there.
@@ -58,7 +58,7 @@ pub fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
         return Err(NC_ENOFILTER);
     }
     if let Some(index) = chain_position(var, id) {
-        return var.filters_mut(FilterList::Chain)[index].redefine(params);
+        return var.redefine(index, params);
     }
     if plugin.is_complete() {
         let mut filter = ZarrFilter::defined(plugin.clone(), params)?;
@@ -115,25 +115,18 @@ pub fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) ->
     // Suppressed filters (on variable-length types) are never applied.
     let mut ptrs = Vec::new();
     for ptr in var.filter_handles(FilterList::Chain) {
-        if !var.with_filter(FilterList::Chain, ptr, |f| f.suppressed)? {
+        if !var.is_suppressed(ptr)? {
             ptrs.push(ptr);
         }
     }
     // Every filter's problem is reported before any plugin runs.
     for &ptr in &ptrs {
-        var.with_filter(FilterList::Chain, ptr, |f| {
-            f.check_not_broken()?;
-            if f.is_complete() {
-                Ok(())
-            } else {
-                f.stage(name).map(drop)
-            }
-        })??;
+        var.check_usable(ptr, name)?;
     }
     for &ptr in &ptrs {
         var.ensure_working(ptr, ncid, varid)?;
     }
-    ptrs.iter().map(|&ptr| var.with_filter(FilterList::Chain, ptr, |f| f.stage(name))?).collect()
+    ptrs.iter().map(|&ptr| var.stage(ptr, name)).collect()
 }
 
 /// Adds the codec `text` of `.zarray`'s `key` to the variable's chain (see `abi::zfilter::ncfilters_zarr_codec`).

@@ -6,7 +6,7 @@ use crate::c_args::{CountedOut, FromRawArgument, Out, Params};
 use crate::error::NC_ENOFILTER;
 use crate::filter_rules as rules;
 use crate::hdf5_filters::{add_filter, filter_will_run};
-use crate::netcdf_internals::dispatch_table;
+use crate::netcdf_internals::check_ncid;
 use crate::netcdf_internals::hdf5_var::{find_hdf5_var, Hdf5Var};
 use crate::netcdf_internals::nc4::{NC_HDF5_Filter, NC_HDF5_FILTER_MISSING, NC_VAR_INFO};
 use std::os::raw::{c_int, c_uint};
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     params: *const c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
-        dispatch_table(ncid)?;
+        check_ncid(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -74,7 +74,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     ids: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
-        dispatch_table(ncid)?;
+        check_ncid(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
@@ -98,7 +98,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
     params: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
-        dispatch_table(ncid)?;
+        check_ncid(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         found.var.ensure_list()?;
@@ -106,7 +106,7 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<_>::from_raw(call, (nparamsp, params)).write(found.var.params(index)) };
+        unsafe { CountedOut::<_>::from_raw(call, (nparamsp, params)).write(&found.var.params(index)) };
         Ok(())
     })
 }
@@ -135,7 +135,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
         var.ensure_list()?;
         let index = var.position(id).ok_or(NC_ENOFILTER)?;
         // SAFETY: `specp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<_>::from_raw(call, specp) }.write(var.filters()[index]);
+        unsafe { Out::<_>::from_raw(call, specp) }.write(var.filter_address(index));
         Ok(())
     })
 }
@@ -183,7 +183,7 @@ pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
         let var = unsafe { Hdf5Var::from_raw(call, var) }?;
-        let missing = (0..var.filters().len())
+        let missing = (0..var.count())
             .map(|i| var.filter(i))
             .find(|f| f.flags & NC_HDF5_FILTER_MISSING != 0)
             .map_or(0, |f| f.filterid);

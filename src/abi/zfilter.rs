@@ -11,7 +11,7 @@ use crate::filter_rules as rules;
 use crate::nczarr_filters::{
     add_filter, build_codec, chain_position, chain_stages, check_not_broken, first_stage_on_borrowed, registry,
 };
-use crate::netcdf_internals::dispatch_table;
+use crate::netcdf_internals::check_ncid;
 use crate::netcdf_internals::nc4::{NClist, NC_FILE_INFO, NC_VAR_INFO};
 use crate::netcdf_internals::nczarr::{
     free_incomplete_filters, ncjson_parse, FilterHandle, FilterList, JsonOut, NCZ_Filter, NCjson, ZarrLocation,
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     params: *const c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
-        dispatch_table(ncid)?;
+        check_ncid(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -78,11 +78,11 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
     ids: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
-        dispatch_table(ncid)?;
+        check_ncid(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         check_not_broken(&found.var)?;
-        let filter_ids: Vec<u32> = found.var.filters(FilterList::Chain).iter().map(|f| f.hdf5_id).collect();
+        let filter_ids = found.var.chain_ids();
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
@@ -102,16 +102,16 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     params: *mut c_uint,
 ) -> c_int {
     crate::ffi_export!(|call| {
-        dispatch_table(ncid)?;
+        check_ncid(ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         check_not_broken(&found.var)?;
         let index = chain_position(&found.var, id).ok_or(NC_ENOFILTER)?;
-        let filters = found.var.filters(FilterList::Chain);
+        let visible = found.var.visible_params(index).ok_or(NC_ENOFILTER)?;
         // SAFETY: `(nparamsp, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's
         // `# Safety`).
-        unsafe { CountedOut::<_>::from_raw(call, (nparamsp, params)).write(filters[index].visible.as_slice()) };
+        unsafe { CountedOut::<_>::from_raw(call, (nparamsp, params)).write(&visible) };
         Ok(())
     })
 }
@@ -167,7 +167,7 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
         let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
         let (ncid, varid) = (var.ncid()?, var.varid());
         for ptr in var.filter_handles(FilterList::Chain) {
-            if var.with_filter(FilterList::Chain, ptr, |f| f.is_complete())? {
+            if var.is_complete(ptr)? {
                 var.ensure_working(ptr, ncid, varid)?;
             }
         }
@@ -264,7 +264,7 @@ pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) ->
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
-        let index = var.filters(FilterList::Chain).iter().rposition(|f| f.hdf5_id == id).ok_or(NC_ENOFILTER)?;
+        let index = var.chain_ids().iter().rposition(|&filter_id| filter_id == id).ok_or(NC_ENOFILTER)?;
         var.remove(FilterList::Chain, index);
         Ok(())
     })
@@ -309,7 +309,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
             }
             // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
             let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
-            if chain != var.info().filters.cast() {
+            if chain != var.filter_list_address().cast() {
                 return Err(NC_EINVAL);
             }
             let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
@@ -380,9 +380,9 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         let (ncid, varid) = (var.ncid()?, var.varid());
         var.ensure_working(filter, ncid, varid)?;
         // The plugin's NCZ_hdf5_to_codec runs on a copy, the filter updated afterwards.
-        let (plugin, visible) = var.with_filter(FilterList::Chain, filter, |f| f.codec_job())??;
+        let (plugin, visible) = var.codec_job(filter)?;
         let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
-        var.with_filter(FilterList::Chain, filter, |f| f.set_codec(codec_id, text.clone()))?;
+        var.set_codec(filter, codec_id, text.clone())?;
         // SAFETY: `jfilterp` is NULL or writable (the export's `# Safety`).
         unsafe { JsonOut::from_raw(call, jfilterp) }.give(ncjson_parse(&text)?);
         Ok(())
@@ -480,9 +480,13 @@ pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usiz
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable, which the handle only reads (the export's `# Safety`).
         let var = unsafe { ZarrVarToRead::from_raw(call, var) }?;
-        let mut all = var.filters(FilterList::Chain);
-        all.extend(var.filters(FilterList::Incomplete));
-        let text = codecs_attribute(&all).ok_or(NC_ENOTATT)?;
+        // SAFETY: codecs_attribute only reads the filters' chain positions and codec texts.
+        let text = unsafe {
+            let mut all = var.filters(FilterList::Chain);
+            all.extend(var.filters(FilterList::Incomplete));
+            codecs_attribute(&all)
+        }
+        .ok_or(NC_ENOTATT)?;
         // The caller sized data, if any, for len bytes (nc_inq_att's length).
         // SAFETY: `(lenp, data.cast::<u8>())` is a count pointer NULL or writable, and a vector NULL or with room for
         // the answer; the answer is the one the caller made room for (netcdf-c's count-first contract) (the export's

@@ -147,43 +147,54 @@ impl Hdf5Var<'_> {
         Ok(())
     }
 
-    /// The filter pointers in application order (empty when there is no list).
-    pub fn filters(&self) -> &[*mut NC_HDF5_Filter] {
+    /// The filter pointers in application order (empty when there is no list). Private: a
+    /// call that re-enters netcdf-c may change the list, so nothing outside borrows it.
+    fn filter_pointers(&self) -> &[*mut NC_HDF5_Filter] {
         // SAFETY: the list is NULL or live, its elements C-heap NC_HDF5_Filter pointers.
         let elements = unsafe { super::nc4::list_elements(self.list()) };
         // SAFETY: same length and layout: a slice of pointers reinterpreted as typed pointers.
         unsafe { std::slice::from_raw_parts(elements.as_ptr().cast(), elements.len()) }
     }
 
-    /// The filter at `index`; every element is a live C-heap `NC_HDF5_Filter`.
-    pub fn filter(&self, index: usize) -> &NC_HDF5_Filter {
+    /// How many filters the variable has.
+    pub fn count(&self) -> usize {
+        self.filter_pointers().len()
+    }
+
+    /// The address of the filter at `index`, as netcdf-c's `NC4_hdf5_filter_lookup` gives it.
+    pub fn filter_address(&self, index: usize) -> *mut NC_HDF5_Filter {
+        self.filter_pointers()[index]
+    }
+
+    /// A copy of the filter at `index` (a copy, not a reference: see [`Self::filter_pointers`]).
+    pub fn filter(&self, index: usize) -> NC_HDF5_Filter {
         // SAFETY: list elements are live filters owned by the list.
-        unsafe { &*self.filters()[index] }
+        unsafe { *self.filter_pointers()[index] }
     }
 
     pub fn ids(&self) -> Vec<u32> {
-        (0..self.filters().len()).map(|i| self.filter(i).filterid).collect()
+        (0..self.count()).map(|i| self.filter(i).filterid).collect()
     }
 
     pub fn position(&self, id: u32) -> Option<usize> {
         self.ids().iter().position(|&f| f == id)
     }
 
-    /// A filter's parameters.
-    pub fn params(&self, index: usize) -> &[u32] {
+    /// A copy of a filter's parameters.
+    pub fn params(&self, index: usize) -> Vec<u32> {
         let filter = self.filter(index);
         if filter.nparams == 0 || filter.params.is_null() {
-            return &[];
+            return Vec::new();
         }
         // SAFETY: params holds nparams words.
-        unsafe { std::slice::from_raw_parts(filter.params, filter.nparams) }
+        unsafe { std::slice::from_raw_parts(filter.params, filter.nparams) }.to_vec()
     }
 
     /// Replaces a filter's parameters and flags. The new vector is allocated before the old
     /// one is freed, so a failed allocation leaves the filter intact.
     pub fn replace(&mut self, index: usize, params: &[u32], flags: c_int) -> NcResult<()> {
         let new_params = c_params(params)?;
-        let filter = self.filters()[index];
+        let filter = self.filter_address(index);
         // SAFETY: filter is live and owned by the list; its old params are C-heap.
         unsafe {
             libc::free((*filter).params.cast());
@@ -222,7 +233,7 @@ impl Hdf5Var<'_> {
         if list.is_null() {
             return;
         }
-        for index in (0..self.filters().len()).rev() {
+        for index in (0..self.count()).rev() {
             self.remove(index);
         }
         // SAFETY: the list is empty and owned by the variable, which forgets it below.

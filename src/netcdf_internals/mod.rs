@@ -137,41 +137,61 @@ pub fn netcdf_linked() -> bool {
     unsafe { ncfilters_netcdf_linked() != 0 }
 }
 
-/// `NC_check_id`: the file's dispatch table for `ncid`.
-pub fn dispatch_table(ncid: c_int) -> NcResult<&'static NC_Dispatch> {
+/// The filter entries of a file's dispatch table, copied out of it: nothing keeps a reference
+/// to a table, which a user-defined format (`nc_def_user_format`) owns.
+#[derive(Clone, Copy)]
+struct FilterEntries {
+    def_var_filter: DefVarFilterFn,
+    inq_var_filter_ids: InqVarFilterIdsFn,
+    inq_var_filter_info: InqVarFilterInfoFn,
+    inq_filter_avail: InqFilterAvailFn,
+}
+
+/// `NC_check_id`: `NC_EBADID` (or `NC_ENOTBUILT` unlinked) unless `ncid` is an open file with a
+/// version-5 dispatch table.
+pub fn check_ncid(ncid: c_int) -> NcResult<()> {
+    filter_entries(ncid).map(|_| ())
+}
+
+/// `NC_check_id`, then the filter entries of the file's dispatch table.
+fn filter_entries(ncid: c_int) -> NcResult<FilterEntries> {
     let mut ncp: *mut NC = std::ptr::null_mut();
     // SAFETY: ncp is a valid out-pointer; the shim returns NC_ENOTBUILT when unlinked.
     check(unsafe { ncfilters_NC_check_id(ncid, &mut ncp) })?;
-    // SAFETY: on success NC_check_id stores a live NC* owned by netcdf-c's file list;
-    // its dispatch table is static const data of libnetcdf.
-    let table = unsafe { ncp.as_ref().and_then(|nc| nc.dispatch.as_ref()) };
-    match table {
-        Some(table) if table.dispatch_version == NC_DISPATCH_VERSION => Ok(table),
-        _ => {
-            crate::error::report(format_args!(
-                "ncid {ncid}: missing or non-version-{NC_DISPATCH_VERSION} dispatch table"
-            ));
-            Err(crate::error::NC_EINTERNAL)
-        }
-    }
+    // SAFETY: on success NC_check_id stores a live NC* owned by netcdf-c's file list, whose
+    // dispatch table (libnetcdf's static data, or a user format's) outlives the open file; the
+    // entries are copied before this returns.
+    let entries = unsafe { ncp.as_ref().and_then(|nc| nc.dispatch.as_ref()) }
+        .filter(|table| table.dispatch_version == NC_DISPATCH_VERSION)
+        .map(|table| FilterEntries {
+            def_var_filter: table.def_var_filter,
+            inq_var_filter_ids: table.inq_var_filter_ids,
+            inq_var_filter_info: table.inq_var_filter_info,
+            inq_filter_avail: table.inq_filter_avail,
+        });
+    entries.ok_or_else(|| {
+        crate::error::report(format_args!("ncid {ncid}: missing or non-version-{NC_DISPATCH_VERSION} dispatch table"));
+        crate::error::NC_EINTERNAL
+    })
 }
 
 /// The filter entries of the dispatch table of the file `ncid`, called with typed arguments.
+/// Each call looks the file up again: a file closed in between is `NC_EBADID`.
 #[derive(Clone, Copy)]
 pub struct FormatFilters {
     ncid: c_int,
-    table: &'static NC_Dispatch,
 }
 
 impl FormatFilters {
-    /// The entries of `ncid`'s format ([`dispatch_table`]).
+    /// The entries of `ncid`'s format ([`check_ncid`]).
     pub fn of(ncid: c_int) -> NcResult<Self> {
-        Ok(FormatFilters { ncid, table: dispatch_table(ncid)? })
+        check_ncid(ncid)?;
+        Ok(FormatFilters { ncid })
     }
 
-    /// An entry, or `NC_EINTERNAL` (reported) when the format has none.
-    fn entry<F>(&self, entry: Option<F>, name: &str) -> NcResult<F> {
-        entry.ok_or_else(|| {
+    /// An entry of the file's table now, or `NC_EINTERNAL` (reported) when the format has none.
+    fn entry<F>(&self, pick: impl FnOnce(FilterEntries) -> Option<F>, name: &str) -> NcResult<F> {
+        pick(filter_entries(self.ncid)?).ok_or_else(|| {
             crate::error::report(format_args!("ncid {}: the format's dispatch table has no {name} entry", self.ncid));
             crate::error::NC_EINTERNAL
         })
@@ -179,7 +199,7 @@ impl FormatFilters {
 
     /// `def_var_filter`.
     pub fn define(&self, varid: c_int, id: u32, params: &[u32]) -> NcResult<()> {
-        let define = self.entry(self.table.def_var_filter, "def_var_filter")?;
+        let define = self.entry(|table| table.def_var_filter, "def_var_filter")?;
         // SAFETY: params is a live slice of params.len() words.
         check(unsafe { define(self.ncid, varid, id, params.len(), params.as_ptr()) })
     }
@@ -190,7 +210,7 @@ impl FormatFilters {
     /// `out`'s vector is NULL or has room for the ids of this file's variable `varid`: a handle
     /// is sized for one answer, and another variable's may be longer.
     pub unsafe fn inquire_ids(&self, varid: c_int, out: &mut CountedOut<c_uint>) -> NcResult<()> {
-        let inquire = self.entry(self.table.inq_var_filter_ids, "inq_var_filter_ids")?;
+        let inquire = self.entry(|table| table.inq_var_filter_ids, "inq_var_filter_ids")?;
         let (count, ids) = out.as_raw_parts();
         // SAFETY: the count is NULL or writable (CountedOut's contract), ids NULL or with room for
         // this variable's ids (ours).
@@ -203,7 +223,7 @@ impl FormatFilters {
     /// `out`'s vector is NULL or has room for the parameters of filter `id` of this file's
     /// variable `varid`: a handle is sized for one answer, and another's may be longer.
     pub unsafe fn inquire_info(&self, varid: c_int, id: u32, out: &mut CountedOut<c_uint>) -> NcResult<()> {
-        let inquire = self.entry(self.table.inq_var_filter_info, "inq_var_filter_info")?;
+        let inquire = self.entry(|table| table.inq_var_filter_info, "inq_var_filter_info")?;
         let (count, params) = out.as_raw_parts();
         // SAFETY: the count is NULL or writable (CountedOut's contract), params NULL or with room
         // for this filter's parameters (ours).
@@ -231,7 +251,7 @@ impl FormatFilters {
 
     /// `inq_filter_avail`: `NC_NOERR` if filter `id` can be used with this file.
     pub fn available(&self, id: u32) -> NcResult<()> {
-        let inquire = self.entry(self.table.inq_filter_avail, "inq_filter_avail")?;
+        let inquire = self.entry(|table| table.inq_filter_avail, "inq_filter_avail")?;
         // SAFETY: plain integer arguments.
         check(unsafe { inquire(self.ncid, id) })
     }

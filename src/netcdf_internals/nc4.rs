@@ -208,13 +208,31 @@ impl VarPtr {
         self.var.as_ptr()
     }
 
-    pub fn info(&self) -> &NC_VAR_INFO {
+    /// The variable itself, for this module's handles: outside it, a reference held across a
+    /// call that re-enters netcdf-c could outlive what it reads, so the accessors below copy.
+    ///
+    /// ```compile_fail,E0624
+    /// use ncfilters::c_args::with_call;
+    /// use ncfilters::test_support::ZarrLocation;
+    /// with_call(|call| {
+    ///     // SAFETY: the only handle to the variable.
+    ///     if let Ok(found) = unsafe { ZarrLocation::find(call, 65536, 0) } {
+    ///         assert_eq!(found.var.info().ndims, 0);
+    ///     }
+    /// });
+    /// ```
+    pub(super) fn info(&self) -> &NC_VAR_INFO {
         // SAFETY: live per the constructor's contract.
         unsafe { self.var.as_ref() }
     }
 
     pub fn varid(&self) -> c_int {
         self.info().hdr.id()
+    }
+
+    /// `var->filters`: the address of the variable's filter list (not to be read through).
+    pub fn filter_list_address(&self) -> *mut c_void {
+        self.info().filters
     }
 
     pub fn ndims(&self) -> usize {

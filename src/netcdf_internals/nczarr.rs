@@ -8,13 +8,15 @@
 #![allow(non_camel_case_types)]
 
 use super::nc4::{nc_bool_t, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_INDEF, NC_OBJ, NC_VAR_INFO};
-use crate::c_heap::CBox;
+use crate::c_heap::{CBox, CParams};
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
-use crate::filter_chain::{chunk_byte_size, ZarrFilter};
+use crate::filter_chain::{chunk_byte_size, Stage, ZarrFilter};
+use crate::plugin_registry::Plugin;
 use std::ffi::CString;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
+use std::sync::Arc;
 
 /// `struct ZARROBJ` of `NCZ_VAR_INFO_T` from 4.9.3 on (not used by ncfilters).
 #[cfg(ncf_zvar_zarr_objects)]
@@ -494,7 +496,25 @@ impl ZarrVar<'_> {
 
     /// Runs `f` on the filter `handle` names if it is (still) in the list: a fresh, short
     /// access, as a plugin called since the handle was taken may have changed the list.
-    pub fn with_filter<R>(
+    ///
+    /// # Safety
+    /// `f` calls nothing that may re-enter netcdf-c (a plugin's functions, [`super::FormatFilters`],
+    /// the netcdf API): a re-entry may free the filter `f` holds. Called from safe code, it does
+    /// not compile:
+    ///
+    /// ```compile_fail,E0133
+    /// use ncfilters::c_args::with_call;
+    /// use ncfilters::test_support::{FilterList, ZarrLocation};
+    /// with_call(|call| {
+    ///     // SAFETY: the only handle to the variable.
+    ///     if let Ok(mut found) = unsafe { ZarrLocation::find(call, 65536, 0) } {
+    ///         for handle in found.var.filter_handles(FilterList::Chain) {
+    ///             let _ = found.var.with_filter(FilterList::Chain, handle, |f| f.hdf5_id);
+    ///         }
+    ///     }
+    /// });
+    /// ```
+    pub unsafe fn with_filter<R>(
         &mut self,
         which: FilterList,
         handle: FilterHandle,
@@ -505,7 +525,8 @@ impl ZarrVar<'_> {
             return Err(NC_EFILTER);
         }
         // SAFETY: an element of the list is a live CBox<ZarrFilter> owned by it; `&mut self`
-        // keeps other ncfilters code off this variable, and `f` gets no plugin to call.
+        // keeps other ncfilters code off this variable, and `f` does not re-enter netcdf-c (the
+        // caller's promise).
         Ok(f(unsafe { &mut *ptr }))
     }
 
@@ -513,24 +534,126 @@ impl ZarrVar<'_> {
     /// `NCZ_modify_parameters` runs on owned copies with no reference to the filter alive (it
     /// may re-enter netcdf-c on this variable); the results are stored through a fresh access.
     pub fn ensure_working(&mut self, ptr: FilterHandle, ncid: c_int, varid: c_int) -> NcResult<()> {
-        let Some(job) = self.with_filter(FilterList::Chain, ptr, |f| f.working_job())?? else {
+        // SAFETY: working_job only copies what the job needs out of the filter.
+        let Some(job) = (unsafe { self.with_filter(FilterList::Chain, ptr, |f| f.working_job()) })?? else {
             return Ok(());
         };
         // A panic must still end the computation, or the filter stays "computing" for good.
         let outcome = crate::ffi_boundary::contained("NCZ_modify_parameters", || job.run(ncid, varid));
-        self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome))?
+        // SAFETY: finish_working only stores the outcome in the filter.
+        unsafe { self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome)) }?
     }
 
     /// Mutable access to every filter of a list, in list order.
-    pub fn filters_mut(&mut self, which: FilterList) -> Vec<&mut ZarrFilter> {
+    ///
+    /// # Safety
+    /// Nothing that may re-enter netcdf-c (a plugin's functions, [`super::FormatFilters`], the
+    /// netcdf API) is called while the references live: a re-entry may free the filters.
+    pub unsafe fn filters_mut(&mut self, which: FilterList) -> Vec<&mut ZarrFilter> {
         // SAFETY: every element is a distinct live CBox<ZarrFilter> created by ncfilters and
-        // owned by the list; `&mut self` keeps other ncfilters code off this variable.
+        // owned by the list; `&mut self` keeps other ncfilters code off this variable, and no
+        // re-entry frees them while the references live (the caller's promise).
         self.elements(which).into_iter().filter_map(|p| unsafe { p.as_mut() }).collect()
     }
 
-    pub fn filters(&self, which: FilterList) -> Vec<&ZarrFilter> {
+    /// Shared access to every filter of a list, in list order.
+    ///
+    /// # Safety
+    /// As for [`Self::filters_mut`]. Called from safe code, it does not compile:
+    ///
+    /// ```compile_fail,E0133
+    /// use ncfilters::c_args::with_call;
+    /// use ncfilters::test_support::{FilterList, ZarrLocation};
+    /// with_call(|call| {
+    ///     // SAFETY: the only handle to the variable.
+    ///     if let Ok(found) = unsafe { ZarrLocation::find(call, 65536, 0) } {
+    ///         assert!(found.var.filters(FilterList::Chain).is_empty());
+    ///     }
+    /// });
+    /// ```
+    pub unsafe fn filters(&self, which: FilterList) -> Vec<&ZarrFilter> {
         // SAFETY: as in filters_mut, shared.
         self.elements(which).into_iter().filter_map(|p| unsafe { p.as_ref() }).collect()
+    }
+
+    /// The chain's filter ids, in order.
+    pub fn chain_ids(&self) -> Vec<u32> {
+        // SAFETY: only the ids are read.
+        unsafe { self.filters(FilterList::Chain) }.iter().map(|f| f.hdf5_id).collect()
+    }
+
+    /// `NC_EFILTER`, with its diagnostic, when a codec of the chain is broken.
+    pub fn check_chain_not_broken(&self) -> NcResult<()> {
+        // SAFETY: check_not_broken only reads the filter and reports.
+        unsafe { self.filters(FilterList::Chain) }.iter().try_for_each(|f| f.check_not_broken())
+    }
+
+    /// Where a complete filter with this id sits in the chain.
+    pub fn complete_position(&self, id: u32) -> Option<usize> {
+        // SAFETY: is_complete only reads the filter and its plugin's description.
+        unsafe { self.filters(FilterList::Chain) }.iter().position(|f| f.hdf5_id == id && f.is_complete())
+    }
+
+    /// A copy of the visible parameters of the chain's filter at `index`.
+    pub fn visible_params(&self, index: usize) -> Option<Vec<u32>> {
+        // SAFETY: only the parameters are copied.
+        unsafe { self.filters(FilterList::Chain) }.get(index).map(|f| f.visible.as_slice().to_vec())
+    }
+
+    /// New visible parameters for the chain's filter at `index` ([`ZarrFilter::redefine`]).
+    pub fn redefine(&mut self, index: usize, params: &[u32]) -> NcResult<()> {
+        // SAFETY: redefine only replaces the filter's parameters.
+        let mut chain = unsafe { self.filters_mut(FilterList::Chain) };
+        chain.get_mut(index).ok_or(NC_EINVAL)?.redefine(params)
+    }
+
+    /// Whether the chain filter `handle` names is suppressed (never applied).
+    pub fn is_suppressed(&mut self, handle: FilterHandle) -> NcResult<bool> {
+        // SAFETY: only the flag is read.
+        unsafe { self.with_filter(FilterList::Chain, handle, |f| f.suppressed) }
+    }
+
+    /// Whether the chain filter `handle` names is complete ([`ZarrFilter::is_complete`]).
+    pub fn is_complete(&mut self, handle: FilterHandle) -> NcResult<bool> {
+        // SAFETY: is_complete only reads the filter and its plugin's description.
+        unsafe { self.with_filter(FilterList::Chain, handle, |f| f.is_complete()) }
+    }
+
+    /// `NC_EFILTER` or `NC_ENOFILTER`, reported, when the chain filter `handle` names cannot
+    /// run: broken, or without a complete plugin.
+    pub fn check_usable(&mut self, handle: FilterHandle, varname: &str) -> NcResult<()> {
+        // SAFETY: check_not_broken, is_complete and stage only read the filter and report;
+        // the stage made is dropped unrun.
+        unsafe {
+            self.with_filter(FilterList::Chain, handle, |f| {
+                f.check_not_broken()?;
+                if f.is_complete() {
+                    Ok(())
+                } else {
+                    f.stage(varname).map(drop)
+                }
+            })
+        }?
+    }
+
+    /// The stage the chain filter `handle` names contributes ([`ZarrFilter::stage`]), to run
+    /// after this returns.
+    pub fn stage(&mut self, handle: FilterHandle, varname: &str) -> NcResult<Stage> {
+        // SAFETY: stage only copies the plugin's Arc and the working parameters out.
+        unsafe { self.with_filter(FilterList::Chain, handle, |f| f.stage(varname)) }?
+    }
+
+    /// What writing the codec JSON of the chain filter `handle` names needs
+    /// ([`ZarrFilter::codec_job`]), to run after this returns.
+    pub fn codec_job(&mut self, handle: FilterHandle) -> NcResult<(Arc<Plugin>, CParams)> {
+        // SAFETY: codec_job only copies the plugin's Arc and the parameters out.
+        unsafe { self.with_filter(FilterList::Chain, handle, |f| f.codec_job()) }?
+    }
+
+    /// Remembers the codec JSON written for the chain filter `handle` names.
+    pub fn set_codec(&mut self, handle: FilterHandle, codec_id: String, text: String) -> NcResult<()> {
+        // SAFETY: set_codec only stores the two strings.
+        unsafe { self.with_filter(FilterList::Chain, handle, |f| f.set_codec(codec_id, text)) }
     }
 
     /// Appends a filter; the list owns it from then on.
