@@ -497,27 +497,38 @@ fn keep_links_inside(root: &Path, dir: &Path) -> Result {
 }
 
 /// The kernel runs `target`'s programs under Debian 13's qemu-user, through a binfmt_misc entry
-/// (`ncfilters-<qemu>`, flag F: the interpreter is opened now, so it also serves inside a chroot):
-/// a cross build's tests then run its programs as a native build's do. Registered once; the entry
-/// lasts until reboot and changes nothing else of the machine's.
+/// (`ncfilters-<qemu>`): a cross build's tests then run its programs as a native build's do.
 pub fn register_binfmt(h: &Harness, target: &Target) -> Result {
-    let binfmt = Path::new("/proc/sys/fs/binfmt_misc");
+    let qemu = qemu_dir(h)?.join(target.qemu);
     let name = format!("ncfilters-{}", target.qemu);
-    if binfmt.join(&name).is_file() {
+    register_binfmt_entry(&name, &elf_magic(target.elf), &elf_mask(target.elf), &qemu)
+}
+
+/// Registers the binfmt_misc entry `name`: programs whose first bytes are `magic` (the bits of
+/// `mask`) run under `interpreter` (flag F: opened now, so it also serves inside a chroot).
+/// Registered once; the entry lasts until reboot and changes nothing else of the machine's.
+pub fn register_binfmt_entry(name: &str, magic: &[u8], mask: &[u8], interpreter: &Path) -> Result {
+    let binfmt = Path::new("/proc/sys/fs/binfmt_misc");
+    if binfmt.join(name).is_file() {
         return Ok(());
     }
     if !binfmt.join("register").exists() {
         run(cmd("mount", ["-t", "binfmt_misc", "binfmt_misc"]).arg(binfmt))?;
     }
-    let qemu = qemu_dir(h)?.join(target.qemu);
-    let entry = format!(
-        ":{name}:M::{}:{}:{}:F",
-        escaped(&elf_magic(target.elf)),
-        escaped(&elf_mask(target.elf)),
-        qemu.display()
-    );
+    let entry = format!(":{name}:M::{}:{}:{}:F", escaped(magic), escaped(mask), interpreter.display());
     std::fs::write(binfmt.join("register"), entry)
         .map_err(|e| crate::harness::Failure(format!("cannot register {name} with binfmt_misc: {e}")))
+}
+
+/// Removes the binfmt_misc entry `name`, if registered (before its interpreter is rewritten: the
+/// kernel holds the file open).
+pub fn unregister_binfmt_entry(name: &str) -> Result {
+    let entry = Path::new("/proc/sys/fs/binfmt_misc").join(name);
+    if !entry.is_file() {
+        return Ok(());
+    }
+    std::fs::write(&entry, "-1")
+        .map_err(|e| crate::harness::Failure(format!("cannot remove {name} from binfmt_misc: {e}")))
 }
 
 /// The first 20 bytes of an ELF program of `elf`'s architecture: identification, `e_type`

@@ -23,17 +23,26 @@ use crate::text::print_matching;
 ///   ncdump/tst_h_scalar.nc, and one's nc_open fails while the other rewrites it.
 const SERIAL_TESTS: &str = "_unknown$|tst_h_scalar$";
 
-/// How long a test may run, and whether one that timed out runs once more (`--repeat
-/// after-timeout:2`, judged by that run).
+/// How long a test may run, and which runs once more, judged by that run.
 pub struct TestLimits {
     pub timeout_seconds: u32,
-    pub rerun_after_timeout: bool,
+    pub rerun: Rerun,
+}
+
+/// Which tests ctest runs a second time.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Rerun {
+    Never,
+    /// One that timed out (`--repeat after-timeout:2`).
+    AfterTimeout,
+    /// One that failed in any way (`--repeat until-pass:2`).
+    AfterFailure,
 }
 
 /// A native test that runs longer is stopped and fails: the longest pass in about 30 s (the MPI
 /// tests, oversubscribed), and a deadlocked MPI test would otherwise hold CI for ctest's default
 /// 1500 s. It is not run again: the parallel suites' known deadlock would cost 300 s more.
-pub const NATIVE: TestLimits = TestLimits { timeout_seconds: 300, rerun_after_timeout: false };
+pub const NATIVE: TestLimits = TestLimits { timeout_seconds: 300, rerun: Rerun::Never };
 
 /// What runs a build's test programs when the machine cannot.
 pub struct Emulator {
@@ -45,7 +54,7 @@ pub struct Emulator {
 /// netcdf-c 4.9.3's nc_test (no filter) takes 290 s, and stock's hit the native 300 in CI.
 pub const QEMU_USER: Emulator = Emulator {
     name: "qemu-user",
-    limits: TestLimits { timeout_seconds: 3 * NATIVE.timeout_seconds, rerun_after_timeout: true },
+    limits: TestLimits { timeout_seconds: 3 * NATIVE.timeout_seconds, rerun: Rerun::AfterTimeout },
 };
 
 impl TestLimits {
@@ -53,8 +62,10 @@ impl TestLimits {
     fn arguments(&self) -> Vec<String> {
         let mut arguments =
             vec!["--output-on-failure".to_string(), "--timeout".into(), self.timeout_seconds.to_string()];
-        if self.rerun_after_timeout {
-            arguments.extend(["--repeat".to_string(), "after-timeout:2".into()]);
+        match self.rerun {
+            Rerun::Never => {}
+            Rerun::AfterTimeout => arguments.extend(["--repeat".to_string(), "after-timeout:2".into()]),
+            Rerun::AfterFailure => arguments.extend(["--repeat".to_string(), "until-pass:2".into()]),
         }
         arguments
     }
@@ -443,7 +454,7 @@ mod tests {
                     ctest,
                 },
             );
-            let limits = TestLimits { timeout_seconds: 2, rerun_after_timeout: true };
+            let limits = TestLimits { timeout_seconds: 2, rerun: Rerun::AfterTimeout };
             let emulator = Emulator { name: "a test emulator", limits };
             run_pair_under(&emulator, 2, suites, registered, known)
         }

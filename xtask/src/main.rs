@@ -46,6 +46,7 @@ mod valgrind;
 mod windows;
 mod windows_libraries;
 mod windows_netcdf;
+mod windows_suite;
 
 use std::process::ExitCode;
 

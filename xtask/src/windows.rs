@@ -4,7 +4,7 @@
 //! run), and their tests run under Wine (`cargo xtask wine`, a slow check), blosc's and szip's on
 //! the DLLs `windows_libraries` cross-builds.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -95,6 +95,29 @@ pub fn wine_prefix_with_prng(h: &Harness) -> Result {
     run(&mut gcc)
 }
 
+/// One wineserver for a whole check, started with [`WineServer::start`] and stopped when dropped:
+/// without it each program's Wine starts a server that lingers a few seconds after its last
+/// client, and a program starting while one shuts down failed ("wine client error:0: recvmsg:
+/// Connection reset by peer").
+pub struct WineServer {
+    prefix: PathBuf,
+}
+
+impl WineServer {
+    pub fn start(h: &Harness) -> Result<WineServer> {
+        let prefix = wine_prefix(h);
+        run(cmd("wineserver", ["--persistent"]).env("WINEPREFIX", &prefix))?;
+        Ok(WineServer { prefix })
+    }
+}
+
+impl Drop for WineServer {
+    fn drop(&mut self) {
+        // Best effort: a server left running ends with the machine.
+        let _ = cmd("wineserver", ["--kill"]).env("WINEPREFIX", &self.prefix).status();
+    }
+}
+
 /// The MinGW-w64 compiler (and Wine) from Debian, and Rust's standard library for the target.
 pub fn prepare(packages: &[&str]) -> Result {
     crate::setup::install_apt_packages(packages)?;
@@ -120,4 +143,27 @@ pub fn target_dir(h: &Harness) -> PathBuf {
 /// Wine's own prefix for the tests, made on first use.
 pub fn wine_prefix(h: &Harness) -> PathBuf {
     h.repo.join("target/windows/wine-prefix")
+}
+
+/// `command` with Wine's prefix and quiet, no plugin path, and `dlls` with MinGW-w64's own
+/// (zlib, libgcc, winpthread) on Wine's DLL path.
+pub fn wine_env<'c>(h: &Harness, command: &'c mut Command, dlls: &[PathBuf]) -> &'c mut Command {
+    let mut path: Vec<PathBuf> = dlls.to_vec();
+    path.push(PathBuf::from(format!("/usr/{GNU}/lib")));
+    if let Some(libgcc) = gcc_file("libgcc_s_seh-1.dll") {
+        path.extend(libgcc.parent().map(Path::to_path_buf));
+    }
+    let joined: Vec<String> = path.iter().map(|dir| dir.display().to_string()).collect();
+    command
+        .env("WINEPREFIX", wine_prefix(h))
+        .env("WINEDEBUG", "-all")
+        .env("WINEPATH", joined.join(";"))
+        .env_remove("HDF5_PLUGIN_PATH")
+}
+
+/// Where MinGW-w64's gcc has `name`, if it has it.
+fn gcc_file(name: &str) -> Option<PathBuf> {
+    let out = Command::new(format!("{GNU}-gcc")).arg(format!("-print-file-name={name}")).output().ok()?;
+    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    path.is_absolute().then_some(path)
 }

@@ -7,17 +7,17 @@
 //! - under Wine, with no plugin path, the module's ncgen writes zstd and bzip2 to a netCDF-4
 //!   file and its ncdump reads them back.
 //!
-//! netcdf-c's own suite under Wine is not run yet.
+//! - netcdf-c's own suite under Wine fails no test on the module's build that stock's passes
+//!   (`windows_suite`).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
 use crate::text::print_tail;
-use crate::windows::GNU;
+use crate::windows::{wine_env, GNU};
 
 /// What the builds need besides the compilers and Wine: MinGW-w64's C++ compiler (CMake's
 /// projects enable C++) and zlib.
@@ -42,6 +42,9 @@ const FILTERED_CDL: &str = "netcdf filtered {\n\
 
 /// `cargo xtask wine`: the shipped crates' tests under Wine, then netcdf-c built for Windows.
 pub fn test_wine(h: &Harness, packages: &[String]) -> Result {
+    crate::windows::prepare(&[crate::windows::COMPILER_PACKAGES.as_slice(), &crate::windows::WINE_PACKAGES].concat())?;
+    crate::windows::wine_prefix_with_prng(h)?;
+    let _server = crate::windows::WineServer::start(h)?;
     crate::windows::test_under_wine(h, packages)?;
     test_windows_netcdf(h)
 }
@@ -69,6 +72,12 @@ fn test_windows_netcdf(h: &Harness) -> Result {
     }
     check_exports(&h, &exports[0], &exports[1])?;
     write_and_read_filters(&h, &root, &hdf5)?;
+    interchange_with_linux(&h, &root, &hdf5, &linux_ncfilters_build(&h)?)?;
+    for flavour in ["stock", "ncfilters"] {
+        let build = root.join(format!("build-{flavour}"));
+        crate::windows_suite::build_the_suite(&h, &build, &build.with_extension("log"))?;
+    }
+    crate::windows_suite::run_on_both(&h, &root, &[hdf5.join("bin")])?;
     println!("netcdf-c {RELEASE} for Windows (MinGW-w64) under Wine: passed in {} s", started.elapsed().as_secs());
     Ok(())
 }
@@ -207,8 +216,8 @@ fn ncfilters_functions(header: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Under Wine, with no plugin path: the module's ncgen writes [`FILTERED_CDL`] to a netCDF-4 file
-/// and its ncdump shows the filters and the values.
+/// Under Wine, with no plugin path: the module's ncgen writes [`FILTERED_CDL`] to a netCDF-4
+/// file and its ncdump shows the filters and the values.
 fn write_and_read_filters(h: &Harness, root: &Path, hdf5: &Path) -> Result {
     let build = root.join("build-ncfilters");
     let work = root.join("filters");
@@ -218,42 +227,130 @@ fn write_and_read_filters(h: &Harness, root: &Path, hdf5: &Path) -> Result {
     let mut ncgen = cmd("wine", [build.join("ncgen/ncgen.exe").as_os_str()]);
     ncgen.args(["-4", "-o", "filtered.nc", "filtered.cdl"]).current_dir(&work);
     run(wine_env(h, &mut ncgen, &dlls))?;
-    let mut ncdump = cmd("wine", [build.join("ncdump/ncdump.exe").as_os_str()]);
-    ncdump.args(["-s", "filtered.nc"]).current_dir(&work);
-    let out = wine_env(h, &mut ncdump, &dlls)
-        .output()
-        .map_err(|e| harness::Failure(format!("cannot run ncdump under Wine: {e}")))?;
-    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    let text = windows_ncdump(h, &build, &dlls, &work, &["-s", "filtered.nc"])?;
     for expected in ["v:_Filter = \"32015,3|307,9\" ;", "v = 1, 2, 3, 4, 5, 6 ;"] {
-        if !out.status.success() || !text.contains(expected) {
-            fail!("ncdump -s under Wine ({}) does not show `{expected}`:\n{text}", out.status);
+        if !text.contains(expected) {
+            fail!("ncdump -s under Wine does not show `{expected}`:\n{text}");
         }
     }
     println!("under Wine, no plugin path: ncgen wrote zstd and bzip2, ncdump read them back");
     Ok(())
 }
 
-/// `command` with Wine's prefix and quiet, no plugin path, and `dlls` with MinGW-w64's own
-/// (zlib, libgcc, winpthread) on Wine's DLL path.
-fn wine_env<'c>(h: &Harness, command: &'c mut Command, dlls: &[PathBuf]) -> &'c mut Command {
-    let mut path: Vec<PathBuf> = dlls.to_vec();
-    path.push(PathBuf::from(format!("/usr/{GNU}/lib")));
-    if let Some(libgcc) = gcc_file("libgcc_s_seh-1.dll") {
-        path.extend(libgcc.parent().map(Path::to_path_buf));
+/// The Windows build's ncdump under Wine with `dlls` on its DLL path, run in `dir`: its output,
+/// line ends as on Linux.
+fn windows_ncdump(h: &Harness, build: &Path, dlls: &[PathBuf], dir: &Path, arguments: &[&str]) -> Result<String> {
+    let mut ncdump = cmd("wine", [build.join("ncdump/ncdump.exe").as_os_str()]);
+    ncdump.args(arguments).current_dir(dir);
+    let out = wine_env(h, &mut ncdump, dlls)
+        .output()
+        .map_err(|e| harness::Failure(format!("cannot run ncdump under Wine: {e}")))?;
+    if !out.status.success() {
+        fail!("ncdump {arguments:?} under Wine failed ({}): {}", out.status, String::from_utf8_lossy(&out.stderr));
     }
-    let joined: Vec<String> = path.iter().map(|dir| dir.display().to_string()).collect();
-    command
-        .env("WINEPREFIX", crate::windows::wine_prefix(h))
-        .env("WINEDEBUG", "-all")
-        .env("WINEPATH", joined.join(";"))
-        .env_remove("HDF5_PLUGIN_PATH")
+    Ok(String::from_utf8_lossy(&out.stdout).replace("\r\n", "\n"))
 }
 
-/// Where MinGW-w64's gcc has `name`, if it has it.
-fn gcc_file(name: &str) -> Option<PathBuf> {
-    let out = Command::new(format!("{GNU}-gcc")).arg(format!("-print-file-name={name}")).output().ok()?;
-    let path = PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
-    path.is_absolute().then_some(path)
+/// The CDL both builds write, one variable per filter of the interchange.
+const INTERCHANGE_CDL: &str = "netcdf interchange {\n\
+    dimensions: x = 1000 ;\n\
+    variables:\n\
+    float zstd(x) ; zstd:_Storage = \"chunked\" ; zstd:_ChunkSizes = 250 ; zstd:_Filter = \"32015,3\" ;\n\
+    double bzip2(x) ; bzip2:_Storage = \"chunked\" ; bzip2:_ChunkSizes = 500 ; bzip2:_Filter = \"307,9\" ;\n\
+    int blosc(x) ; blosc:_Storage = \"chunked\" ; blosc:_ChunkSizes = 1000 ; blosc:_Filter = \"32001,0,0,0,0,5,1,1\" ;\n\
+    }\n";
+
+/// The values of [`INTERCHANGE_CDL`]'s variables, appended as its data section.
+fn interchange_data() -> String {
+    let values = |f: &dyn Fn(usize) -> String| (0..1000).map(f).collect::<Vec<_>>().join(", ");
+    format!(
+        "data:\n zstd = {} ;\n bzip2 = {} ;\n blosc = {} ;\n}}\n",
+        values(&|i| format!("{}.25", i % 97)),
+        values(&|i| format!("{}.5", i * 7 % 1013)),
+        values(&|i| format!("{}", i * i % 65_537)),
+    )
+}
+
+/// Files and NCZarr stores with zstd, bzip2 and blosc, written by the Windows build under Wine
+/// and by the Linux build of `linux` (both with no plugin path), each read by the other: the
+/// same `ncdump` text, the values unchanged.
+fn interchange_with_linux(h: &Harness, root: &Path, hdf5: &Path, linux: &Path) -> Result {
+    let build = root.join("build-ncfilters");
+    let native = crate::windows::target_dir(h).join("native");
+    let dlls = [hdf5.join("bin"), build.clone(), crate::windows_libraries::native_dlls(h, &native, GNU)?];
+    let work = root.join("interchange");
+    harness::remove_dir_all_if_exists(&work)?;
+    let cdl = INTERCHANGE_CDL.trim_end_matches("}\n").to_string() + &interchange_data();
+    let targets = ["interchange.nc", "file://interchange.zarr#mode=nczarr,file"];
+    for side in ["windows", "linux"] {
+        let dir = work.join(side);
+        create_dir_all(&dir)?;
+        write_file(&dir.join("interchange.cdl"), &cdl)?;
+        for target in targets {
+            if side == "windows" {
+                let mut ncgen = cmd("wine", [build.join("ncgen/ncgen.exe").as_os_str()]);
+                ncgen.args(["-4", "-o", target, "interchange.cdl"]).current_dir(&dir);
+                run(wine_env(h, &mut ncgen, &dlls))?;
+            } else {
+                let mut ncgen = cmd(linux.join("ncgen/ncgen"), ["-4", "-o", target, "interchange.cdl"]);
+                run(ncgen.current_dir(&dir).env_remove("HDF5_PLUGIN_PATH"))?;
+            }
+        }
+    }
+    for side in ["windows", "linux"] {
+        let dir = work.join(side);
+        for target in targets {
+            let on_windows = windows_ncdump(h, &build, &dlls, &dir, &[target])?;
+            let mut ncdump = cmd(linux.join("ncdump/ncdump"), [target]);
+            let on_linux = crate::process::output(ncdump.current_dir(&dir).env_remove("HDF5_PLUGIN_PATH"))?;
+            let body = |text: &str| text.lines().skip(1).map(|line| format!("{line}\n")).collect::<String>();
+            let written = cdl.lines().skip(1).map(|line| format!("{line}\n")).collect::<String>();
+            if body(&on_windows) != body(&on_linux) {
+                fail!("{side}'s {target}: ncdump on Windows and on Linux differ:\n{on_windows}\n---\n{on_linux}");
+            }
+            let read = data_lines(&on_linux);
+            for entry in data_lines(&written) {
+                let name = &entry.0;
+                if !read.contains(&entry) {
+                    fail!("{side}'s {target}: the values of {name} differ from those written");
+                }
+            }
+            let filters = windows_ncdump(h, &build, &dlls, &dir, &["-hs", target])?;
+            for id in ["32015,3", "307,9", "32001,"] {
+                if !filters.contains(&format!(":_Filter = \"{id}")) {
+                    fail!("{side}'s {target} has no filter {id}:\n{filters}");
+                }
+            }
+        }
+    }
+    println!(
+        "netCDF-4 files and NCZarr stores with zstd, bzip2 and blosc, written on Windows (Wine) and on Linux ({}), \
+         read by the other with no plugin path: the same values",
+        linux.display()
+    );
+    Ok(())
+}
+
+/// A Linux build of netcdf-c with the module: one this run (or an earlier one) made of any release
+/// (CI's run builds one beside the check), else 4.10.1's, built now (`h` is 4.10.1's).
+fn linux_ncfilters_build(h: &Harness) -> Result<PathBuf> {
+    let built = crate::release::RELEASES.iter().map(|release| h.for_release(release).ncfilters_build());
+    if let Some(build) = built.into_iter().find(|build| build.join("ncdump/ncdump").is_file()) {
+        return Ok(build);
+    }
+    crate::netcdf::build_netcdf(h, "ncfilters")?;
+    Ok(h.ncfilters_build())
+}
+
+/// `(variable, values)` of an ncdump's data section, its values with whitespace removed.
+fn data_lines(cdl: &str) -> Vec<(String, String)> {
+    let data = cdl.split_once("data:").map_or("", |(_, data)| data);
+    data.split(';')
+        .filter_map(|entry| {
+            let (name, values) = entry.split_once('=')?;
+            Some((name.trim().to_string(), values.split_whitespace().collect::<String>()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -266,6 +363,15 @@ mod tests {
             "The Export Tables\n\n[Ordinal/Name Pointer] Table\n\t[   0] NC4_show_metadata\n\t[   1] nc_open\n\n\
                        The Import Tables\n\t[   2] not_an_export\n";
         assert_eq!(export_names(objdump), BTreeSet::from(["NC4_show_metadata".to_string(), "nc_open".to_string()]));
+    }
+
+    #[test]
+    fn data_lines_are_each_variable_s_values_without_whitespace() {
+        let cdl = "netcdf x {\nvariables:\n int a(x) ;\ndata:\n\n a = 1, 2,\n    3 ;\n\n b = 0.5, 1 ;\n}\n";
+        assert_eq!(data_lines(cdl), [("a".to_string(), "1,2,3".to_string()), ("b".to_string(), "0.5,1".to_string())]);
+        let data = interchange_data();
+        assert_eq!(data_lines(&data).len(), 3);
+        assert!(data_lines(&data).iter().all(|(_, values)| values.split(',').count() == 1000));
     }
 
     #[test]

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! netcdf-c's own suite on its Windows builds (`windows_netcdf`), stock and with the module, run
+//! under Wine: the kernel starts each PE program under Wine (a binfmt_misc entry), so ctest and
+//! the suite's shell scripts run the `.exe` files as a native build's programs. Judged as the
+//! emulated Linux suites are (`ctest_suite::run_pair_under`): the module's build fails no test
+//! that stock's passes under Wine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::ctest_suite::{run_pair_under, EmulatedSuite, Emulator, Rerun, TestLimits, NATIVE};
+use crate::harness::{fail, log, read_to_string, Harness, Result};
+use crate::netcdf::{FLAVOURS, SUITE_DIALECT_VARIABLE};
+use crate::process::{cmd, output, succeeds_into_log};
+use crate::windows::wine_env;
+
+/// Wine's limits: qemu-user's timeout, and a test that fails in any way runs once more: now and
+/// then a program fails to start under Wine (seen: 4.10.1's tst_h_files2 on the ncfilters build,
+/// failed in 0.01 s with no output, then passed three times).
+pub const WINE: Emulator = Emulator {
+    name: "Wine",
+    limits: TestLimits { timeout_seconds: 3 * NATIVE.timeout_seconds, rerun: Rerun::AfterFailure },
+};
+
+/// What binfmt_misc starts a PE program with: Wine's 64-bit loader (Debian's `wine64`), after
+/// turning each argument that is an absolute path into its Windows form on Wine's `Z:` drive (the
+/// whole file system), as MSYS2's runtime does when its shell starts a Windows program. netcdf-c's
+/// path code (`dpathmgr.c`) refuses `/work/…` on Windows: it maps such paths only through MSYS2's
+/// mount point, which 4.10.1 reads from the registry only where it is built with `REGEDIT`. Not
+/// for ncpathcvt, whose answer the scripts test with the Linux shell's `test -e`.
+const MSYS_LIKE_LOADER: &str = "#!/bin/sh\n\
+# Written by cargo xtask (windows_suite.rs): runs a PE program under Wine, absolute paths as Z:/...\n\
+program=$1\n\
+shift\n\
+case ${program##*/} in ncpathcvt|ncpathcvt.exe) exec /usr/lib/wine/wine64 \"$program\" \"$@\" ;; esac\n\
+for argument do\n\
+    shift\n\
+    case $argument in\n\
+    /*) first=${argument#/}; first=${first%%/*}; [ -n \"$first\" ] && [ -e \"/$first\" ] && argument=Z:$argument ;;\n\
+    esac\n\
+    set -- \"$@\" \"$argument\"\n\
+done\n\
+exec /usr/lib/wine/wine64 \"$program\" \"$@\"\n";
+
+/// The suite's test programs that link on neither build, and why: netcdf.dll exports only what
+/// netcdf-c marks `EXTERNL`, and these call netcdf-c's internals.
+pub const UNLINKABLE: [(&str, &str); 3] = [
+    ("nc_test4_tst_udf", "calls NC4_show_metadata, which netcdf.dll does not export"),
+    ("nc_test4_tst_udf_multi", "calls NC4_show_metadata, which netcdf.dll does not export"),
+    ("nc_test4_tst_varsperf", "calls NC4_get_vars, which netcdf.dll does not export"),
+];
+
+/// The tests that fail under Wine on stock's build, and why (the module's build fails them too).
+pub const STOCK_FAILURES: [(&str, &str); 0] = [];
+
+/// Builds every target of the Windows build in `build` that links (`make -k`), and fails unless
+/// exactly [`UNLINKABLE`]'s failed to; then gives each program a name without `.exe`, which the
+/// suite's tests and scripts run it by.
+pub fn build_the_suite(h: &Harness, build: &Path, log_file: &Path) -> Result {
+    log(format!("build the whole suite for Windows in {}", build.display()));
+    let mut make = cmd("cmake", ["--build"]);
+    make.arg(build).arg(format!("-j{}", h.jobs)).args(["--", "-k"]);
+    succeeds_into_log(wine_env(h, &mut make, &[]), log_file, true)?;
+    let text = read_to_string(log_file)?;
+    let failed = failed_targets(&text);
+    let mut expected: Vec<&str> = UNLINKABLE.iter().map(|(program, _)| *program).collect();
+    expected.sort_unstable();
+    if failed != expected {
+        crate::text::print_matching(log_file, &["error", "undefined"], 40);
+        fail!("the Windows build failed to make {failed:?}, expected only {expected:?} (log: {})", log_file.display());
+    }
+    link_names_without_exe(build)
+}
+
+/// The targets whose rules make reported failing: `make[2]: *** [dir/CMakeFiles/<target>.dir/...] Error 1`.
+fn failed_targets(log: &str) -> Vec<&str> {
+    let mut targets: Vec<&str> = log
+        .lines()
+        .filter(|line| line.contains("***") && line.contains("Error"))
+        .filter_map(|line| {
+            let start = line.rfind("CMakeFiles/")? + "CMakeFiles/".len();
+            let rest = &line[start..];
+            rest.find(".dir/").map(|end| &rest[..end])
+        })
+        .collect();
+    targets.sort_unstable();
+    targets.dedup();
+    targets
+}
+
+/// A symlink `name` → `name.exe` beside each program of the build (not CMake's own probes).
+fn link_names_without_exe(build: &Path) -> Result {
+    let mut folders = vec![build.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder)
+            .map_err(|e| crate::harness::Failure(format!("cannot list {}: {e}", folder.display())))?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if path.is_dir() && name != "CMakeFiles" {
+                folders.push(path);
+            } else if let Some(stem) = name.strip_suffix(".exe") {
+                let bare = folder.join(stem);
+                if bare.symlink_metadata().is_err() {
+                    std::os::unix::fs::symlink(&name, &bare).map_err(|e| {
+                        crate::harness::Failure(format!("cannot link {} to {name}: {e}", bare.display()))
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The kernel runs PE programs (`MZ`) under [`MSYS_LIKE_LOADER`], written into `root`.
+fn register_wine_with_binfmt(root: &Path) -> Result {
+    const ENTRY: &str = "ncfilters-wine-msys-like";
+    let loader = root.join("wine-msys-like");
+    if std::fs::read_to_string(&loader).ok().as_deref() != Some(MSYS_LIKE_LOADER) {
+        // The kernel holds a registered loader open: a changed one is written unregistered.
+        crate::cross::unregister_binfmt_entry(ENTRY)?;
+        crate::harness::write_file(&loader, MSYS_LIKE_LOADER)?;
+        std::fs::set_permissions(&loader, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .map_err(|e| crate::harness::Failure(format!("cannot make {} executable: {e}", loader.display())))?;
+    }
+    crate::cross::register_binfmt_entry(ENTRY, b"MZ", &[0xff, 0xff], &loader)
+}
+
+/// The suite on the stock and ncfilters builds of `root` (`build-<flavour>`), both built by
+/// [`build_the_suite`], under Wine with the build's `libnetcdf.dll` and `dlls` on its DLL path and
+/// no plugin path: [`UNLINKABLE`]'s tests and [`STOCK_FAILURES`] fail on both.
+pub fn run_on_both(h: &Harness, root: &Path, dlls: &[PathBuf]) -> Result {
+    register_wine_with_binfmt(root)?;
+    let known: Vec<(&str, &str)> = UNLINKABLE.iter().chain(&STOCK_FAILURES).copied().collect();
+    for (test, why) in &known {
+        println!("  expected to fail under Wine on both builds: {test} ({why})");
+    }
+    let ctest_of = |flavour: &'static str| {
+        let build = root.join(format!("build-{flavour}"));
+        let path: Vec<PathBuf> = std::iter::once(build.clone()).chain(dlls.iter().cloned()).collect();
+        move |arguments: Vec<String>| -> Command {
+            let mut ctest = cmd("ctest", ["--test-dir"]);
+            ctest.arg(&build).args(arguments).env(SUITE_DIALECT_VARIABLE, h.release.suite_dialect);
+            wine_env(h, &mut ctest, &path);
+            ctest
+        }
+    };
+    let commands = FLAVOURS.map(ctest_of);
+    let registered = registered_tests(&mut commands[0](vec!["-N".into()]))?;
+    let suites = [0, 1].map(|i| EmulatedSuite {
+        label: format!("{} for Windows (MinGW-w64) {}", h.version(), FLAVOURS[i]),
+        log_file: root.join(format!("ctest-{}.log", FLAVOURS[i])),
+        ctest: &commands[i],
+    });
+    let known: Vec<&str> = known.iter().map(|(test, _)| *test).collect();
+    run_pair_under(&WINE, h.jobs, suites, registered, &known)
+}
+
+/// How many tests `ctest -N` lists ("Total Tests: 219").
+fn registered_tests(ctest: &mut Command) -> Result<usize> {
+    let listing = output(ctest)?;
+    let total = listing.lines().find_map(|line| line.trim().strip_prefix("Total Tests:")?.trim().parse().ok());
+    total.ok_or_else(|| crate::harness::Failure(format!("ctest -N gave no \"Total Tests\":\n{listing}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loader_gives_windows_programs_absolute_paths_on_wine_s_z_drive() {
+        let script = MSYS_LIKE_LOADER.replace("exec /usr/lib/wine/wine64", "exec printf '%s\\n'");
+        assert_ne!(script, MSYS_LIKE_LOADER);
+        let out = Command::new("sh")
+            .args([
+                "-c",
+                &script,
+                "loader",
+                "prog.exe",
+                "/tmp/x.nc",
+                "-o",
+                "/no-such-ncfilters-dir/y",
+                "rel/z",
+                "/",
+                "a b",
+            ])
+            .output()
+            .unwrap();
+        let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
+        assert_eq!(lines, ["prog.exe", "Z:/tmp/x.nc", "-o", "/no-such-ncfilters-dir/y", "rel/z", "/", "a b"]);
+        let ncpathcvt =
+            Command::new("sh").args(["-c", &script, "loader", "/b/ncdump/ncpathcvt", "/tmp"]).output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&ncpathcvt.stdout), "/b/ncdump/ncpathcvt\n/tmp\n");
+    }
+
+    #[test]
+    fn failed_targets_are_the_rules_make_reports() {
+        let log = "make[2]: *** [nc_test4/CMakeFiles/tst_udf.dir/build.make:97: nc_test4/tst_udf.exe] Error 1\n\
+                   make[1]: *** [CMakeFiles/Makefile2:3210: nc_test4/CMakeFiles/tst_udf.dir/all] Error 2\n\
+                   [ 50%] Built target CMakeFiles/ok.dir\n\
+                   make: *** [Makefile:146: all] Error 2\n";
+        assert_eq!(failed_targets(log), ["tst_udf"]);
+        let top = "gmake[1]: *** [CMakeFiles/Makefile2:5985: nc_test4/CMakeFiles/nc_test4_tst_udf.dir/all] Error 2\n";
+        assert_eq!(failed_targets(top), ["nc_test4_tst_udf"]);
+    }
+}
