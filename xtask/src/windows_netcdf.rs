@@ -297,6 +297,7 @@ fn interchange_with_linux(h: &Harness, root: &Path, hdf5: &Path, linux: &Path) -
             }
         }
     }
+    let written = data_lines(&cdl);
     for side in ["windows", "linux"] {
         let dir = work.join(side);
         for target in targets {
@@ -304,14 +305,13 @@ fn interchange_with_linux(h: &Harness, root: &Path, hdf5: &Path, linux: &Path) -
             let mut ncdump = cmd(linux.join("ncdump/ncdump"), [target]);
             let on_linux = crate::process::output(ncdump.current_dir(&dir).env_remove("HDF5_PLUGIN_PATH"))?;
             let body = |text: &str| text.lines().skip(1).map(|line| format!("{line}\n")).collect::<String>();
-            let written = cdl.lines().skip(1).map(|line| format!("{line}\n")).collect::<String>();
             if body(&on_windows) != body(&on_linux) {
                 fail!("{side}'s {target}: ncdump on Windows and on Linux differ:\n{on_windows}\n---\n{on_linux}");
             }
             let read = data_lines(&on_linux);
-            for entry in data_lines(&written) {
+            for entry in &written {
                 let name = &entry.0;
-                if !read.contains(&entry) {
+                if !read.contains(entry) {
                     fail!("{side}'s {target}: the values of {name} differ from those written");
                 }
             }
