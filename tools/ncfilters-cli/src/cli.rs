@@ -23,7 +23,8 @@ Exit status:
   4  failure: the library failed or returned unreadable JSON, or the output could not be written
 
 Environment:
-  HDF5_PLUGIN_PATH  ':'-separated directories searched for plugin libraries (netCDF-4 and NCZarr)";
+  HDF5_PLUGIN_PATH  directories searched for plugin libraries (netCDF-4 and NCZarr), separated by ':'
+                    (';' on Windows; 4.9.0 and 4.9.2 take ';' too)";
 
 /// Which filters libnetcdf (built with ncfilters) can use for netCDF-4 and NCZarr, and why.
 ///
