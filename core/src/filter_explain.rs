@@ -410,7 +410,7 @@ mod tests {
         assert!(zstd.advice.iter().any(|line| line.contains("take /a out of HDF5_PLUGIN_PATH")), "{zstd:?}");
         let nbit = &explain(&report, "5").unwrap()[0];
         assert!(nbit.netcdf4[0].starts_with("HDF5 predefines filter 5"), "{nbit:?}");
-        let codec_defaults = CodecDefaults::ALL.map(|defaults| defaults.library()).join(" or ");
+        let codec_defaults = CodecDefaults::ALL.map(|defaults| defaults.file()).join(" or ");
         assert!(nbit.advice.iter().any(|line| line.ends_with(&format!("{codec_defaults})"))), "{nbit:?}");
         let blosc = &explain(&report, "blosc").unwrap()[0];
         assert_eq!(report.libraries[blosc.libraries[0]].path, "/a/libbad.so");

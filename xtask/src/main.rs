@@ -60,7 +60,8 @@ use harness::{Failure, Harness, Result, Stages};
 /// 4.9.0), NCFILTERS_WORK (default <repo>/target/harness; <it>-<version> for the releases after 4.9.0), NCFILTERS_CACHE (download cache,
 /// default ~/.cache/ncfilters), NCFILTERS_NETCDF_SOURCES (a folder of netcdf-c release archives, default
 /// <repo>/../shared/netcdf-c), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS
-/// (default 20), NCFILTERS_VALGRIND_FULL=1, NCFILTERS_BENCH_RUNS, NCFILTERS_BENCH_REPS,
+/// (default 20), NCFILTERS_TIER=ci (CI's part of `test`) with NCFILTERS_CI_DAY (days since 1970: replays
+/// that day's part), NCFILTERS_VALGRIND_FULL=1, NCFILTERS_BENCH_RUNS, NCFILTERS_BENCH_REPS,
 /// NCFILTERS_BENCH_SECONDS.
 #[derive(Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask")]
@@ -71,7 +72,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Step {
-    /// Install the apt packages, fetch netcdf-c's source (apt-get source) and the Rust dependencies
+    /// Install the apt packages, fetch netcdf-c's sources (mirror folder, apt-get source or upstream's tag archive) and the Rust dependencies
     Setup,
     /// Set up, then build netcdf-c twice: stock and with ncfilters
     Build,
@@ -161,8 +162,9 @@ enum Step {
     /// NCFILTERS_NETCDF_LIKE, then built stock and with -DNCFILTERS_NETCDF_LIKE=4.10.1: the suite on both
     Development,
     /// The shipped crates' unit, property and C-ABI tests built for x86_64-pc-windows-gnu (Debian's
-    /// MinGW-w64) and run under Wine; then netcdf-c 4.10.1 cross-built stock and with the module
-    /// on HDF5 1.14.6: netcdf.dll's exports, and filters written and read under Wine
+    /// MinGW-w64) and run under Wine; then netcdf-c 4.10.1 and 4.9.3 (NCFILTERS_NETCDF_VERSION picks
+    /// one) cross-built stock and with the module on HDF5 1.14.6: netcdf.dll's exports, files
+    /// shared with Linux, and the suite under Wine on both builds
     Wine,
     /// The shipped crates' test programs built and linked for aarch64- and x86_64-apple-darwin
     /// (Zig from PyPI) in every release's cfg set; nothing here runs them
@@ -341,7 +343,8 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             }
         }
         for check in slow_checks {
-            stages.run(&check.name(), || check.run(h))?;
+            let windows_releases = rotation::windows_releases_for_this_run()?;
+            stages.run(&check.name(), || check.run(h, &windows_releases))?;
         }
         if stages.names() != planned {
             return Err(Failure(format!("test ran {:?}, not its planned stages {planned:?}", stages.names())));
@@ -419,7 +422,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Cross => cross::test_cross_chosen(h),
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
-        Step::Wine => windows_netcdf::test_wine(h, &cross::shipped_packages(h)?),
+        Step::Wine => windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &windows_netcdf::releases_chosen()?),
         Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?),
         Step::Qualification => qualification::check_record(
             h,

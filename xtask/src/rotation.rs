@@ -65,6 +65,23 @@ fn choosing_day_number(day: u64) -> u64 {
     round * per_round + within.count() as u64
 }
 
+/// The releases the `wine` check builds for Windows: all of [`WINDOWS_RELEASES`](crate::release::WINDOWS_RELEASES), or in CI one,
+/// by turns from one round of the checks to the next (each build and suite under Wine takes
+/// about 10 minutes).
+pub fn windows_releases_for_this_run() -> Result<Vec<&'static Release>> {
+    let versions: Vec<&str> = match ci_day()? {
+        None => crate::release::WINDOWS_RELEASES.to_vec(),
+        Some(day) => vec![windows_release_on(day)],
+    };
+    versions.into_iter().map(|version| crate::release::find(version).map_err(Failure)).collect()
+}
+
+/// The release a CI `wine` day on `day` builds for Windows.
+fn windows_release_on(day: u64) -> &'static str {
+    let releases = crate::release::WINDOWS_RELEASES;
+    releases[((day / SLOW_CHECKS.len() as u64) % releases.len() as u64) as usize]
+}
+
 /// The releases added last, which every CI run tests one of.
 const LAST_ADDED: [&str; 2] = ["4.9.2", "4.10.0"];
 
@@ -176,6 +193,15 @@ mod tests {
         assert_eq!(versions(12), ["4.10.1"]);
         assert_eq!(slow_check_on(20_846).name(), "valgrind 4.10.0", "2027-01-28");
         assert_eq!(versions(20_846), ["4.10.0"]);
+    }
+
+    #[test]
+    fn a_wine_day_builds_4_10_1_or_4_9_3_for_windows_by_turns() {
+        let wine_days: Vec<u64> =
+            (0..4 * SLOW_CHECKS.len() as u64).filter(|&day| slow_check_on(day).name() == "wine").collect();
+        assert_eq!(wine_days.len(), 4);
+        let built: Vec<&str> = wine_days.iter().map(|&day| windows_release_on(day)).collect();
+        assert_eq!(built, ["4.10.1", "4.9.3", "4.10.1", "4.9.3"]);
     }
 
     #[test]

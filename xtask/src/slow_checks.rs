@@ -32,8 +32,9 @@ pub enum SlowCheck {
     /// The shipped crates' tests on another architecture under qemu-user (`cargo xtask cross`).
     Cross(&'static Target),
     /// The shipped crates' tests built for Windows with MinGW-w64 and run under Wine, with
-    /// libblosc and libsz cross-built; then netcdf-c 4.10.1 and HDF5 cross-built, stock and with
-    /// the module (`cargo xtask wine`).
+    /// libblosc and libsz cross-built; then HDF5 and netcdf-c (`release::WINDOWS_RELEASES`, in CI
+    /// one by turns: `rotation::windows_releases_for_this_run`) cross-built, stock and with the module, and the
+    /// suite under Wine on both (`cargo xtask wine`).
     Wine,
     /// The shipped crates' test programs built for both Macs in every release's cfg set (`cargo
     /// xtask macos`).
@@ -147,7 +148,8 @@ impl SlowCheck {
         matches!(self, SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_))
     }
 
-    pub fn run(&self, h: &Harness) -> Result {
+    /// Runs the check; `wine` builds `windows_releases` for Windows (`rotation`).
+    pub fn run(&self, h: &Harness, windows_releases: &[&'static Release]) -> Result {
         match self {
             SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
             SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
@@ -159,7 +161,9 @@ impl SlowCheck {
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
-            SlowCheck::Wine => crate::windows_netcdf::test_wine(h, &crate::cross::shipped_packages(h)?),
+            SlowCheck::Wine => {
+                crate::windows_netcdf::test_wine(h, &crate::cross::shipped_packages(h)?, windows_releases)
+            }
             SlowCheck::MacosTests => {
                 crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)
             }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! netcdf-c cross-built for Windows with MinGW-w64, as MSYS2 builds it, stock and with the module
-//! (`cargo xtask windows-netcdf`, part of the `wine` slow check), on HDF5 1.14.6 cross-built the
-//! same way (without szip, as vcpkg's default HDF5). It checks that:
+//! netcdf-c ([`WINDOWS_RELEASES`](crate::release::WINDOWS_RELEASES)) cross-built for Windows with MinGW-w64, as MSYS2 builds it,
+//! stock and with the module (part of the `wine` slow check), on HDF5 1.14.6 cross-built the same
+//! way (without szip, as vcpkg's default HDF5). It checks that:
 //! - the module configures a MinGW toolchain file: its layout check runs under Wine;
 //! - netcdf.dll exports exactly stock's functions, and ncfilters.h's;
 //! - under Wine, with no plugin path, the module's ncgen writes zstd and bzip2 to a netCDF-4
@@ -16,6 +16,7 @@ use std::time::Instant;
 
 use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
+use crate::release::{Release, WINDOWS_RELEASES};
 use crate::text::print_tail;
 use crate::windows::{wine_env, GNU};
 
@@ -23,8 +24,16 @@ use crate::windows::{wine_env, GNU};
 /// projects enable C++) and zlib.
 const BUILD_PACKAGES: [&str; 2] = ["g++-mingw-w64-x86-64", "libz-mingw-w64-dev"];
 
-/// The release cross-built: the newest.
-const RELEASE: &str = "4.10.1";
+/// The releases `cargo xtask wine` builds: `NCFILTERS_NETCDF_VERSION`'s, or all of [`WINDOWS_RELEASES`].
+pub fn releases_chosen() -> Result<Vec<&'static Release>> {
+    let chosen = std::env::var("NCFILTERS_NETCDF_VERSION");
+    let versions: Vec<&str> = match chosen.as_deref() {
+        Ok(version) if WINDOWS_RELEASES.contains(&version) => vec![version],
+        Ok(version) => fail!("NCFILTERS_NETCDF_VERSION={version}: wine builds {}", WINDOWS_RELEASES.join(" or ")),
+        Err(_) => WINDOWS_RELEASES.to_vec(),
+    };
+    versions.into_iter().map(|version| crate::release::find(version).map_err(harness::Failure)).collect()
+}
 
 /// HDF5's options besides [`crate::hdf5::COMMON_OPTIONS`] (later ones win): no szip, no tools.
 const HDF5_OPTIONS: [&str; 3] =
@@ -40,15 +49,22 @@ const FILTERED_CDL: &str = "netcdf filtered {\n\
     data: v = 1, 2, 3, 4, 5, 6 ;\n\
     }\n";
 
-/// `cargo xtask wine`: the shipped crates' tests under Wine, then netcdf-c built for Windows.
-pub fn test_wine(h: &Harness, packages: &[String]) -> Result {
+/// `cargo xtask wine`: for each of `releases`, the shipped crates' tests under Wine in its cfg set,
+/// then the release built for Windows.
+pub fn test_wine(h: &Harness, packages: &[String], releases: &[&'static Release]) -> Result {
     crate::windows::prepare(&[crate::windows::COMPILER_PACKAGES.as_slice(), &crate::windows::WINE_PACKAGES].concat())?;
     crate::windows::wine_prefix_with_prng(h)?;
     let _server = crate::windows::WineServer::start(h)?;
-    crate::windows::test_under_wine(h, packages)?;
-    test_windows_netcdf(h)
+    for release in releases {
+        let h = h.for_release(release);
+        crate::windows::test_under_wine(&h, packages)?;
+        test_windows_netcdf(&h)?;
+    }
+    Ok(())
 }
 
+/// `h`'s release for Windows: built in `target/windows/netcdf/<version>`, on the HDF5 and with the
+/// toolchain files in `target/windows/netcdf`.
 fn test_windows_netcdf(h: &Harness) -> Result {
     let started = Instant::now();
     crate::windows::prepare(
@@ -61,24 +77,29 @@ fn test_windows_netcdf(h: &Harness) -> Result {
     let toolchain = root.join("mingw-w64.cmake");
     write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[&hdf5], Some("wine")))?;
     let case_shim = case_shim(&root)?;
-    let h = h.for_release(crate::release::find(RELEASE).map_err(harness::Failure)?);
-    crate::setup::fetch_netcdf_source(&h)?;
-    let source = h.work.join(format!("netcdf-c-{RELEASE}"));
+    let tree = root.join(h.version());
+    create_dir_all(&tree)?;
+    crate::setup::fetch_netcdf_source(h)?;
+    let source = h.work.join(format!("netcdf-c-{}", h.version()));
     let mut exports = Vec::new();
     for flavour in ["stock", "ncfilters"] {
-        let build = root.join(format!("build-{flavour}"));
-        build_netcdf(&h, flavour, &source, &build, &toolchain, &hdf5, &case_shim)?;
+        let build = tree.join(format!("build-{flavour}"));
+        build_netcdf(h, flavour, &source, &build, &toolchain, &hdf5, &case_shim)?;
         exports.push(dll_exports(&build.join("libnetcdf.dll"))?);
     }
-    check_exports(&h, &exports[0], &exports[1])?;
-    write_and_read_filters(&h, &root, &hdf5)?;
-    interchange_with_linux(&h, &root, &hdf5, &linux_ncfilters_build(&h)?)?;
+    check_exports(h, &exports[0], &exports[1])?;
+    write_and_read_filters(h, &tree, &hdf5)?;
+    interchange_with_linux(h, &tree, &hdf5, &linux_ncfilters_build(h)?)?;
     for flavour in ["stock", "ncfilters"] {
-        let build = root.join(format!("build-{flavour}"));
-        crate::windows_suite::build_the_suite(&h, &build, &build.with_extension("log"))?;
+        let build = tree.join(format!("build-{flavour}"));
+        crate::windows_suite::build_the_suite(h, &build, &build.with_extension("log"))?;
     }
-    crate::windows_suite::run_on_both(&h, &root, &[hdf5.join("bin")])?;
-    println!("netcdf-c {RELEASE} for Windows (MinGW-w64) under Wine: passed in {} s", started.elapsed().as_secs());
+    crate::windows_suite::run_on_both(h, &root, &tree, &[hdf5.join("bin")])?;
+    println!(
+        "netcdf-c {} for Windows (MinGW-w64) under Wine: passed in {} s",
+        h.version(),
+        started.elapsed().as_secs()
+    );
     Ok(())
 }
 
@@ -127,7 +148,7 @@ fn build_netcdf(
 ) -> Result {
     let log_file = build.with_extension("log");
     if !build.join("CMakeCache.txt").is_file() {
-        log(format!("configure netcdf-c {RELEASE} for Windows ({flavour})"));
+        log(format!("configure netcdf-c {} for Windows ({flavour})", h.version()));
         let mut configure = cmd("cmake", ["-S"]);
         configure
             .arg(source)
@@ -149,7 +170,7 @@ fn build_netcdf(
             fail!("the module's layout check did not run in {}", log_file.display());
         }
     }
-    log(format!("build netcdf-c {RELEASE} for Windows ({flavour}): {}", TARGETS.join(" ")));
+    log(format!("build netcdf-c {} for Windows ({flavour}): {}", h.version(), TARGETS.join(" ")));
     let started = Instant::now();
     let mut make = cmd("cmake", ["--build"]);
     make.arg(build).arg(format!("-j{}", h.jobs)).arg("--target").args(TARGETS);
@@ -157,7 +178,7 @@ fn build_netcdf(
         crate::text::print_matching(&log_file, &["error", "undefined"], 40);
         fail!("build of netcdf-c for Windows ({flavour}) failed (log: {})", log_file.display());
     }
-    println!("built netcdf-c {RELEASE} for Windows ({flavour}) in {} s", started.elapsed().as_secs());
+    println!("built netcdf-c {} for Windows ({flavour}) in {} s", h.version(), started.elapsed().as_secs());
     Ok(())
 }
 
@@ -332,7 +353,7 @@ fn interchange_with_linux(h: &Harness, root: &Path, hdf5: &Path, linux: &Path) -
 }
 
 /// A Linux build of netcdf-c with the module: one this run (or an earlier one) made of any release
-/// (CI's run builds one beside the check), else 4.10.1's, built now (`h` is 4.10.1's).
+/// (CI's run builds one beside the check), else `h`'s release's, built now.
 fn linux_ncfilters_build(h: &Harness) -> Result<PathBuf> {
     let built = crate::release::RELEASES.iter().map(|release| h.for_release(release).ncfilters_build());
     if let Some(build) = built.into_iter().find(|build| build.join("ncdump/ncdump").is_file()) {

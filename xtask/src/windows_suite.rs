@@ -23,13 +23,29 @@ pub const WINE: Emulator = Emulator {
 };
 
 /// What binfmt_misc starts a PE program with: Wine's 64-bit loader (Debian's `wine64`), after
-/// turning each argument that is an absolute path into its Windows form on Wine's `Z:` drive (the
-/// whole file system), as MSYS2's runtime does when its shell starts a Windows program. netcdf-c's
-/// path code (`dpathmgr.c`) refuses `/work/…` on Windows: it maps such paths only through MSYS2's
-/// mount point, which 4.10.1 reads from the registry only where it is built with `REGEDIT`. Not
-/// for ncpathcvt, whose answer the scripts test with the Linux shell's `test -e`.
+/// turning each argument that is an absolute path, and the environment's paths the suite reads,
+/// into their Windows form on Wine's `Z:` drive (the whole file system), as MSYS2's runtime does
+/// when its shell starts a Windows program. netcdf-c's path code (`dpathmgr.c`) refuses `/work/…`
+/// on Windows: it maps such paths only through MSYS2's mount point, which 4.10.1 reads from the
+/// registry only where it is built with `REGEDIT`. A MinGW build takes its home from `HOME`
+/// (`ddispatch.c`); refusing `/root`, it keeps none, and the NCZarr tests then read through the
+/// null home (a page fault at 0x68). The arguments are left alone for ncpathcvt, whose answer the
+/// scripts test with the Linux shell's `test -e`.
 const MSYS_LIKE_LOADER: &str = "#!/bin/sh\n\
 # Written by cargo xtask (windows_suite.rs): runs a PE program under Wine, absolute paths as Z:/...\n\
+# in its environment (lists with ; for :, none already with ;) and, but for ncpathcvt's, its arguments.\n\
+for name in HOME srcdir top_srcdir TOPSRCDIR builddir top_builddir TOPBUILDDIR HDF5_PLUGIN_PATH; do\n\
+    eval \"value=\\${$name-}\"\n\
+    case $value in *\\;*) continue ;; /*) ;; *) continue ;; esac\n\
+    converted=\n\
+    while [ -n \"$value\" ]; do\n\
+        element=${value%%:*}\n\
+        case $value in *:*) value=${value#*:} ;; *) value= ;; esac\n\
+        case $element in /*) element=Z:$element ;; esac\n\
+        converted=${converted:+$converted;}$element\n\
+    done\n\
+    export \"$name=$converted\"\n\
+done\n\
 program=$1\n\
 shift\n\
 case ${program##*/} in ncpathcvt|ncpathcvt.exe) exec /usr/lib/wine/wine64 \"$program\" \"$@\" ;; esac\n\
@@ -42,19 +58,61 @@ for argument do\n\
 done\n\
 exec /usr/lib/wine/wine64 \"$program\" \"$@\"\n";
 
-/// The suite's test programs that link on neither build, and why: netcdf.dll exports only what
-/// netcdf-c marks `EXTERNL`, and these call netcdf-c's internals.
-pub const UNLINKABLE: [(&str, &str); 3] = [
+/// The suite's test programs that link on neither build of `version`, and why: netcdf.dll exports
+/// only what netcdf-c marks `EXTERNL`, and these call netcdf-c's internals (4.9.3's CMake builds
+/// neither `tst_udf_multi` nor `tst_varsperf`).
+pub fn unlinkable(version: &str) -> &'static [(&'static str, &'static str)] {
+    match version {
+        "4.9.3" => &UNLINKABLE[..1],
+        _ => &UNLINKABLE,
+    }
+}
+
+const UNLINKABLE: [(&str, &str); 3] = [
     ("nc_test4_tst_udf", "calls NC4_show_metadata, which netcdf.dll does not export"),
     ("nc_test4_tst_udf_multi", "calls NC4_show_metadata, which netcdf.dll does not export"),
     ("nc_test4_tst_varsperf", "calls NC4_get_vars, which netcdf.dll does not export"),
 ];
 
-/// The tests that fail under Wine on stock's build, and why (the module's build fails them too).
-pub const STOCK_FAILURES: [(&str, &str); 0] = [];
+/// The tests that fail under Wine on stock's build of `version`, and why (the module's build
+/// fails them too).
+pub fn stock_failures(version: &str) -> &'static [(&'static str, &'static str)] {
+    match version {
+        "4.9.3" => &STOCK_FAILURES_4_9_3,
+        _ => &STOCK_FAILURES_4_10_1,
+    }
+}
+
+/// Why 4.10.1's fail under Wine where MSYS2 would not, or would: a Linux shell runs the scripts,
+/// and Wine's `/` is `Z:`, which MSYS2's paths (`/c/...`) never need.
+const STOCK_FAILURES_4_10_1: [(&str, &str); 7] = [
+    ("ncdump_test_unicode_directory", UNICODE_NAME),
+    ("ncdump_test_unicode_path", UNICODE_NAME),
+    (
+        "nctest_compare_test_files",
+        "its script takes srcdir's Windows form from ncpathcvt, which gets the Linux path: netcdf-c maps \
+         /work/... only through MSYS2's mount point, and 4.10.1 reads that from the registry only with REGEDIT",
+    ),
+    (
+        "unit_test_run_dfaltpluginpath",
+        "its script tells MinGW from the shell (uname), here Linux's, and compares the MinGW build's default \
+         plugin path, joined with ':', with the Unix form joined with ';'",
+    ),
+    ("nczarr_test_run_quantize", URL_WITHOUT_DRIVE),
+    ("nczarr_test_run_interop", URL_WITHOUT_DRIVE),
+    ("nczarr_test_run_corrupt", URL_WITHOUT_DRIVE),
+];
+
+const UNICODE_NAME: &str =
+    "ncgen gets the file name (海) through Wine's ANSI code page, which has no 海: \"Invalid argument\"";
+
+const URL_WITHOUT_DRIVE: &str = "a file:// URL of an absolute Linux path: netcdf-c converts it only through MSYS2's \
+     mount point (none here), gets NULL and reads through it (a page fault at 0x68)";
+
+const STOCK_FAILURES_4_9_3: [(&str, &str); 0] = [];
 
 /// Builds every target of the Windows build in `build` that links (`make -k`), and fails unless
-/// exactly [`UNLINKABLE`]'s failed to; then gives each program a name without `.exe`, which the
+/// exactly [`unlinkable`]'s failed to; then gives each program a name without `.exe`, which the
 /// suite's tests and scripts run it by.
 pub fn build_the_suite(h: &Harness, build: &Path, log_file: &Path) -> Result {
     log(format!("build the whole suite for Windows in {}", build.display()));
@@ -63,7 +121,7 @@ pub fn build_the_suite(h: &Harness, build: &Path, log_file: &Path) -> Result {
     succeeds_into_log(wine_env(h, &mut make, &[]), log_file, true)?;
     let text = read_to_string(log_file)?;
     let failed = failed_targets(&text);
-    let mut expected: Vec<&str> = UNLINKABLE.iter().map(|(program, _)| *program).collect();
+    let mut expected: Vec<&str> = unlinkable(h.version()).iter().map(|(program, _)| *program).collect();
     expected.sort_unstable();
     if failed != expected {
         crate::text::print_matching(log_file, &["error", "undefined"], 40);
@@ -126,17 +184,18 @@ fn register_wine_with_binfmt(root: &Path) -> Result {
     crate::cross::register_binfmt_entry(ENTRY, b"MZ", &[0xff, 0xff], &loader)
 }
 
-/// The suite on the stock and ncfilters builds of `root` (`build-<flavour>`), both built by
-/// [`build_the_suite`], under Wine with the build's `libnetcdf.dll` and `dlls` on its DLL path and
-/// no plugin path: [`UNLINKABLE`]'s tests and [`STOCK_FAILURES`] fail on both.
-pub fn run_on_both(h: &Harness, root: &Path, dlls: &[PathBuf]) -> Result {
+/// The suite on the stock and ncfilters builds in `tree` (`build-<flavour>`), both built by
+/// [`build_the_suite`], under Wine (its loader written into `root`) with the build's
+/// `libnetcdf.dll` and `dlls` on its DLL path and no plugin path: [`unlinkable`]'s tests and
+/// [`stock_failures`] fail on both.
+pub fn run_on_both(h: &Harness, root: &Path, tree: &Path, dlls: &[PathBuf]) -> Result {
     register_wine_with_binfmt(root)?;
-    let known: Vec<(&str, &str)> = UNLINKABLE.iter().chain(&STOCK_FAILURES).copied().collect();
+    let known: Vec<(&str, &str)> = unlinkable(h.version()).iter().chain(stock_failures(h.version())).copied().collect();
     for (test, why) in &known {
         println!("  expected to fail under Wine on both builds: {test} ({why})");
     }
     let ctest_of = |flavour: &'static str| {
-        let build = root.join(format!("build-{flavour}"));
+        let build = tree.join(format!("build-{flavour}"));
         let path: Vec<PathBuf> = std::iter::once(build.clone()).chain(dlls.iter().cloned()).collect();
         move |arguments: Vec<String>| -> Command {
             let mut ctest = cmd("ctest", ["--test-dir"]);
@@ -149,7 +208,7 @@ pub fn run_on_both(h: &Harness, root: &Path, dlls: &[PathBuf]) -> Result {
     let registered = registered_tests(&mut commands[0](vec!["-N".into()]))?;
     let suites = [0, 1].map(|i| EmulatedSuite {
         label: format!("{} for Windows (MinGW-w64) {}", h.version(), FLAVOURS[i]),
-        log_file: root.join(format!("ctest-{}.log", FLAVOURS[i])),
+        log_file: tree.join(format!("ctest-{}.log", FLAVOURS[i])),
         ctest: &commands[i],
     });
     let known: Vec<&str> = known.iter().map(|(test, _)| *test).collect();
@@ -191,6 +250,32 @@ mod tests {
         let ncpathcvt =
             Command::new("sh").args(["-c", &script, "loader", "/b/ncdump/ncpathcvt", "/tmp"]).output().unwrap();
         assert_eq!(String::from_utf8_lossy(&ncpathcvt.stdout), "/b/ncdump/ncpathcvt\n/tmp\n");
+    }
+
+    #[test]
+    fn the_loader_gives_windows_programs_the_environment_s_paths_on_the_z_drive() {
+        let script = MSYS_LIKE_LOADER.replace(
+            "exec /usr/lib/wine/wine64 \"$program\" \"$@\"",
+            "printf '%s|%s|%s|%s\\n' \"$HOME\" \"$srcdir\" \"$HDF5_PLUGIN_PATH\" \"${TOPSRCDIR-unset}\"; exit",
+        );
+        assert_ne!(script, MSYS_LIKE_LOADER);
+        for program in ["prog.exe", "/b/ncdump/ncpathcvt"] {
+            let out = Command::new("sh")
+                .args(["-c", &script, "loader", program])
+                .env("HOME", "/root")
+                .env("srcdir", "rel/dir")
+                .env("HDF5_PLUGIN_PATH", "/a/p:/b/q")
+                .env_remove("TOPSRCDIR")
+                .output()
+                .unwrap();
+            assert_eq!(String::from_utf8_lossy(&out.stdout), "Z:/root|rel/dir|Z:/a/p;Z:/b/q|unset\n", "{program}");
+            let windows_list = Command::new("sh")
+                .args(["-c", &script, "loader", program])
+                .env("HDF5_PLUGIN_PATH", "/tmp;/root")
+                .output();
+            let text = String::from_utf8_lossy(&windows_list.unwrap().stdout).into_owned();
+            assert!(text.contains("|/tmp;/root|"), "a list with ; is Windows' already: {text}");
+        }
     }
 
     #[test]
