@@ -343,8 +343,7 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             }
         }
         for check in slow_checks {
-            let windows_releases = rotation::windows_releases_for_this_run()?;
-            stages.run(&check.name(), || check.run(h, &windows_releases))?;
+            stages.run(&check.name(), || check.run(h, rotation::windows_releases_for_this_run))?;
         }
         if stages.names() != planned {
             return Err(Failure(format!("test ran {:?}, not its planned stages {planned:?}", stages.names())));
@@ -422,7 +421,9 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Cross => cross::test_cross_chosen(h),
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
-        Step::Wine => windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &windows_netcdf::releases_chosen()?),
+        Step::Wine => {
+            windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &rotation::windows_releases_for_this_run()?)
+        }
         Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?),
         Step::Qualification => qualification::check_record(
             h,

@@ -348,10 +348,6 @@ const UNRUN_FILTER_PROGRAMS_4_9_0: &[&str] = &[
     "nc_test4/test_filter_vlen",
 ];
 
-/// The releases the `wine` check cross-builds for Windows: the newest, and the first whose plugins
-/// MinGW names `__nc<name>.dll`.
-pub const WINDOWS_RELEASES: [&str; 2] = ["4.10.1", "4.9.3"];
-
 /// The release `version` names, or an error listing the known ones.
 pub fn find(version: &str) -> Result<&'static Release, String> {
     RELEASES.iter().find(|r| r.version == version).ok_or_else(|| {

@@ -8,6 +8,7 @@ use std::sync::OnceLock;
 use crate::harness::{Failure, Result};
 use crate::release::{Release, RELEASES};
 use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
+use crate::windows_suite::{windows_release, windows_versions, WINDOWS_RELEASES};
 
 /// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.
 pub fn releases_for_this_run() -> Result<Vec<&'static Release>> {
@@ -65,21 +66,22 @@ fn choosing_day_number(day: u64) -> u64 {
     round * per_round + within.count() as u64
 }
 
-/// The releases the `wine` check builds for Windows: all of [`WINDOWS_RELEASES`](crate::release::WINDOWS_RELEASES), or in CI one,
-/// by turns from one round of the checks to the next (each build and suite under Wine takes
-/// about 10 minutes).
+/// The releases the `wine` check builds for Windows: `NCFILTERS_NETCDF_VERSION`'s; else all of
+/// [`WINDOWS_RELEASES`], or in CI one, by turns from one round of the checks to the next (each
+/// build and suite under Wine takes 20 to 40 minutes).
 pub fn windows_releases_for_this_run() -> Result<Vec<&'static Release>> {
-    let versions: Vec<&str> = match ci_day()? {
-        None => crate::release::WINDOWS_RELEASES.to_vec(),
-        Some(day) => vec![windows_release_on(day)],
+    let versions: Vec<&str> = match (std::env::var("NCFILTERS_NETCDF_VERSION"), ci_day()?) {
+        (Ok(version), _) => vec![windows_release(&version)?.version],
+        (Err(_), None) => windows_versions(),
+        (Err(_), Some(day)) => vec![windows_release_on(day)],
     };
     versions.into_iter().map(|version| crate::release::find(version).map_err(Failure)).collect()
 }
 
 /// The release a CI `wine` day on `day` builds for Windows.
 fn windows_release_on(day: u64) -> &'static str {
-    let releases = crate::release::WINDOWS_RELEASES;
-    releases[((day / SLOW_CHECKS.len() as u64) % releases.len() as u64) as usize]
+    let round = day / SLOW_CHECKS.len() as u64;
+    WINDOWS_RELEASES[(round % WINDOWS_RELEASES.len() as u64) as usize].version
 }
 
 /// The releases added last, which every CI run tests one of.

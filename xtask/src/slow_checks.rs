@@ -32,7 +32,7 @@ pub enum SlowCheck {
     /// The shipped crates' tests on another architecture under qemu-user (`cargo xtask cross`).
     Cross(&'static Target),
     /// The shipped crates' tests built for Windows with MinGW-w64 and run under Wine, with
-    /// libblosc and libsz cross-built; then HDF5 and netcdf-c (`release::WINDOWS_RELEASES`, in CI
+    /// libblosc and libsz cross-built; then HDF5 and netcdf-c (`windows_suite::WINDOWS_RELEASES`, in CI
     /// one by turns: `rotation::windows_releases_for_this_run`) cross-built, stock and with the module, and the
     /// suite under Wine on both (`cargo xtask wine`).
     Wine,
@@ -105,8 +105,8 @@ impl SlowCheck {
     /// Debian 13 root (about 15); one beside valgrind (its own release, whose builds and suite it
     /// reuses: 17 minutes for the suite's tests, then the damaged chunks; with two releases CI ran
     /// past 90 minutes on 2026-12-03), the arm64 cross build with its suite under qemu (about 22),
-    /// `wine` (the Windows tests, then HDF5 and netcdf-c twice cross-built and 4.10.1's suite under
-    /// Wine on both: about 16 with HDF5 cached) and Debian's package, built twice from scratch and
+    /// `wine` (the Windows tests, then HDF5 and one release's netcdf-c twice cross-built and its
+    /// suite under Wine on both) and Debian's package, built twice from scratch and
     /// installed into two new roots (about 30, for amd64 or i386). Three releases beside even a
     /// light check took 95 minutes on a slow 2-core machine (2026-12-02).
     pub fn releases_beside(&self) -> usize {
@@ -148,8 +148,9 @@ impl SlowCheck {
         matches!(self, SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_))
     }
 
-    /// Runs the check; `wine` builds `windows_releases` for Windows (`rotation`).
-    pub fn run(&self, h: &Harness, windows_releases: &[&'static Release]) -> Result {
+    /// Runs the check; `wine` builds the releases `windows_releases` chooses for Windows (asked only
+    /// then: `rotation` chooses them, and a version set for another step need not be one of them).
+    pub fn run(&self, h: &Harness, windows_releases: fn() -> Result<Vec<&'static Release>>) -> Result {
         match self {
             SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
             SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
@@ -162,7 +163,7 @@ impl SlowCheck {
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
             SlowCheck::Wine => {
-                crate::windows_netcdf::test_wine(h, &crate::cross::shipped_packages(h)?, windows_releases)
+                crate::windows_netcdf::test_wine(h, &crate::cross::shipped_packages(h)?, &windows_releases()?)
             }
             SlowCheck::MacosTests => {
                 crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)

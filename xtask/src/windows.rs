@@ -108,6 +108,9 @@ pub struct WineServer {
 impl WineServer {
     pub fn start(h: &Harness) -> Result<WineServer> {
         let prefix = wine_prefix(h);
+        // An interrupted run leaves its persistent server, and a second one would not start. The
+        // status is ignored: with no server left, `--kill` has nothing to stop.
+        let _ = cmd("wineserver", ["--kill"]).env("WINEPREFIX", &prefix).status();
         run(cmd("wineserver", ["--persistent"]).env("WINEPREFIX", &prefix))?;
         Ok(WineServer { prefix })
     }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! netcdf-c ([`WINDOWS_RELEASES`](crate::release::WINDOWS_RELEASES)) cross-built for Windows with MinGW-w64, as MSYS2 builds it,
+//! netcdf-c ([`WINDOWS_RELEASES`](crate::windows_suite::WINDOWS_RELEASES)) cross-built for Windows with MinGW-w64, as MSYS2 builds it,
 //! stock and with the module (part of the `wine` slow check), on HDF5 1.14.6 cross-built the same
 //! way (without szip, as vcpkg's default HDF5). It checks that:
 //! - the module configures a MinGW toolchain file: its layout check runs under Wine;
@@ -16,24 +16,13 @@ use std::time::Instant;
 
 use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
-use crate::release::{Release, WINDOWS_RELEASES};
+use crate::release::Release;
 use crate::text::print_tail;
 use crate::windows::{wine_env, GNU};
 
 /// What the builds need besides the compilers and Wine: MinGW-w64's C++ compiler (CMake's
 /// projects enable C++) and zlib.
 const BUILD_PACKAGES: [&str; 2] = ["g++-mingw-w64-x86-64", "libz-mingw-w64-dev"];
-
-/// The releases `cargo xtask wine` builds: `NCFILTERS_NETCDF_VERSION`'s, or all of [`WINDOWS_RELEASES`].
-pub fn releases_chosen() -> Result<Vec<&'static Release>> {
-    let chosen = std::env::var("NCFILTERS_NETCDF_VERSION");
-    let versions: Vec<&str> = match chosen.as_deref() {
-        Ok(version) if WINDOWS_RELEASES.contains(&version) => vec![version],
-        Ok(version) => fail!("NCFILTERS_NETCDF_VERSION={version}: wine builds {}", WINDOWS_RELEASES.join(" or ")),
-        Err(_) => WINDOWS_RELEASES.to_vec(),
-    };
-    versions.into_iter().map(|version| crate::release::find(version).map_err(harness::Failure)).collect()
-}
 
 /// HDF5's options besides [`crate::hdf5::COMMON_OPTIONS`] (later ones win): no szip, no tools.
 const HDF5_OPTIONS: [&str; 3] =

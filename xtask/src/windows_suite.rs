@@ -58,30 +58,51 @@ for argument do\n\
 done\n\
 exec /usr/lib/wine/wine64 \"$program\" \"$@\"\n";
 
-/// The suite's test programs that link on neither build of `version`, and why: netcdf.dll exports
-/// only what netcdf-c marks `EXTERNL`, and these call netcdf-c's internals (4.9.3's CMake builds
-/// neither `tst_udf_multi` nor `tst_varsperf`).
-pub fn unlinkable(version: &str) -> &'static [(&'static str, &'static str)] {
-    match version {
-        "4.9.3" => &UNLINKABLE[..1],
-        _ => &UNLINKABLE,
-    }
+/// A release the `wine` check cross-builds for Windows, and which of its suite's tests cannot
+/// pass under Wine on either build, each with why.
+pub struct WindowsRelease {
+    pub version: &'static str,
+    /// Test programs that link on neither build: netcdf.dll exports only what netcdf-c marks
+    /// `EXTERNL`, and these call netcdf-c's internals.
+    pub unlinkable: &'static [(&'static str, &'static str)],
+    /// Tests that fail under Wine on stock's build (the module's build fails them too).
+    pub stock_failures: &'static [(&'static str, &'static str)],
 }
 
-const UNLINKABLE: [(&str, &str); 3] = [
-    ("nc_test4_tst_udf", "calls NC4_show_metadata, which netcdf.dll does not export"),
-    ("nc_test4_tst_udf_multi", "calls NC4_show_metadata, which netcdf.dll does not export"),
-    ("nc_test4_tst_varsperf", "calls NC4_get_vars, which netcdf.dll does not export"),
+/// The releases the `wine` check cross-builds: the newest, and the first whose plugins MinGW
+/// names `__nc<name>.dll`.
+pub const WINDOWS_RELEASES: [WindowsRelease; 2] = [
+    WindowsRelease {
+        version: "4.10.1",
+        unlinkable: &[
+            ("nc_test4_tst_udf", CALLS_NC4_SHOW_METADATA),
+            ("nc_test4_tst_udf_multi", CALLS_NC4_SHOW_METADATA),
+            ("nc_test4_tst_varsperf", "calls NC4_get_vars, which netcdf.dll does not export"),
+        ],
+        stock_failures: &STOCK_FAILURES_4_10_1,
+    },
+    // 4.9.3's CMake builds neither tst_udf_multi nor tst_varsperf.
+    WindowsRelease {
+        version: "4.9.3",
+        unlinkable: &[("nc_test4_tst_udf", CALLS_NC4_SHOW_METADATA)],
+        stock_failures: &STOCK_FAILURES_4_9_3,
+    },
 ];
 
-/// The tests that fail under Wine on stock's build of `version`, and why (the module's build
-/// fails them too).
-pub fn stock_failures(version: &str) -> &'static [(&'static str, &'static str)] {
-    match version {
-        "4.9.3" => &STOCK_FAILURES_4_9_3,
-        _ => &STOCK_FAILURES_4_10_1,
+/// The entry of [`WINDOWS_RELEASES`] for `version`, or an error naming them.
+pub fn windows_release(version: &str) -> Result<&'static WindowsRelease> {
+    match WINDOWS_RELEASES.iter().find(|release| release.version == version) {
+        Some(release) => Ok(release),
+        None => fail!("netcdf-c {version} is not built for Windows: wine builds {}", windows_versions().join(" or ")),
     }
 }
+
+/// The versions of [`WINDOWS_RELEASES`].
+pub fn windows_versions() -> Vec<&'static str> {
+    WINDOWS_RELEASES.iter().map(|release| release.version).collect()
+}
+
+const CALLS_NC4_SHOW_METADATA: &str = "calls NC4_show_metadata, which netcdf.dll does not export";
 
 /// Why 4.10.1's fail under Wine where MSYS2 would not, or would: a Linux shell runs the scripts,
 /// and Wine's `/` is `Z:`, which MSYS2's paths (`/c/...`) never need.
@@ -93,11 +114,7 @@ const STOCK_FAILURES_4_10_1: [(&str, &str); 7] = [
         "its script takes srcdir's Windows form from ncpathcvt, which gets the Linux path: netcdf-c maps \
          /work/... only through MSYS2's mount point, and 4.10.1 reads that from the registry only with REGEDIT",
     ),
-    (
-        "unit_test_run_dfaltpluginpath",
-        "its script tells MinGW from the shell (uname), here Linux's, and compares the MinGW build's default \
-         plugin path, joined with ':', with the Unix form joined with ';'",
-    ),
+    ("unit_test_run_dfaltpluginpath", DEFAULT_PLUGIN_PATH_BY_UNAME),
     ("nczarr_test_run_quantize", URL_WITHOUT_DRIVE),
     ("nczarr_test_run_interop", URL_WITHOUT_DRIVE),
     ("nczarr_test_run_corrupt", URL_WITHOUT_DRIVE),
@@ -109,10 +126,61 @@ const UNICODE_NAME: &str =
 const URL_WITHOUT_DRIVE: &str = "a file:// URL of an absolute Linux path: netcdf-c converts it only through MSYS2's \
      mount point (none here), gets NULL and reads through it (a page fault at 0x68)";
 
-const STOCK_FAILURES_4_9_3: [(&str, &str); 0] = [];
+const DEFAULT_PLUGIN_PATH_BY_UNAME: &str = "its script tells MinGW from the shell (uname), here Linux's, and \
+     compares the MinGW build's default plugin path, joined with ':', with the Unix form joined with ';'";
+
+/// 4.9.3's `findplugin.sh` takes the plugin directory from `ncpathcvt -F <dir>`, which under MSYS2
+/// gets the argument in Windows form (`C:/...`) and prints it back for MSYS2's shell to test. Here
+/// the loader leaves ncpathcvt's arguments alone (4.10.1's scripts need that, and 4.10.1 tells the
+/// input's platform with `-I`, which 4.9.3 lacks), so 4.9.3's ncpathcvt prints nothing for
+/// `/work/...`, and the Linux shell's `test -f` fails. Its `__nc*.dll` plugins are never looked
+/// at; the tests stop before netCDF runs.
+const FINDPLUGIN_WITHOUT_MSYS: &str = "findplugin.sh's `ncpathcvt -F <plugins>` prints nothing for a Linux \
+     path (4.9.3 has no -I to say it is one), and the Linux shell cannot test a Z:/ path: \"Could not locate a \
+     usable __nch5*.dll\"";
+
+/// Why 4.9.3's fail under Wine: the four of 4.10.1's whose causes 4.9.3 shares, and every test
+/// that sources `findplugin.sh` ([`FINDPLUGIN_WITHOUT_MSYS`]). 4.9.3 parses file:// URLs the
+/// same way, but its NCZarr tests stop in findplugin.sh first.
+const STOCK_FAILURES_4_9_3: [(&str, &str); 30] = [
+    ("ncdump_test_unicode_directory", UNICODE_NAME),
+    ("ncdump_test_unicode_path", UNICODE_NAME),
+    (
+        "nctest_compare_test_files",
+        "its script takes srcdir's Windows form from `ncpathcvt -F`, which prints nothing for a Linux path, \
+         and then compares /ref_nctest_classic.nc",
+    ),
+    ("unit_test_run_dfaltpluginpath", DEFAULT_PLUGIN_PATH_BY_UNAME),
+    ("nc_test4_tst_specific_filters", FINDPLUGIN_WITHOUT_MSYS),
+    ("nc_test4_tst_filter_vlen", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_nccopyz", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_unlim_io", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_nccopy5", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_mud", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_ut_map", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_ut_mapapi", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_ut_misc", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_ncgen4", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_purezarr", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_misc", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_nczarr_fill", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_jsonconvention", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_strings", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_scalar", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_nulls", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_external", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_quantize", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_notzarr", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_oldkeys", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_interop", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_fillonlyz", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_nczfilter", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_specific_filters", FINDPLUGIN_WITHOUT_MSYS),
+    ("nczarr_test_run_filter_vlen", FINDPLUGIN_WITHOUT_MSYS),
+];
 
 /// Builds every target of the Windows build in `build` that links (`make -k`), and fails unless
-/// exactly [`unlinkable`]'s failed to; then gives each program a name without `.exe`, which the
+/// exactly [`WindowsRelease::unlinkable`]'s failed to; then gives each program a name without `.exe`, which the
 /// suite's tests and scripts run it by.
 pub fn build_the_suite(h: &Harness, build: &Path, log_file: &Path) -> Result {
     log(format!("build the whole suite for Windows in {}", build.display()));
@@ -121,7 +189,8 @@ pub fn build_the_suite(h: &Harness, build: &Path, log_file: &Path) -> Result {
     succeeds_into_log(wine_env(h, &mut make, &[]), log_file, true)?;
     let text = read_to_string(log_file)?;
     let failed = failed_targets(&text);
-    let mut expected: Vec<&str> = unlinkable(h.version()).iter().map(|(program, _)| *program).collect();
+    let mut expected: Vec<&str> =
+        windows_release(h.version())?.unlinkable.iter().map(|(program, _)| *program).collect();
     expected.sort_unstable();
     if failed != expected {
         crate::text::print_matching(log_file, &["error", "undefined"], 40);
@@ -186,11 +255,12 @@ fn register_wine_with_binfmt(root: &Path) -> Result {
 
 /// The suite on the stock and ncfilters builds in `tree` (`build-<flavour>`), both built by
 /// [`build_the_suite`], under Wine (its loader written into `root`) with the build's
-/// `libnetcdf.dll` and `dlls` on its DLL path and no plugin path: [`unlinkable`]'s tests and
-/// [`stock_failures`] fail on both.
+/// `libnetcdf.dll` and `dlls` on its DLL path and no plugin path: the release's
+/// [`WindowsRelease::unlinkable`] and [`WindowsRelease::stock_failures`] fail on both.
 pub fn run_on_both(h: &Harness, root: &Path, tree: &Path, dlls: &[PathBuf]) -> Result {
     register_wine_with_binfmt(root)?;
-    let known: Vec<(&str, &str)> = unlinkable(h.version()).iter().chain(stock_failures(h.version())).copied().collect();
+    let release = windows_release(h.version())?;
+    let known: Vec<(&str, &str)> = release.unlinkable.iter().chain(release.stock_failures).copied().collect();
     for (test, why) in &known {
         println!("  expected to fail under Wine on both builds: {test} ({why})");
     }
@@ -225,6 +295,21 @@ fn registered_tests(ctest: &mut Command) -> Result<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_windows_release_is_a_release_and_names_each_test_once() {
+        for release in &WINDOWS_RELEASES {
+            assert!(crate::release::find(release.version).is_ok(), "{}", release.version);
+            assert_eq!(windows_release(release.version).unwrap().version, release.version);
+            let mut tests: Vec<&str> =
+                release.unlinkable.iter().chain(release.stock_failures).map(|(t, _)| *t).collect();
+            let named = tests.len();
+            tests.sort_unstable();
+            tests.dedup();
+            assert_eq!(tests.len(), named, "{}: a test named twice", release.version);
+        }
+        assert!(windows_release("4.9.0").is_err(), "4.9.0 is not built for Windows");
+    }
 
     #[test]
     fn the_loader_gives_windows_programs_absolute_paths_on_wine_s_z_drive() {
