@@ -5,6 +5,7 @@
 #![deny(unsafe_code)]
 
 use crate::error::{NcResult, NC_ENOFILTER};
+use crate::ffi_boundary::Call;
 use crate::filter_rules as rules;
 use crate::netcdf_internals::hdf5_var::{hdf5_filter_available, Hdf5Location, Hdf5Var};
 use std::os::raw::{c_int, c_uint};
@@ -36,8 +37,8 @@ impl rules::FilterTarget for Hdf5Location<'_> {
 
 /// HDF5 has filter `id` and it will run: a built-in stand-in whose C library (libblosc,
 /// libsz) does not load is not available, so callers learn it before the first chunk fails.
-pub fn filter_will_run(id: c_uint) -> NcResult<()> {
-    hdf5_filter_available(id)?;
+pub fn filter_will_run(call: &Call<'_>, id: c_uint) -> NcResult<()> {
+    hdf5_filter_available(call, id)?;
     match unavailable_reason(id) {
         Some(why) => {
             crate::error::report(format_args!("filter {id} is not available: {why}"));

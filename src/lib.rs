@@ -49,9 +49,10 @@ pub mod abi;
 ///
 /// ```compile_fail,E0521
 /// use ncfilters::c_args::with_call;
+/// use ncfilters::ffi_boundary::CallersThread;
 /// use ncfilters::test_support::find_hdf5_var;
 /// let mut kept = None;
-/// with_call(|call| {
+/// with_call(unsafe { CallersThread::promise() }, |call| {
 ///     // SAFETY: the only handle to the variable.
 ///     kept = unsafe { find_hdf5_var(call, 65536, 0) }.ok();
 /// });
@@ -60,9 +61,10 @@ pub mod abi;
 ///
 /// ```compile_fail,E0521
 /// use ncfilters::c_args::with_call;
+/// use ncfilters::ffi_boundary::CallersThread;
 /// use ncfilters::test_support::ZarrLocation;
 /// let mut kept = None;
-/// with_call(|call| {
+/// with_call(unsafe { CallersThread::promise() }, |call| {
 ///     // SAFETY: the only handle to the variable.
 ///     kept = unsafe { ZarrLocation::find(call, 65536, 0) }.ok();
 /// });
@@ -72,7 +74,7 @@ pub mod abi;
 pub mod test_support {
     pub use crate::netcdf_internals::hdf5_var::find_hdf5_var;
     pub use crate::netcdf_internals::nczarr::{CJson, FilterList, ZarrLocation};
-    pub use crate::netcdf_internals::netcdf_linked;
+    pub use crate::netcdf_internals::{netcdf_linked, FormatFilters};
     pub use crate::plugin_registry::finalize as forget_plugins;
 
     /// Whether the NCZarr registry (discovered now if need be) has a complete filter `id`.

@@ -4,6 +4,7 @@
 //! variable, reading `.zarray`'s codecs, and a chain's stages.
 #![deny(unsafe_code)]
 
+use crate::c_args::Call;
 use crate::c_heap::ChunkBuffer;
 use crate::error::{NcResult, NC_EINVAL, NC_ENOFILTER};
 use crate::filter_chain::{Stage, ZarrFilter};
@@ -111,7 +112,7 @@ pub fn first_stage_on_borrowed(stages: &[Stage], chunk: Option<&[u8]>) -> Option
 
 /// The stages of a variable's chain, each filter checked usable and its working parameters
 /// computed, copied out so that no reference to the filters lives while the filters run.
-pub fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) -> NcResult<Vec<Stage>> {
+pub fn chain_stages(call: &Call<'_>, var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) -> NcResult<Vec<Stage>> {
     // Suppressed filters (on variable-length types) are never applied.
     let mut ptrs = Vec::new();
     for ptr in var.filter_handles(FilterList::Chain) {
@@ -124,7 +125,7 @@ pub fn chain_stages(var: &mut ZarrVar, ncid: c_int, varid: c_int, name: &str) ->
         var.check_usable(ptr, name)?;
     }
     for &ptr in &ptrs {
-        var.ensure_working(ptr, ncid, varid)?;
+        var.ensure_working(call, ptr, ncid, varid)?;
     }
     ptrs.iter().map(|&ptr| var.stage(ptr, name)).collect()
 }
@@ -155,10 +156,13 @@ mod tests {
     use crate::filter_chain::{apply_chain, Direction};
     use crate::plugin_registry::RegistryBuilder;
 
+    #[expect(unsafe_code, reason = "the test's thread stands for netcdf-c's")]
     fn stage(registry: &plugin_registry::Registry, id: u32, params: &[u32]) -> Stage {
         let mut filter = ZarrFilter::defined(registry.get(id).unwrap().clone(), params).unwrap();
         if let Some(job) = filter.working_job().unwrap() {
-            filter.finish_working(job.run(0, 0)).unwrap();
+            // SAFETY: the test's thread is the only one calling netcdf-c.
+            let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+            filter.finish_working(crate::ffi_boundary::with_call(thread, |call| job.run(call, 0, 0))).unwrap();
         }
         filter.stage("v").unwrap()
     }

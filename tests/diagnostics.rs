@@ -21,7 +21,10 @@ fn child_reports_to_a_failing_stderr() {
         ncfilters::error::report(format_args!("report {i}"));
     }
     // A panic inside the boundary: its handler reports on a failing stderr too.
-    let status: std::os::raw::c_int = ncfilters::ffi_export!(named "diagnostics test", |_| panic!("deliberate"));
+    // SAFETY: the test's own thread stands for C's: nothing else calls netcdf-c here.
+    let thread = unsafe { ncfilters::ffi_boundary::CallersThread::promise() };
+    let status: std::os::raw::c_int =
+        ncfilters::ffi_export!(named "diagnostics test", thread, |_| panic!("deliberate"));
     assert_eq!(status, ncfilters::error::NC_EINTERNAL.code());
     // The loader's debug account and skip messages.
     std::env::set_var("NCFILTERS_DEBUG", "1");

@@ -13,7 +13,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use ncfilters_source_scan::{calls_of, declared_modules, paths_from, rust_files};
+use ncfilters_source_scan::{calls_of, declared_modules, functions_calling, paths_from, rust_files};
 
 /// A crate's modules, lowest first, as its `lib.rs` declares them.
 fn own_layers(src: &Path) -> Vec<String> {
@@ -189,4 +189,32 @@ fn nothing_but_the_boundary_catches_a_panic() {
         }
     }
     assert!(calls.is_empty(), "panics caught outside the boundary module: {calls:?}");
+}
+
+/// A [`Call`](ncfilters_core::ffi_boundary::Call) proves its code runs on netcdf-c's thread only
+/// if every `CallersThread::promise` is made in an `unsafe` function, whose callers promise it in
+/// turn: the C entry points and their unsafe helpers. The exceptions are unit tests' stand-ins
+/// for C, each named.
+#[test]
+fn only_unsafe_functions_promise_the_caller_s_thread() {
+    const TEST_STAND_INS: [(&str, &str); 3] = [
+        ("core/src/ffi_boundary.rs", "test_thread"),
+        ("plugins/common/src/netcdf_api.rs", "var_chunks_sizes_its_buffer_from_the_variable_s_rank"),
+        ("src/nczarr_filters.rs", "stage"),
+    ];
+    let mut safe_promises = Vec::new();
+    let mut promises = 0;
+    for krate in [core(), plugin(), library()] {
+        for file in rust_files(&krate.src) {
+            for (function, is_unsafe) in functions_calling(&file, "promise") {
+                promises += 1;
+                let stand_in = TEST_STAND_INS.iter().any(|(f, name)| file.ends_with(f) && function == *name);
+                if !is_unsafe && !stand_in {
+                    safe_promises.push(format!("{}: {function}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(promises > 90, "found only {promises} promises");
+    assert!(safe_promises.is_empty(), "safe functions promising the caller's thread: {safe_promises:?}");
 }

@@ -153,7 +153,8 @@ fn set_replaces_the_path_that_get_ndirs_and_the_fortran_helpers_see() {
     // SAFETY: a valid out-pointer.
     assert_eq!(unsafe { api::nc_plugin_path_ndirs(&mut ndirs) }, NC_NOERR);
     assert_eq!(ndirs, 3);
-    assert_eq!(api::ncaux_plugin_path_stringlen(), "/zero;/one;/two".len() as c_int);
+    // SAFETY: the test's thread is the only one calling netcdf-c.
+    assert_eq!(unsafe { api::ncaux_plugin_path_stringlen() }, "/zero;/one;/two".len() as c_int);
     let mut buffer = [0x55 as c_char; 32];
     // SAFETY: buffer is writable for its length.
     assert_eq!(unsafe { api::ncaux_plugin_path_stringget(buffer.len() as c_int, buffer.as_mut_ptr()) }, NC_NOERR);

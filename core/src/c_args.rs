@@ -10,12 +10,14 @@
 //!
 //! ```compile_fail,E0133
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
-//! with_call(|call| Out::<u32>::from_raw(call, std::ptr::null_mut()).write(1));
+//! use ncfilters_core::ffi_boundary::CallersThread;
+//! with_call(unsafe { CallersThread::promise() }, |call| Out::<u32>::from_raw(call, std::ptr::null_mut()).write(1));
 //! ```
 //!
 //! ```compile_fail,E0133
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
-//! with_call(|call| {
+//! use ncfilters_core::ffi_boundary::CallersThread;
+//! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     let _ = Text::from_raw(call, c"x".as_ptr());
 //! });
 //! ```
@@ -26,8 +28,9 @@
 //!
 //! ```compile_fail,E0521
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_core::ffi_boundary::CallersThread;
 //! let mut kept: Option<Text<'static>> = None;
-//! with_call(|call| {
+//! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: a NUL-terminated literal.
 //!     kept = Some(unsafe { Text::from_raw(call, c"x".as_ptr()) });
 //! });
@@ -35,8 +38,9 @@
 //!
 //! ```compile_fail,E0521
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_core::ffi_boundary::CallersThread;
 //! let mut kept: Option<&'static [u8]> = None;
-//! with_call(|call| {
+//! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: a NUL-terminated literal.
 //!     kept = unsafe { Text::from_raw(call, c"x".as_ptr()) }.0;
 //! });
@@ -46,8 +50,9 @@
 //!
 //! ```compile_fail,E0277
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_core::ffi_boundary::CallersThread;
 //! fn elsewhere<T: Send>(_: T) {}
-//! with_call(|call| {
+//! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: a NUL-terminated literal.
 //!     elsewhere(unsafe { Text::from_raw(call, c"x".as_ptr()) });
 //! });
@@ -55,8 +60,9 @@
 //!
 //! ```compile_fail,E0277
 //! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
+//! use ncfilters_core::ffi_boundary::CallersThread;
 //! fn shared<T: Sync>(_: &T) {}
-//! with_call(|call| {
+//! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: NULL is an optional out-pointer's "nothing".
 //!     shared(&unsafe { Out::<u32>::from_raw(call, std::ptr::null_mut()) });
 //! });
@@ -639,7 +645,7 @@ mod tests {
         let mut values = [0u32; 3];
         let mut fill = [b'x'; 4];
         let words = [7u32, 8];
-        with_call(|call| {
+        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
             // SAFETY: each pointer is a live local, valid for the call, as each handle requires.
             unsafe {
                 assert_eq!(Text::from_raw(call, c"abc".as_ptr()).0, Some(&b"abc"[..]));
@@ -663,7 +669,7 @@ mod tests {
         let mut owned = NCPluginList { ndirs: 0, dirs: std::ptr::null_mut() };
         let mut slots = [std::ptr::null_mut::<c_char>(); 2];
         let mut callers = NCPluginList { ndirs: 0, dirs: slots.as_mut_ptr() };
-        with_call(|call| {
+        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
             // SAFETY: `owned` starts empty and holds only what `insert` malloc'd; `callers` has
             // room for two directories.
             unsafe {
@@ -689,7 +695,7 @@ mod tests {
         let mut block = crate::c_heap::CArray::from_slice(&[1u8, 2, 3, 4]).unwrap().into_raw().cast::<c_void>();
         let mut count = 2usize;
         let mut vector = crate::c_heap::CParams::from_slice(&[7, 8]).unwrap().into_raw().1;
-        with_call(|call| {
+        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
             // SAFETY: `block` is a malloc'd block of `size` bytes, `vector` malloc'd with `count`
             // words; the NULL ones are what the handles refuse.
             unsafe {

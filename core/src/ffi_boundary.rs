@@ -8,7 +8,7 @@ use std::os::raw::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 /// One call from C: the scope every handle of the call borrows. Neither `Send` nor `Sync`, and
-/// made only by [`with_call`], for the length of a closure.
+/// made only by [`with_call`], for the length of a closure, from the call's [`CallersThread`].
 pub struct Call<'call> {
     _scope: PhantomData<&'call ()>,
     _this_thread: PhantomData<*const ()>,
@@ -20,11 +20,46 @@ impl std::fmt::Debug for Call<'_> {
     }
 }
 
-/// Runs `body` with a fresh [`Call`]: what each export's body gets from
+/// The promise a function called from C makes once, at its top: it runs on the thread that
+/// called it, the thread that uses netcdf-c and HDF5 (neither is safe to call from two threads
+/// at once), for no longer than that call. A [`Call`] is made of one, so safe code on another
+/// thread (a spawned thread, a worker's piece of a chunk) can make no handle and reach no C.
+/// Neither `Send` nor `Sync`; made only by the `unsafe` [`CallersThread::promise`].
+///
+/// ```compile_fail,E0133
+/// #![deny(unsafe_op_in_unsafe_fn)]
+/// let thread = ncfilters_core::ffi_boundary::CallersThread::promise();
+/// ```
+///
+/// ```compile_fail,E0277
+/// let thread = unsafe { ncfilters_core::ffi_boundary::CallersThread::promise() };
+/// std::thread::spawn(move || drop(thread));
+/// ```
+pub struct CallersThread {
+    _this_thread: PhantomData<*const ()>,
+}
+
+impl std::fmt::Debug for CallersThread {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CallersThread")
+    }
+}
+
+impl CallersThread {
+    /// # Safety
+    /// The caller is a function that C calls (an export, or a callback given to netcdf-c or
+    /// HDF5), on the thread that called it, and the value is used up within that call.
+    pub unsafe fn promise() -> CallersThread {
+        CallersThread { _this_thread: PhantomData }
+    }
+}
+
+/// Runs `body` with a fresh [`Call`] on `thread`: what each export's body gets from
 /// [`ffi_export!`](crate::ffi_export!). The call's lifetime is `body`'s own, so neither a handle
 /// nor anything borrowed from one can be kept after it returns.
-pub fn with_call<R>(body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
-    body(&Call { _scope: PhantomData, _this_thread: PhantomData })
+pub fn with_call<R>(thread: CallersThread, body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
+    let CallersThread { _this_thread } = thread;
+    body(&Call { _scope: PhantomData, _this_thread })
 }
 
 /// What a function called from C returns when its body panics: every return type crossing the
@@ -108,25 +143,29 @@ fn drop_payload(mut payload: Box<dyn std::any::Any + Send>) {
     std::mem::forget(payload);
 }
 
-/// Runs `body`, a step of ncfilters' own inside a call, which must come to an end even when it
-/// panics (a filter marked "computing" until a plugin's answer is stored, a check around a
-/// lookup): the panic is reported as an internal error in `what` and becomes the type's
-/// [`OnPanic`] value, and the call goes on. Not for C entry points: those run in
-/// [`ffi_export!`](crate::ffi_export!).
+/// Runs `body`, a step of ncfilters' own inside a call or on a thread of its own, which must
+/// come to an end even when it panics (a filter marked "computing" until a plugin's answer is
+/// stored, a check around a lookup, a worker thread): the panic is reported as an internal error
+/// in `what` and becomes the type's [`OnPanic`] value, and the caller goes on. `body` gets no
+/// [`Call`]. Not for C entry points: those run in [`ffi_export!`](crate::ffi_export!).
 pub fn contained<R: OnPanic>(what: &str, body: impl FnOnce() -> R) -> R {
-    guarded(what, |_| body())
-}
-
-/// Runs `body` with a fresh [`Call`], turning a panic into `R::on_panic()` with a diagnostic
-/// naming `function`, so that no unwind ever reaches C. Called through
-/// [`ffi_export!`](crate::ffi_export!) only (`tests/layers.rs` checks).
-#[doc(hidden)]
-pub fn guarded<R: OnPanic>(function: &str, body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
-    catch_unwind(AssertUnwindSafe(|| with_call(body))).unwrap_or_else(|payload| {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
         drop_payload(payload);
-        report(format_args!("internal error (panic) in {function}; {}", R::MEANING));
+        report(format_args!("internal error (panic) in {what}; {}", R::MEANING));
         R::on_panic()
     })
+}
+
+/// Runs `body` with a fresh [`Call`] on `thread`, turning a panic into `R::on_panic()` with a
+/// diagnostic naming `function`, so that no unwind ever reaches C. Called through
+/// [`ffi_export!`](crate::ffi_export!) only (`tests/layers.rs` checks).
+#[doc(hidden)]
+pub fn guarded<R: OnPanic>(
+    function: &str,
+    thread: CallersThread,
+    body: impl for<'call> FnOnce(&Call<'call>) -> R,
+) -> R {
+    contained(function, || with_call(thread, body))
 }
 
 /// An export's C return type and what its body gives back: `int` statuses come from
@@ -209,33 +248,52 @@ impl<T> OnNull for *const T {
 /// Runs the body of a function called from C inside the panic boundary, named `function`: what
 /// [`ffi_export!`](crate::ffi_export!) expands to.
 #[doc(hidden)]
-pub fn exported<R: CReturn>(function: &str, body: impl for<'call> FnOnce(&Call<'call>) -> R::Body) -> R {
-    guarded(function, |call| R::from_body(body(call)))
+pub fn exported<R: CReturn>(
+    function: &str,
+    thread: CallersThread,
+    body: impl for<'call> FnOnce(&Call<'call>) -> R::Body,
+) -> R {
+    guarded(function, thread, |call| R::from_body(body(call)))
 }
 
 /// The panic boundary: every function C calls runs its body through this macro, and nothing
 /// else catches a panic but [`piece_panicked`], [`contained`] and, a layer below,
-/// `error::write_stderr`, which drops a diagnostic's panic (`tests/layers.rs` checks). The body is a closure of the call's
-/// [`Call`], which the pointer arguments' handles borrow ([`crate::c_args`]). Its forms:
-/// - `ffi_export!(|call| { ... })`: an exported function's body, with the function's own name in
-///   its diagnostics; the closure yields the return type's [`CReturn::Body`] (an [`NcResult`]
-///   for `int`);
-/// - `ffi_export!(named NAME, |call| { ... })`: the same for a C entry point that is not an
-///   exported Rust function and is named otherwise (a codec's `NCZ_codec_t` functions: `"zstd
+/// `error::write_stderr`, which drops a diagnostic's panic (`tests/layers.rs` checks). The body is
+/// a closure of the call's [`Call`], which the pointer arguments' handles borrow
+/// ([`crate::c_args`]), made of the function's [`CallersThread`] promise, `thread`. Its forms:
+/// - `ffi_export!(thread, |call| { ... })`: an exported function's body, with the function's own
+///   name in its diagnostics; the closure yields the return type's [`CReturn::Body`] (an
+///   [`NcResult`] for `int`);
+/// - `ffi_export!(named NAME, thread, |call| { ... })`: the same for a C entry point that is not
+///   an exported Rust function and is named otherwise (a codec's `NCZ_codec_t` functions: `"zstd
 ///   NCZ_codec_to_hdf5"`);
-/// - `ffi_export!(caught NAME, |call| { ... })`: a body whose result is returned as it is, a panic
-///   becoming its type's [`OnPanic`] value (an `H5Z_func_t`'s 0, a lookup's `None`), for a
-///   callback's body or a call into code a panic must not leave half done.
+/// - `ffi_export!(caught NAME, thread, |call| { ... })`: a body whose result is returned as it is,
+///   a panic becoming its type's [`OnPanic`] value (an `H5Z_func_t`'s 0), for a callback's body.
+///
+/// Each C entry point begins with its promise, the one `unsafe` it needs for the boundary:
+/// ```
+/// # use std::os::raw::c_int;
+/// # use ncfilters_core::{ffi_boundary::CallersThread, reject_null};
+/// pub unsafe extern "C" fn example_count(count: *mut c_int) -> c_int {
+///     // SAFETY: C calls this on the thread that uses netcdf-c, for this call.
+///     let thread = unsafe { CallersThread::promise() };
+///     ncfilters_core::ffi_export!(thread, |_call| {
+///         reject_null!(count);
+///         Ok(())
+///     })
+/// }
+/// assert_eq!(unsafe { example_count(std::ptr::null_mut()) }, -36);
+/// ```
 #[macro_export]
 macro_rules! ffi_export {
-    (named $name:expr, $body:expr) => {
-        $crate::ffi_boundary::exported($name, $body)
+    (named $name:expr, $thread:expr, $body:expr) => {
+        $crate::ffi_boundary::exported($name, $thread, $body)
     };
-    (caught $name:expr, $body:expr) => {
-        $crate::ffi_boundary::guarded($name, $body)
+    (caught $name:expr, $thread:expr, $body:expr) => {
+        $crate::ffi_boundary::guarded($name, $thread, $body)
     };
-    ($body:expr) => {
-        $crate::ffi_boundary::exported($crate::function_name!(), $body)
+    ($thread:expr, $body:expr) => {
+        $crate::ffi_boundary::exported($crate::function_name!(), $thread, $body)
     };
 }
 
@@ -310,6 +368,12 @@ pub(crate) mod tests {
     use super::*;
     use crate::error::{check, NC_EFILTER, NC_NOERR};
 
+    /// A unit test's thread stands for C's: these bodies reach no C.
+    pub(crate) fn test_thread() -> CallersThread {
+        // SAFETY: nothing else calls netcdf-c or HDF5 from a unit test of the boundary.
+        unsafe { CallersThread::promise() }
+    }
+
     #[test]
     fn function_name_is_the_enclosing_function() {
         assert_eq!(crate::function_name!(), "function_name_is_the_enclosing_function");
@@ -325,13 +389,16 @@ pub(crate) mod tests {
 
     #[test]
     fn a_panic_becomes_each_return_type_s_failure() {
-        let status: c_int = crate::ffi_export!(named "test", |_| panic!("deliberate"));
+        let status: c_int = crate::ffi_export!(named "test", test_thread(), |_| panic!("deliberate"));
         assert_eq!(status, NC_EINTERNAL.code());
-        assert_eq!(crate::ffi_export!(caught "test", |_| -> usize { panic!("deliberate") }), 0);
-        assert_eq!(crate::ffi_export!(caught "test", |_| -> Option<u8> { panic!("deliberate") }), None);
-        assert_eq!(crate::ffi_export!(caught "test", |_| -> NcResult<u8> { panic!("deliberate") }), Err(NC_EINTERNAL));
-        let () = crate::ffi_export!(caught "test", |_| -> () { panic!("deliberate") });
-        assert_eq!(crate::ffi_export!(caught "test", |_| 7usize), 7, "no panic, the body's value");
+        assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| -> usize { panic!("deliberate") }), 0);
+        assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| -> Option<u8> { panic!("deliberate") }), None);
+        assert_eq!(
+            crate::ffi_export!(caught "test", test_thread(), |_| -> NcResult<u8> { panic!("deliberate") }),
+            Err(NC_EINTERNAL)
+        );
+        let () = crate::ffi_export!(caught "test", test_thread(), |_| -> () { panic!("deliberate") });
+        assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| 7usize), 7, "no panic, the body's value");
         assert_eq!(contained("test", || -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(contained("test", || Some(3u8)), Some(3));
     }
@@ -349,16 +416,17 @@ pub(crate) mod tests {
 
     #[test]
     fn a_payload_whose_drop_panics_stays_inside() {
-        let status: c_int = crate::ffi_export!(named "test", |_| std::panic::panic_any(PanicsWhenDropped));
+        let status: c_int =
+            crate::ffi_export!(named "test", test_thread(), |_| std::panic::panic_any(PanicsWhenDropped));
         assert_eq!(status, NC_EINTERNAL.code());
         assert!(piece_panicked(|| std::panic::panic_any(PanicsWhenDropped)));
     }
 
     #[test]
     fn statuses_and_results_convert_both_ways() {
-        let status: c_int = crate::ffi_export!(named "test", |_| Ok(()));
+        let status: c_int = crate::ffi_export!(named "test", test_thread(), |_| Ok(()));
         assert_eq!(status, NC_NOERR);
-        let status: c_int = crate::ffi_export!(named "test", |_| Err(NC_EFILTER));
+        let status: c_int = crate::ffi_export!(named "test", test_thread(), |_| Err(NC_EFILTER));
         assert_eq!(status, NC_EFILTER.code());
         assert_eq!(check(NC_NOERR), Ok(()));
         assert_eq!(check(-132), Err(NC_EFILTER));

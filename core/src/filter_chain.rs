@@ -26,6 +26,7 @@
 use crate::c_heap::{CParams, ChunkBuffer};
 use crate::codec_json::{self, Dialect};
 use crate::error::{report, NcResult, NC_EFILTER, NC_ENOFILTER};
+use crate::ffi_boundary::Call;
 use crate::filters::DecodeLimit;
 use crate::plugin_loader::CodecPart;
 use crate::plugin_registry::{note_missing, PartSource, Plugin, Registry};
@@ -242,15 +243,15 @@ pub struct WorkingJob {
 
 impl WorkingJob {
     /// `(visible, working)`: the codec's `NCZ_modify_parameters` for variable `(ncid, varid)`,
-    /// else the visible parameters copied.
-    pub fn run(self, ncid: c_int, varid: c_int) -> NcResult<(CParams, CParams)> {
+    /// within `call`, else the visible parameters copied.
+    pub fn run(self, call: &Call<'_>, ncid: c_int, varid: c_int) -> NcResult<(CParams, CParams)> {
         let WorkingJob { codec, mut visible } = self;
         // The codec's first use, here with no reference to the filter alive: NCZ_codec_initialize
         // may re-enter netcdf-c on this very variable, as NCZ_modify_parameters may.
         codec.ensure_initialized();
         let mut working = CParams::empty();
         if codec.modifies_parameters() {
-            codec.modify_parameters(ncid, varid, &mut visible, &mut working)?;
+            codec.modify_parameters(call, ncid, varid, &mut visible, &mut working)?;
         } else {
             working = CParams::from_slice(visible.as_slice())?;
         }

@@ -705,7 +705,13 @@ mod tests {
         );
     }
 
-    fn keep_visible(_: Codec, _: c_int, _: c_int, visible: &[u32]) -> crate::error::NcResult<Vec<u32>> {
+    fn keep_visible(
+        _: &crate::ffi_boundary::Call<'_>,
+        _: Codec,
+        _: c_int,
+        _: c_int,
+        visible: &[u32],
+    ) -> crate::error::NcResult<Vec<u32>> {
         Ok(visible.to_vec())
     }
 

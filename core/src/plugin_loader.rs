@@ -15,6 +15,7 @@ use crate::c_types::{
 };
 use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
+use crate::ffi_boundary::Call;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 use std::path::Path;
@@ -74,8 +75,9 @@ pub struct CodecPart {
 }
 
 /// A built-in codec's `NCZ_modify_parameters` as Rust: the working parameters of `visible` for
-/// variable `(ncid, varid)`. Given by the caller of [`CodecPart::native`], which can ask netcdf-c.
-pub type WorkingParamsFn = fn(Codec, c_int, c_int, &[u32]) -> NcResult<Vec<u32>>;
+/// variable `(ncid, varid)`, within a call. Given by the caller of [`CodecPart::native`], which
+/// can ask netcdf-c.
+pub type WorkingParamsFn = fn(&Call<'_>, Codec, c_int, c_int, &[u32]) -> NcResult<Vec<u32>>;
 
 /// A copy of a plugin library's `NCZ_codec_t`.
 #[derive(Debug, Clone, Copy)]
@@ -489,7 +491,8 @@ impl CodecPart {
     /// Runs a native codec function as its `NCZ_codec_t` entry point would: a panic becomes
     /// `NC_EINTERNAL`, reported under the entry point's name.
     fn native_status(&self, entry_point: &str, body: impl FnOnce() -> NcResult<()>) -> c_int {
-        crate::ffi_export!(named & format!("{} {entry_point}", self.codec_id), |_| body())
+        let name = format!("{} {entry_point}", self.codec_id);
+        crate::ffi_boundary::contained(&name, || crate::error::status_code(body()))
     }
 
     /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.
@@ -564,10 +567,12 @@ impl CodecPart {
         }
     }
 
-    /// `NCZ_modify_parameters`: visible → working parameters for variable `(ncid, varid)`.
-    /// The codec may re-enter netcdf-c (`nc_inq_var`, …); a plugin may replace either vector.
+    /// `NCZ_modify_parameters`: visible → working parameters for variable `(ncid, varid)`, within
+    /// `call`. The codec may re-enter netcdf-c (`nc_inq_var`, …); a plugin may replace either
+    /// vector.
     pub fn modify_parameters(
         &self,
+        call: &Call<'_>,
         ncid: c_int,
         varid: c_int,
         visible: &mut CParams,
@@ -585,7 +590,7 @@ impl CodecPart {
             CodecFunctions::Native { codec, .. } if !codec.modifies_parameters() => return Ok(()),
             CodecFunctions::Native { codec, working: working_of } => {
                 self.native_status("NCZ_modify_parameters", || {
-                    *working = CParams::from_slice(&working_of(codec, ncid, varid, visible.as_slice())?)?;
+                    *working = CParams::from_slice(&working_of(call, codec, ncid, varid, visible.as_slice())?)?;
                     Ok(())
                 })
             }
@@ -681,7 +686,7 @@ mod tests {
     use super::*;
     use crate::error::{NC_EINTERNAL, NC_EINVAL};
 
-    fn working_of(codec: Codec, ncid: c_int, varid: c_int, visible: &[u32]) -> NcResult<Vec<u32>> {
+    fn working_of(_: &Call<'_>, codec: Codec, ncid: c_int, varid: c_int, visible: &[u32]) -> NcResult<Vec<u32>> {
         match (ncid, varid) {
             (1, _) => Ok(vec![codec.hdf5_id(), varid as u32, visible.len() as u32]),
             (2, _) => Err(NC_EINVAL),
@@ -695,11 +700,21 @@ mod tests {
         assert_eq!((shuffle.codec_id.as_str(), shuffle.hdf5_id), ("shuffle", 2));
         assert!(shuffle.modifies_parameters());
         let (mut visible, mut working) = (CParams::from_slice(&[7]).unwrap(), CParams::empty());
-        shuffle.modify_parameters(1, 5, &mut visible, &mut working).unwrap();
+        crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+            shuffle.modify_parameters(call, 1, 5, &mut visible, &mut working)
+        })
+        .unwrap();
         assert_eq!((visible.as_slice(), working.as_slice()), (&[7][..], &[2, 5, 1][..]));
-        assert_eq!(shuffle.modify_parameters(2, 5, &mut visible, &mut working), Err(NC_EINVAL));
+        assert_eq!(
+            crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| shuffle
+                .modify_parameters(call, 2, 5, &mut visible, &mut working)),
+            Err(NC_EINVAL)
+        );
         assert_eq!(working.as_slice(), [2, 5, 1], "a failure leaves the working parameters alone");
-        assert_eq!(shuffle.modify_parameters(3, 5, &mut visible, &mut working), Err(NC_EINTERNAL), "a panic");
+        let panicked = crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+            shuffle.modify_parameters(call, 3, 5, &mut visible, &mut working)
+        });
+        assert_eq!(panicked, Err(NC_EINTERNAL), "a panic");
         assert!(shuffle.is_initialized(), "used, so finalised at the end (a no-op)");
     }
 
@@ -771,7 +786,10 @@ mod tests {
         let zlib = CodecPart::native(Codec::Zlib, working_of);
         assert!(!zlib.modifies_parameters());
         let (mut visible, mut working) = (CParams::from_slice(&[5]).unwrap(), CParams::empty());
-        zlib.modify_parameters(3, 0, &mut visible, &mut working).unwrap();
+        crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+            zlib.modify_parameters(call, 3, 0, &mut visible, &mut working)
+        })
+        .unwrap();
         assert!(working.as_slice().is_empty());
         assert_eq!(zlib.to_hdf5("{\"id\": \"zlib\", \"level\": 4}").unwrap().as_slice(), [4]);
         assert_eq!(zlib.to_hdf5("{\"id\": \"zlib\",\0 \"level\": 4}").err(), Some(NC_EFILTER), "no C string");

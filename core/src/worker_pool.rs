@@ -223,9 +223,9 @@ fn pool() -> Option<&'static Pool> {
 /// Starts one worker thread holding a reference to `shared`.
 fn start_worker(shared: &Arc<Shared>) -> Option<Thread> {
     let shared = Arc::clone(shared);
-    Thread::spawn(Box::new(
-        move || crate::ffi_export!(caught "ncfilters' worker thread", |_| work_until_closed(&shared)),
-    ))
+    Thread::spawn(Box::new(move || {
+        crate::ffi_boundary::contained("ncfilters' worker thread", || work_until_closed(&shared))
+    }))
 }
 
 fn work_until_closed(shared: &Shared) {
@@ -341,7 +341,8 @@ fn shut_down() {
 }
 
 extern "C" fn shut_down_at_unload() {
-    crate::ffi_export!(caught "ncfilters' worker pool shutdown", |_| shut_down())
+    // At unload, on whichever thread unloads: no Call, which would promise netcdf-c's thread.
+    crate::ffi_boundary::contained("ncfilters' worker pool shutdown", shut_down)
 }
 
 // Runs when the library is unloaded (`dlclose`) or the process exits.

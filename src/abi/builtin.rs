@@ -19,6 +19,7 @@
 use super::plugin::{StaticClass, STANDARD};
 use crate::c_types::{hid_t, H5Z_class2_t};
 use crate::error::report;
+use crate::ffi_boundary::Call;
 use crate::nczarr_filters::registry;
 use crate::plugin_loader::FilterPart;
 use crate::standard_filter_table::standard_filter_rows;
@@ -76,8 +77,10 @@ macro_rules! stand_in {
                 buf_size: *mut usize,
                 buf: *mut *mut c_void,
             ) -> usize {
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
                 // A panic anywhere in the lookup or the call is HDF5's failure, 0.
-                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), |_| {
+                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), thread, |_| {
                     let used = with_preferred($id, |part| {
                         let function = part.function()?;
                         // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
@@ -94,13 +97,17 @@ macro_rules! stand_in {
             }
 
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), |_| {
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), thread, |_| {
                     delegate($id, |part| part.can_apply(), 1, (dcpl, type_id, space))
                 })
             }
 
             unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
-                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), |_| {
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), thread, |_| {
                     delegate($id, |part| part.set_local(), 0, (dcpl, type_id, space))
                 })
             }
@@ -147,14 +154,14 @@ fn hdf5_takes_a_class_for(id: u32) -> bool {
 /// (see the module documentation). Asks HDF5's registered table only, so HDF5 never searches
 /// its plugin path here, and a class registered before (HDF5's own, an application's, or ours
 /// from an earlier `nc_initialize`) is kept.
-pub fn register_standard_filters() {
+pub fn register_standard_filters(call: &Call<'_>) {
     for class in STAND_INS {
         let id = class.get().id as u32;
         debug_assert!(STANDARD.iter().any(|standard| standard.id == id));
         if !hdf5_takes_a_class_for(id) {
             continue;
         }
-        match crate::hdf5_sys::filter_registered(id) {
+        match crate::hdf5_sys::filter_registered(call, id) {
             Ok(false) => {}
             Ok(true) => continue,
             Err(_) => return, // HDF5 is not in the process

@@ -4,7 +4,7 @@
 //! Same signatures, check order and return codes as netcdf-c 4.9.0; the intended
 //! differences are listed in docs/compatibility.md.
 
-use crate::c_args::{CountedOut, FromRawArgument, Out, Params};
+use crate::c_args::{Call, CountedOut, FromRawArgument, Out, Params};
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_BZIP2, H5Z_FILTER_ZSTD};
 use crate::error::{NcResult, NC_EFILTER};
 use crate::netcdf_internals::{type_is_fixed_size, var_type, FormatFilters};
@@ -25,16 +25,20 @@ pub unsafe extern "C" fn nc_def_var_filter(
     nparams: usize,
     parms: *const c_uint,
 ) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     // SAFETY: `(parms, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
     // `# Safety`).
-    crate::ffi_export!(|call| define_filter(ncid, varid, id, unsafe { Params::from_raw(call, (parms, nparams)) }))
+    crate::ffi_export!(thread, |call| define_filter(call, ncid, varid, id, unsafe {
+        Params::from_raw(call, (parms, nparams))
+    }))
 }
 
 /// `nc_def_var_filter`'s checks, in its order (the parameters' after the variable's type), then
 /// the format's own entry.
-fn define_filter(ncid: c_int, varid: c_int, id: u32, params: NcResult<&[u32]>) -> NcResult<()> {
-    let filters = FormatFilters::of(ncid)?;
-    if !cfg!(ncf_vlen_filters) && !type_is_fixed_size(ncid, var_type(ncid, varid)?)? {
+fn define_filter(call: &Call<'_>, ncid: c_int, varid: c_int, id: u32, params: NcResult<&[u32]>) -> NcResult<()> {
+    let filters = FormatFilters::of(call, ncid)?;
+    if !cfg!(ncf_vlen_filters) && !type_is_fixed_size(call, ncid, var_type(call, ncid, varid)?)? {
         return Err(NC_EFILTER);
     }
     filters.define(varid, id, params?)
@@ -51,8 +55,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_ids(
     nfilters: *mut usize,
     filterids: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        let filters = FormatFilters::of(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        let filters = FormatFilters::of(call, ncid)?;
         // SAFETY: `(nfilters, filterids)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // ids of this `(ncid, varid)`, the one asked (the export's `# Safety`).
         unsafe { filters.inquire_ids(varid, &mut CountedOut::<c_uint>::from_raw(call, (nfilters, filterids))) }
@@ -71,8 +77,10 @@ pub unsafe extern "C" fn nc_inq_var_filter_info(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        let filters = FormatFilters::of(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        let filters = FormatFilters::of(call, ncid)?;
         // SAFETY: `(nparams, params)` is a count pointer NULL or writable, and a vector NULL or with room for the
         // parameters of this `(ncid, varid, id)`, the one asked (the export's `# Safety`).
         unsafe { filters.inquire_info(varid, id, &mut CountedOut::<c_uint>::from_raw(call, (nparams, params))) }
@@ -91,8 +99,10 @@ pub unsafe extern "C" fn nc_inq_var_filter(
     nparams: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        let filters = FormatFilters::of(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        let filters = FormatFilters::of(call, ncid)?;
         // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
         let mut idp = unsafe { Out::<c_uint>::from_raw(call, idp) };
         let Some(&first) = filters.ids(varid)?.first() else {
@@ -108,27 +118,39 @@ pub unsafe extern "C" fn nc_inq_var_filter(
 }
 
 /// `NC_NOERR` if filter `id` can be used with this file, else `NC_ENOFILTER`.
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|_| FormatFilters::of(ncid)?.available(id))
+pub unsafe extern "C" fn nc_inq_filter_avail(ncid: c_int, id: c_uint) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| FormatFilters::of(call, ncid)?.available(id))
 }
 
 /// Defines one standard filter after checking it is available, as dfilter.c does.
-fn define_standard<const N: usize>(ncid: c_int, varid: c_int, id: u32, params: NcResult<[u32; N]>) -> NcResult<()> {
-    FormatFilters::of(ncid)?.available(id)?;
+fn define_standard<const N: usize>(
+    call: &Call<'_>,
+    ncid: c_int,
+    varid: c_int,
+    id: u32,
+    params: NcResult<[u32; N]>,
+) -> NcResult<()> {
+    FormatFilters::of(call, ncid)?.available(id)?;
     let params = params?;
-    define_filter(ncid, varid, id, Ok(&params))
+    define_filter(call, ncid, varid, id, Ok(&params))
 }
 
 /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
-fn defined_params(ncid: c_int, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
-    let filters = FormatFilters::of(ncid)?;
+fn defined_params(call: &Call<'_>, ncid: c_int, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
+    let filters = FormatFilters::of(call, ncid)?;
     filters.available(id)?;
     filters.params(varid, id)
 }
 
 /// Shared body of the `nc_inq_var_{bzip2,zstandard}` helpers: 1 level parameter.
 fn inquire_level(
+    call: &Call<'_>,
     ncid: c_int,
     varid: c_int,
     id: u32,
@@ -137,7 +159,7 @@ fn inquire_level(
 ) -> NcResult<()> {
     let mut found = (0, 0);
     let mut inquire = || {
-        if let Some(params) = defined_params(ncid, varid, id)? {
+        if let Some(params) = defined_params(call, ncid, varid, id)? {
             found.0 = 1;
             found.1 = standard_filters::single_level(&params)?;
         }
@@ -151,9 +173,16 @@ fn inquire_level(
 }
 
 /// bzip2 (id 307) with block size `level` 1..=9.
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    crate::ffi_export!(|_| { define_standard(ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level)) })
+pub unsafe extern "C" fn nc_def_var_bzip2(ncid: c_int, varid: c_int, level: c_int) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        define_standard(call, ncid, varid, H5Z_FILTER_BZIP2, standard_filters::bzip2_params(level))
+    })
 }
 
 /// Whether bzip2 is on for a variable, and its level.
@@ -167,20 +196,34 @@ pub unsafe extern "C" fn nc_inq_var_bzip2(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's
         // `# Safety`).
-        inquire_level(ncid, varid, H5Z_FILTER_BZIP2, unsafe { Out::<c_int>::from_raw(call, hasfilterp) }, unsafe {
-            Out::<c_int>::from_raw(call, levelp)
-        })
+        inquire_level(
+            call,
+            ncid,
+            varid,
+            H5Z_FILTER_BZIP2,
+            unsafe { Out::<c_int>::from_raw(call, hasfilterp) },
+            unsafe { Out::<c_int>::from_raw(call, levelp) },
+        )
     })
 }
 
 /// Zstandard (id 32015) at `level` -131072..=22. `NC_ENOFILTER` when no zstd filter is available
 /// (4.9.0 built without zstd returned `NC_NOERR` and did nothing).
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
-    crate::ffi_export!(|_| { define_standard(ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level)) })
+pub unsafe extern "C" fn nc_def_var_zstandard(ncid: c_int, varid: c_int, level: c_int) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        define_standard(call, ncid, varid, H5Z_FILTER_ZSTD, standard_filters::zstd_params(level))
+    })
 }
 
 /// Whether Zstandard is on for a variable, and its level.
@@ -194,10 +237,12 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
     hasfilterp: *mut c_int,
     levelp: *mut c_int,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         // SAFETY: `hasfilterp` is NULL or valid for a write; `levelp` is NULL or valid for a write (the export's
         // `# Safety`).
-        inquire_level(ncid, varid, H5Z_FILTER_ZSTD, unsafe { Out::<c_int>::from_raw(call, hasfilterp) }, unsafe {
+        inquire_level(call, ncid, varid, H5Z_FILTER_ZSTD, unsafe { Out::<c_int>::from_raw(call, hasfilterp) }, unsafe {
             Out::<c_int>::from_raw(call, levelp)
         })
     })
@@ -205,8 +250,11 @@ pub unsafe extern "C" fn nc_inq_var_zstandard(
 
 /// Blosc (id 32001). `NC_ENOFILTER` when no blosc filter is available (4.9.0 built without
 /// blosc returned `NC_NOERR` and did nothing).
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn nc_def_var_blosc(
+pub unsafe extern "C" fn nc_def_var_blosc(
     ncid: c_int,
     varid: c_int,
     subcompressor: c_uint,
@@ -214,9 +262,11 @@ pub extern "C" fn nc_def_var_blosc(
     blocksize: c_uint,
     addshuffle: c_uint,
 ) -> c_int {
-    crate::ffi_export!(|_| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         let params = standard_filters::blosc_params(BloscSettings { subcompressor, level, blocksize, addshuffle });
-        define_standard(ncid, varid, H5Z_FILTER_BLOSC, params)
+        define_standard(call, ncid, varid, H5Z_FILTER_BLOSC, params)
     })
 }
 
@@ -234,10 +284,12 @@ pub unsafe extern "C" fn nc_inq_var_blosc(
     blocksizep: *mut c_uint,
     addshufflep: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         let mut hasfilter = 0;
         let mut inquire = || {
-            let Some(params) = defined_params(ncid, varid, H5Z_FILTER_BLOSC)? else {
+            let Some(params) = defined_params(call, ncid, varid, H5Z_FILTER_BLOSC)? else {
                 return Ok(());
             };
             hasfilter = 1;

@@ -21,7 +21,9 @@ pub unsafe extern "C" fn NC4_hdf5_addfilter(
     params: *const c_uint,
     flags: c_int,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call; `(params, nparams)`
         // is NULL (only with no parameters) or readable for as many words (the export's `# Safety`).
@@ -43,13 +45,15 @@ pub unsafe extern "C" fn NC4_hdf5_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        check_ncid(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        check_ncid(call, ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
         let access = rules::parallel_access_for_filter(found.is_parallel())?;
-        filter_will_run(id)?;
+        filter_will_run(call, id)?;
         found.var.ensure_list()?;
         // SAFETY: `(params, nparams)` is NULL (only with no parameters) or readable for as many words (the export's
         // `# Safety`).
@@ -73,8 +77,10 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        check_ncid(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        check_ncid(call, ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         // SAFETY: `(nfiltersp, ids)` is a count pointer NULL or writable, and a vector NULL or with room for the
@@ -97,8 +103,10 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        check_ncid(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        check_ncid(call, ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { find_hdf5_var(call, ncid, varid) }?;
         found.var.ensure_list()?;
@@ -112,9 +120,14 @@ pub unsafe extern "C" fn NC4_hdf5_inq_var_filter_info(
 }
 
 /// `NC_NOERR` if HDF5 can apply filter `id` (built in, registered, or found on `HDF5_PLUGIN_PATH`).
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|_| filter_will_run(id))
+pub unsafe extern "C" fn NC4_hdf5_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| filter_will_run(call, id))
 }
 
 /// Finds filter `id` on the variable (creating its empty list if it has none).
@@ -127,7 +140,9 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
     id: c_uint,
     specp: *mut *mut NC_HDF5_Filter,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
@@ -146,7 +161,9 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
@@ -163,7 +180,9 @@ pub unsafe extern "C" fn NC4_hdf5_filter_remove(var: *mut NC_VAR_INFO, id: c_uin
 /// `var` is NULL or a live HDF5 variable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
@@ -178,7 +197,9 @@ pub unsafe extern "C" fn NC4_hdf5_filter_freelist(var: *mut NC_VAR_INFO) -> c_in
 /// `var` is NULL or a live HDF5 variable; `idp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp: *mut c_uint) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live variable of an HDF5 file not accessed elsewhere during the call (the export's
         // `# Safety`).
@@ -194,16 +215,26 @@ pub unsafe extern "C" fn NC4_hdf5_find_missing_filter(var: *mut NC_VAR_INFO, idp
 }
 
 /// Registers the built-in standard filters HDF5 lacks ([`super::builtin`]).
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
-    crate::ffi_export!(|_| {
-        super::builtin::register_standard_filters();
+pub unsafe extern "C" fn NC4_hdf5_filter_initialize() -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        super::builtin::register_standard_filters(call);
         Ok(())
     })
 }
 
 /// Nothing to tear down.
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn NC4_hdf5_filter_finalize() -> c_int {
-    crate::ffi_export!(|_| Ok(()))
+pub unsafe extern "C" fn NC4_hdf5_filter_finalize() -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |_| Ok(()))
 }

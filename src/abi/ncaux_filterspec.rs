@@ -36,7 +36,9 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
     nparamsp: *mut usize,
     paramsp: *mut *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(txt);
         // SAFETY: `txt` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
         let text = unsafe { Text::from_raw(call, txt) }.0.unwrap_or_default();
@@ -67,7 +69,9 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
     nspecsp: *mut usize,
     vectorp: *mut *mut *mut NC_H5_Filterspec,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(txt0);
         // SAFETY: `txt0` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
         let text = unsafe { Text::from_raw(call, txt0) }.0.unwrap_or_default();
@@ -106,7 +110,9 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
     nuiparamsp: *mut usize,
     uiparams: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(txt, uiparams);
         // SAFETY: `txt` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
         let text = unsafe { Text::from_raw(call, txt) }.0.unwrap_or_default();
@@ -127,7 +133,9 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse_parameter(
 /// `f` is NULL or a C-heap spec whose `params` is NULL or C-heap, not yet freed.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
-    crate::ffi_export!(|_| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |_| {
         if f.is_null() {
             return;
         }
@@ -146,7 +154,9 @@ pub unsafe extern "C" fn ncaux_h5filterspec_free(f: *mut NC_H5_Filterspec) {
 /// `mem8` is NULL or valid for reads and writes of 8 bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_h5filterspec_fix8(mem8: *mut c_uchar, decode: c_int) {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         // u8 has alignment 1, so 8 bytes at mem8 are a [u8; 8].
         // SAFETY: `mem8.cast::<[u8; 8]>()` is NULL or valid for reads and writes (the export's `# Safety`).
         if let Some(mem) = unsafe { InOut::<[u8; 8]>::from_raw(call, mem8.cast::<[u8; 8]>()) }.get() {

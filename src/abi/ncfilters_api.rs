@@ -6,6 +6,7 @@ use crate::c_args::{FromRawArgument, Out, Text};
 use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
+use crate::ffi_boundary::Call;
 use crate::filter_report::{self, Hdf5Facts, Refusal};
 use serde_json::{json, Value};
 use std::os::raw::{c_char, c_int};
@@ -17,7 +18,7 @@ fn answer(
     mut json_out: Out<*mut c_char>,
     body: impl FnOnce() -> Result<Value, Refusal>,
 ) -> NcResult<()> {
-    let outcome = crate::ffi_export!(caught function, |_| {
+    let outcome = crate::ffi_boundary::contained(function, || {
         Some(match body() {
             Ok(value) => (NC_NOERR, value.to_string()),
             Err(refusal) => (refusal.status.code(), refusal.to_json().to_string()),
@@ -45,9 +46,9 @@ fn text_arg<'a>(text: Text<'a>, what: &str) -> Result<&'a str, Refusal> {
 
 /// What HDF5 says about `id`: asked whether a class is registered before whether it is
 /// available, which may load a plugin from HDF5's path. `None` without HDF5.
-fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
-    let registered = crate::hdf5_sys::filter_registered(id).ok()?;
-    let available = crate::hdf5_sys::filter_avail(id).unwrap_or(false);
+fn hdf5_facts(call: &Call<'_>, id: u32) -> Option<Hdf5Facts> {
+    let registered = crate::hdf5_sys::filter_registered(call, id).ok()?;
+    let available = crate::hdf5_sys::filter_avail(call, id).unwrap_or(false);
     Some(Hdf5Facts { registered, stand_in: registered && crate::hdf5_filters::is_stand_in(id), available })
 }
 
@@ -75,12 +76,14 @@ fn hdf5_facts(id: u32) -> Option<Hdf5Facts> {
 /// `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(json_out);
         let body = || {
             // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
-            let _ = crate::netcdf_internals::initialize();
-            Ok(filter_report::report(&crate::nczarr_filters::registry(), hdf5_facts))
+            let _ = crate::netcdf_internals::initialize(call);
+            Ok(filter_report::report(&crate::nczarr_filters::registry(), |id| hdf5_facts(call, id)))
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
@@ -102,7 +105,9 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
 /// `spec` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: *mut *mut c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(json_out);
         // SAFETY: `spec` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
         let spec = unsafe { Text::from_raw(call, spec) };
@@ -126,7 +131,9 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
 /// `codec_json` is NULL or NUL-terminated; `json_out` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, json_out: *mut *mut c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(json_out);
         // SAFETY: `codec_json` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
         let codec_json = unsafe { Text::from_raw(call, codec_json) };

@@ -14,6 +14,7 @@ use crate::c_args::{
 };
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
+use crate::ffi_boundary::Call;
 use crate::plugin_path;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int};
@@ -27,20 +28,20 @@ fn change_lock() -> MutexGuard<'static, ()> {
 }
 
 /// Pushes the plugin path into HDF5's search table (nothing to do where HDF5 is not loaded).
-fn push_to_hdf5(dirs: &[String]) -> NcResult<()> {
+fn push_to_hdf5(call: &Call<'_>, dirs: &[String]) -> NcResult<()> {
     let dirs: Vec<CString> =
         dirs.iter().map(|dir| CString::new(dir.as_bytes())).collect::<Result<_, _>>().map_err(|_| NC_EINVAL)?;
-    crate::hdf5_sys::set_plugin_search_table(&dirs).map_err(|e| {
+    crate::hdf5_sys::set_plugin_search_table(call, &dirs).map_err(|e| {
         report(format_args!("HDF5 refused the plugin path: {} failed", e.0));
         NC_EHDFERR
     })
 }
 
 /// Replaces the plugin path and HDF5's search table with `dirs`.
-fn set_everywhere(dirs: &[String]) -> NcResult<()> {
+fn set_everywhere(call: &Call<'_>, dirs: &[String]) -> NcResult<()> {
     let _change = change_lock();
     plugin_path::set(dirs);
-    push_to_hdf5(dirs)
+    push_to_hdf5(call, dirs)
 }
 
 fn current_dirs() -> Vec<String> {
@@ -53,7 +54,9 @@ fn current_dirs() -> Vec<String> {
 /// `ndirsp` is NULL or writable.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
         unsafe { Out::<usize>::from_raw(call, ndirsp) }.write(plugin_path::snapshot().dirs.len());
         Ok(())
@@ -69,7 +72,9 @@ pub unsafe extern "C" fn nc_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
 /// `dirs` is NULL or a valid, writable `NCPluginList`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         if dirs.is_null() {
             return Ok(());
         }
@@ -88,11 +93,13 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 /// `dirs` is NULL or a valid `NCPluginList`.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs);
         // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
         // NUL-terminated (the export's `# Safety`).
-        set_everywhere(&unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?)
+        set_everywhere(call, &unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?)
     })
 }
 
@@ -120,7 +127,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_parsen(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs);
         // SAFETY: `(pathlist0, pathlen)` is NULL or readable for its length; `dirs` is a live NCPluginList whose
         // non-NULL vector has room for every piece (the export's `# Safety`).
@@ -153,7 +162,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_parse(
     sep: c_char,
     dirs: *mut NCPluginList,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs);
         // SAFETY: `pathlist0` is NULL or NUL-terminated, alive for the call; `dirs` is a live NCPluginList whose
         // non-NULL vector has room for every piece (the export's `# Safety`).
@@ -173,7 +184,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
     sep: c_char,
     catp: *mut *mut c_char,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs);
         // SAFETY: `dirs` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or NUL-terminated (the
         // export's `# Safety`).
@@ -189,7 +202,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 /// `dirs` is NULL or valid, its vector and strings `malloc`'d and owned by it.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
         unsafe { MallocdPluginList::from_raw(call, dirs) }.clear();
         Ok(())
@@ -202,7 +217,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_i
 /// As for `ncaux_plugin_path_clear`, and `dirs` is NULL or `malloc`'d.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
         let mut list = unsafe { MallocdPluginList::from_raw(call, dirs) };
         list.clear();
@@ -217,7 +234,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c
 /// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs, dir);
         // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
         // NUL-terminated, alive for the call (the export's `# Safety`).
@@ -232,7 +251,9 @@ pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: 
 /// As for `ncaux_plugin_path_append`.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs, dir);
         // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
         // NUL-terminated, alive for the call (the export's `# Safety`).
@@ -247,10 +268,15 @@ fn fortran_text() -> String {
 }
 
 /// The length of the plugin path joined with `;`, or -1 if it does not fit an int.
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
+pub unsafe extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     // A length, not a status: -1 also when the body panics.
-    crate::ffi_export!(caught crate::function_name!(), |_| Some(c_int::try_from(fortran_text().len()).unwrap_or(-1)))
+    crate::ffi_export!(caught crate::function_name!(), thread, |_| Some(c_int::try_from(fortran_text().len()).unwrap_or(-1)))
         .unwrap_or(-1)
 }
 
@@ -262,7 +288,9 @@ pub extern "C" fn ncaux_plugin_path_stringlen() -> c_int {
 /// `path` is NULL or writable for `pathlen` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
         // SAFETY: `(path, len)` is writable for its length (the export's `# Safety`).
@@ -277,12 +305,14 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
 /// `path` is NULL or readable for `pathlen` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *const c_char) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         let len = usize::try_from(pathlen).ok().filter(|&len| len > 0).ok_or(NC_EINVAL)?;
         crate::reject_null!(path);
         // SAFETY: `(path, len)` is NULL or readable for its length (the export's `# Safety`).
         let text = std::str::from_utf8(unsafe { Bytes::from_raw(call, (path, len)) }.text()).map_err(|_| NC_EINVAL)?;
-        set_everywhere(&plugin_path::parse(text, Some(';')))
+        set_everywhere(call, &plugin_path::parse(text, Some(';')))
     })
 }
 
@@ -293,18 +323,28 @@ pub(crate) mod release {
 
     /// Run by `NC4_initialize`: makes the plugin path from the environment and HDF5's search
     /// table follow it, as netcdf-c 4.9.3 does.
+    ///
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn nc_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|_| {
+    pub unsafe extern "C" fn nc_plugin_path_initialize() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             let _change = change_lock();
-            push_to_hdf5(&current_dirs())
+            push_to_hdf5(call, &current_dirs())
         })
     }
 
     /// Run by `NC4_finalize`: forgets the plugin path (the next use reads the environment again).
+    ///
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn nc_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|_| {
+    pub unsafe extern "C" fn nc_plugin_path_finalize() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |_| {
             plugin_path::finalize();
             Ok(())
         })
@@ -316,8 +356,10 @@ pub(crate) mod release {
     /// `ndirsp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-        crate::ffi_export!(|call| {
-            let count = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?.len();
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
+            let count = crate::hdf5_sys::plugin_search_table(call).map_err(|_| NC_EHDFERR)?.len();
             // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
             unsafe { Out::<usize>::from_raw(call, ndirsp) }.write(count);
             Ok(())
@@ -330,9 +372,11 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid, writable `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             crate::reject_null!(dirs);
-            let table = crate::hdf5_sys::plugin_search_table().map_err(|_| NC_EHDFERR)?;
+            let table = crate::hdf5_sys::plugin_search_table(call).map_err(|_| NC_EHDFERR)?;
             // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the
             // caller made room for in a non-NULL vector (netcdf-c's count-first contract) (the export's `# Safety`).
             unsafe { PluginListOut::from_raw(call, dirs).store(&table) }
@@ -345,24 +389,34 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             crate::reject_null!(dirs);
             // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
             // NUL-terminated (the export's `# Safety`).
             let dirs = unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
-            push_to_hdf5(&dirs)
+            push_to_hdf5(call, &dirs)
         })
     }
 
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn NC4_hdf5_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|_| Ok(()))
+    pub unsafe extern "C" fn NC4_hdf5_plugin_path_initialize() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |_| Ok(()))
     }
 
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn NC4_hdf5_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|_| Ok(()))
+    pub unsafe extern "C" fn NC4_hdf5_plugin_path_finalize() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |_| Ok(()))
     }
 
     thread_local! {
@@ -370,10 +424,15 @@ pub(crate) mod release {
     }
 
     /// HDF5's search table joined with `;`, for debugging: valid until this thread's next call.
+    ///
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn NC4_hdf5_plugin_path_tostring() -> *const c_char {
-        crate::ffi_export!(|_| {
-            let table = crate::hdf5_sys::plugin_search_table().unwrap_or_default();
+    pub unsafe extern "C" fn NC4_hdf5_plugin_path_tostring() -> *const c_char {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
+            let table = crate::hdf5_sys::plugin_search_table(call).unwrap_or_default();
             let joined = table.join(&b';');
             let text = CString::new(joined).unwrap_or_default();
             HDF5_PATH_TEXT.with(|slot| {
@@ -384,21 +443,32 @@ pub(crate) mod release {
     }
 
     /// NCZarr's side of the plugin path: the same list (ncfilters keeps one).
+    ///
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn NCZ_plugin_path_initialize() -> c_int {
-        crate::ffi_export!(|_| Ok(()))
+    pub unsafe extern "C" fn NCZ_plugin_path_initialize() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |_| Ok(()))
     }
 
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn NCZ_plugin_path_finalize() -> c_int {
-        crate::ffi_export!(|_| Ok(()))
+    pub unsafe extern "C" fn NCZ_plugin_path_finalize() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |_| Ok(()))
     }
 
     /// # Safety
     /// `ndirsp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_ndirs(ndirsp: *mut usize) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             // SAFETY: `ndirsp` is NULL or valid for a write (the export's `# Safety`).
             unsafe { Out::<usize>::from_raw(call, ndirsp) }.write(plugin_path::snapshot().dirs.len());
             Ok(())
@@ -409,7 +479,9 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid, writable `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             // Unlike nc_plugin_path_get, as zplugins.c.
             crate::reject_null!(dirs);
             // SAFETY: `dirs` is a live NCPluginList with room for what is stored into it; the answer is the one the
@@ -424,7 +496,9 @@ pub(crate) mod release {
     /// `dirs` is NULL or a valid `NCPluginList`.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             crate::reject_null!(dirs);
             // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
             // NUL-terminated (the export's `# Safety`).

@@ -5,7 +5,7 @@
 
 use crate::c_args::{CallerChunk, CountedOut, FromRawArgument, Live, Out, Params, Text};
 use crate::codec_json::Dialect;
-use crate::error::{NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
+use crate::error::{status_code, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, ZarrFilter};
 use crate::filter_rules as rules;
 use crate::nczarr_filters::{
@@ -30,7 +30,9 @@ pub unsafe extern "C" fn NCZ_addfilter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call; `(params, nparams)` is NULL
         // (only with no parameters) or readable for as many words (the export's `# Safety`).
@@ -52,8 +54,10 @@ pub unsafe extern "C" fn NCZ_def_var_filter(
     nparams: usize,
     params: *const c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        check_ncid(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        check_ncid(call, ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let mut found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         rules::check_definable(found.in_define_mode(), found.var.ndims(), found.var.created())?;
@@ -77,8 +81,10 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_ids(
     nfiltersp: *mut usize,
     ids: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        check_ncid(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        check_ncid(call, ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         check_not_broken(&found.var)?;
@@ -101,8 +107,10 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
     nparamsp: *mut usize,
     params: *mut c_uint,
 ) -> c_int {
-    crate::ffi_export!(|call| {
-        check_ncid(ncid)?;
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
+        check_ncid(call, ncid)?;
         // SAFETY: the only handle to the variable this call makes, dropped when it returns.
         let found = unsafe { ZarrLocation::find(call, ncid, varid) }?;
         check_not_broken(&found.var)?;
@@ -117,9 +125,14 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
 }
 
 /// Whether a complete NCZarr plugin (HDF5 filter and codec) exists for `id`.
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
-    crate::ffi_export!(|_| {
+pub unsafe extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |_| {
         if !(1..=MAX_FILTER_ID).contains(&id) {
             return Err(NC_EINVAL);
         }
@@ -138,15 +151,25 @@ pub extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
 
 /// Plugins are discovered lazily, on the first variable that has or gets a filter, so
 /// opening a dataset without filters loads none. Kept for netcdf-c's callers.
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn NCZ_filter_initialize() -> c_int {
-    crate::ffi_export!(|_| Ok(()))
+pub unsafe extern "C" fn NCZ_filter_initialize() -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |_| Ok(()))
 }
 
 /// Finalises and releases the plugins (netcdf-c calls it from `nc_finalize`).
+///
+/// # Safety
+/// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
 #[no_mangle]
-pub extern "C" fn NCZ_filter_finalize() -> c_int {
-    crate::ffi_export!(|_| {
+pub unsafe extern "C" fn NCZ_filter_finalize() -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |_| {
         plugin_registry::finalize();
         // nc_finalize forgets the plugin path too (4.9.3 on: also nc_plugin_path_finalize).
         crate::plugin_path::finalize();
@@ -161,14 +184,16 @@ pub extern "C" fn NCZ_filter_finalize() -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
         let (ncid, varid) = (var.ncid()?, var.varid());
         for ptr in var.filter_handles(FilterList::Chain) {
             if var.is_complete(ptr)? {
-                var.ensure_working(ptr, ncid, varid)?;
+                var.ensure_working(call, ptr, ncid, varid)?;
             }
         }
         Ok(())
@@ -181,7 +206,9 @@ pub unsafe extern "C" fn NCZ_filter_setup(var: *mut NC_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_freelists(var: *mut NC_VAR_INFO) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
@@ -199,9 +226,14 @@ pub(crate) mod plugin_table {
     use crate::netcdf_internals::nczarr::NCZ_Plugin;
 
     /// Loads the plugins on the plugin path into ncfilters' registry, if not yet done.
+    ///
+    /// # Safety
+    /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
     #[no_mangle]
-    pub extern "C" fn NCZ_load_all_plugins() -> c_int {
-        crate::ffi_export!(|_| {
+    pub unsafe extern "C" fn NCZ_load_all_plugins() -> c_int {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |_| {
             registry();
             Ok(())
         })
@@ -213,7 +245,9 @@ pub(crate) mod plugin_table {
     /// `pp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_loaded(filterid: usize, pp: *mut *mut NCZ_Plugin) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             if !(1..=MAX_FILTER_ID as usize).contains(&filterid) {
                 return Err(NC_EINVAL);
             }
@@ -229,7 +263,9 @@ pub(crate) mod plugin_table {
     /// `name` is NULL or a C string; `pp` is NULL or writable.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_loaded_byname(name: *const c_char, pp: *mut *mut NCZ_Plugin) -> c_int {
-        crate::ffi_export!(|call| {
+        // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+        let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+        crate::ffi_export!(thread, |call| {
             crate::reject_null!(name);
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
             unsafe { Out::<_>::from_raw(call, pp) }.write(std::ptr::null_mut());
@@ -245,7 +281,9 @@ pub(crate) mod plugin_table {
 /// `zvar` is NULL or a live `NCZ_VAR_INFO_T`.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(zvar);
         // SAFETY: `zvar` is a live `NCZ_VAR_INFO_T`, not touched elsewhere during the call (the
         // export's `# Safety`); its `incompletefilters` is NULL or the list ncfilters made there.
@@ -260,7 +298,9 @@ pub unsafe extern "C" fn NCZ_codec_freelist(zvar: *mut NCZ_VAR_INFO) -> c_int {
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_filter_remove(var: *mut NC_VAR_INFO, id: c_uint) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let mut var = unsafe { ZarrVar::from_raw(call, var) }?;
@@ -292,9 +332,11 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     outdatap: *mut *mut c_void,
     encode: c_int,
 ) -> c_int {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     // The whole body inside the boundary: the inner one catches a panic in the chain, so that the
     // caller's block is still handed back below; this one, a panic anywhere else.
-    crate::ffi_export!(caught crate::function_name!(), |call| {
+    crate::ffi_export!(caught crate::function_name!(), thread, |call| {
         let encoding = encode != 0;
         // SAFETY: `(indata, inlen)` is NULL (only with no length) or a malloc'd block of that many bytes (the export's
         // `# Safety`).
@@ -302,7 +344,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         // On decode the caller hands the block over; on encode it stays the caller's until success.
         let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
         let mut result = None;
-        let status = crate::ffi_export!(|call| {
+        let mut chain_status = || -> NcResult<()> {
             crate::reject_null!(var, chain, outlenp, outdatap);
             if indata.is_null() && inlen > 0 {
                 return Err(NC_EINVAL);
@@ -313,7 +355,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
                 return Err(NC_EINVAL);
             }
             let (ncid, varid, name) = (var.ncid()?, var.varid(), var.name());
-            let stages = chain_stages(&mut var, ncid, varid, &name)?;
+            let stages = chain_stages(call, &mut var, ncid, varid, &name)?;
             let direction = if encoding {
                 Direction::Encode
             } else {
@@ -337,7 +379,8 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
             };
             result = Some(apply_chain(stages, &name, input, direction)?);
             Ok(())
-        });
+        };
+        let status = crate::ffi_boundary::contained(crate::function_name!(), || status_code(chain_status()));
         let (data, used) = match (result, kept) {
             (Some(filtered), kept) => {
                 // Encoded from a copy: the caller's block is ours to free now.
@@ -370,7 +413,9 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
     filter: *mut NCZ_Filter,
     jfilterp: *mut *mut NCjson,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var, filter);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         // netcdf-c declares it `const` but owns it mutable, and its own NCZ_filter_jsonize changes the variable's
@@ -378,7 +423,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         let mut var = unsafe { ZarrVar::from_raw(call, var.cast_mut()) }?;
         let filter = FilterHandle::from_ptr(filter.cast::<ZarrFilter>());
         let (ncid, varid) = (var.ncid()?, var.varid());
-        var.ensure_working(filter, ncid, varid)?;
+        var.ensure_working(call, filter, ncid, varid)?;
         // The plugin's NCZ_hdf5_to_codec runs on a copy, the filter updated afterwards.
         let (plugin, visible) = var.codec_job(filter)?;
         let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
@@ -401,7 +446,9 @@ pub unsafe extern "C" fn NCZ_filter_build(
     jfilter: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let var = unsafe { ZarrVar::from_raw(call, var) }?;
@@ -427,7 +474,9 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
     jcodec: *const NCjson,
     chainindex: c_int,
 ) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `key` is NULL or NUL-terminated, alive for the call (the export's `# Safety`).
         let key = unsafe { Text::from_raw(call, key) }.0.map_or_else(|| "codec".into(), String::from_utf8_lossy);
@@ -446,7 +495,9 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
 /// `var` is NULL or a live NCZarr variable.
 #[no_mangle]
 pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c_ulonglong) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let var = unsafe { ZarrVar::from_raw(call, var) }?;
@@ -476,7 +527,9 @@ pub unsafe extern "C" fn ncfilters_zarr_raw_chunk(var: *mut NC_VAR_INFO, size: c
 /// has room for `len` bytes.
 #[no_mangle]
 pub unsafe extern "C" fn NCZ_codec_attr(var: *const NC_VAR_INFO, lenp: *mut usize, data: *mut c_void) -> c_int {
-    crate::ffi_export!(|call| {
+    // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+    let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
+    crate::ffi_export!(thread, |call| {
         crate::reject_null!(var);
         // SAFETY: `var` is a live NCZarr variable, which the handle only reads (the export's `# Safety`).
         let var = unsafe { ZarrVarToRead::from_raw(call, var) }?;

@@ -5,6 +5,7 @@
 use super::nc4::{NC_HDF5_Filter, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_VAR_INFO};
 use crate::c_heap::CArray;
 use crate::error::{check, NcResult, NC_EINVAL, NC_ENOFILTER, NC_ENOMEM};
+use crate::ffi_boundary::Call;
 use std::os::raw::{c_int, c_uint, c_void};
 use std::ptr::{self, NonNull};
 
@@ -25,8 +26,8 @@ extern "C" {
 }
 
 /// `H5Zfilter_avail`: whether HDF5 (built in, registered or on `HDF5_PLUGIN_PATH`) has filter `id`.
-pub fn hdf5_filter_available(id: c_uint) -> NcResult<()> {
-    if crate::hdf5_sys::filter_avail(id)? {
+pub fn hdf5_filter_available(call: &Call<'_>, id: c_uint) -> NcResult<()> {
+    if crate::hdf5_sys::filter_avail(call, id)? {
         Ok(())
     } else {
         Err(NC_ENOFILTER)

@@ -8,7 +8,7 @@
 //! `libncfilters.so` linkable; see [`netcdf_linked`].
 #![allow(non_camel_case_types)]
 
-use crate::c_args::{CountedOut, FromRawArgument};
+use crate::c_args::{Call, CountedOut, FromRawArgument};
 use crate::error::{check, NcResult};
 pub use ncfilters_plugin::netcdf_api::{initialize, var_type};
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -148,8 +148,8 @@ struct FilterEntries {
 }
 
 /// `NC_check_id`: `NC_EBADID` (or `NC_ENOTBUILT` unlinked) unless `ncid` is an open file with a
-/// version-5 dispatch table.
-pub fn check_ncid(ncid: c_int) -> NcResult<()> {
+/// version-5 dispatch table. Asked within a `call` from C, on netcdf-c's thread.
+pub fn check_ncid(_call: &Call<'_>, ncid: c_int) -> NcResult<()> {
     filter_entries(ncid).map(|_| ())
 }
 
@@ -175,18 +175,31 @@ fn filter_entries(ncid: c_int) -> NcResult<FilterEntries> {
     })
 }
 
-/// The filter entries of the dispatch table of the file `ncid`, called with typed arguments.
+/// The filter entries of the dispatch table of the file `ncid`, called with typed arguments,
+/// for the length of one call from C: borrowing the call, it stays on netcdf-c's thread.
 /// Each call looks the file up again: a file closed in between is `NC_EBADID`.
+///
+/// ```compile_fail,E0277
+/// # use ncfilters::test_support::FormatFilters;
+/// # use ncfilters_core::ffi_boundary::{with_call, CallersThread};
+/// with_call(unsafe { CallersThread::promise() }, |call| {
+///     let filters = FormatFilters::of(call, 65536).unwrap();
+///     std::thread::scope(|s| {
+///         s.spawn(|| filters.available(1));
+///     });
+/// });
+/// ```
 #[derive(Clone, Copy)]
-pub struct FormatFilters {
+pub struct FormatFilters<'call> {
     ncid: c_int,
+    call: &'call Call<'call>,
 }
 
-impl FormatFilters {
-    /// The entries of `ncid`'s format ([`check_ncid`]).
-    pub fn of(ncid: c_int) -> NcResult<Self> {
-        check_ncid(ncid)?;
-        Ok(FormatFilters { ncid })
+impl<'call> FormatFilters<'call> {
+    /// The entries of `ncid`'s format ([`check_ncid`]), for the length of `call`.
+    pub fn of(call: &'call Call<'call>, ncid: c_int) -> NcResult<Self> {
+        check_ncid(call, ncid)?;
+        Ok(FormatFilters { ncid, call })
     }
 
     /// An entry of the file's table now, or `NC_EINTERNAL` (reported) when the format has none.
@@ -233,20 +246,20 @@ impl FormatFilters {
     /// The ids of a variable's filters, in application order.
     pub fn ids(&self, varid: c_int) -> NcResult<Vec<u32>> {
         // SAFETY: count_of's vector is NULL.
-        let count = count_of(|out| unsafe { self.inquire_ids(varid, out) })?;
+        let count = count_of(self.call, |out| unsafe { self.inquire_ids(varid, out) })?;
         // SAFETY: filled's vector has room for the count the same variable just reported.
-        filled(count, |out| unsafe { self.inquire_ids(varid, out) })
+        filled(self.call, count, |out| unsafe { self.inquire_ids(varid, out) })
     }
 
     /// The parameters of filter `id` on a variable, or `None` if it is not defined there.
     pub fn params(&self, varid: c_int, id: u32) -> NcResult<Option<Vec<u32>>> {
         // SAFETY: count_of's vector is NULL.
-        let count = match count_of(|out| unsafe { self.inquire_info(varid, id, out) }) {
+        let count = match count_of(self.call, |out| unsafe { self.inquire_info(varid, id, out) }) {
             Err(crate::error::NC_ENOFILTER) => return Ok(None),
             result => result?,
         };
         // SAFETY: filled's vector has room for the count the same (varid, id) just reported.
-        filled(count, |out| unsafe { self.inquire_info(varid, id, out) }).map(Some)
+        filled(self.call, count, |out| unsafe { self.inquire_info(varid, id, out) }).map(Some)
     }
 
     /// `inq_filter_avail`: `NC_NOERR` if filter `id` can be used with this file.
@@ -258,29 +271,29 @@ impl FormatFilters {
 }
 
 /// The first call of netcdf-c's count-then-fill inquiry: the count, asked with a NULL vector.
-fn count_of(inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<usize> {
+fn count_of(call: &Call<'_>, inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<usize> {
     let mut count = 0usize;
-    crate::c_args::with_call(|call| {
-        // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
-        inquire(&mut unsafe { CountedOut::from_raw(call, (&mut count as *mut usize, std::ptr::null_mut())) })
-    })?;
+    // SAFETY: count is a valid out-pointer; a NULL vector asks for the count only.
+    inquire(&mut unsafe { CountedOut::from_raw(call, (&mut count as *mut usize, std::ptr::null_mut())) })?;
     Ok(count)
 }
 
 /// The second call: the values, into a vector with room for the `count` just reported.
-fn filled(count: usize, inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>) -> NcResult<Vec<u32>> {
+fn filled(
+    call: &Call<'_>,
+    count: usize,
+    inquire: impl FnOnce(&mut CountedOut<c_uint>) -> NcResult<()>,
+) -> NcResult<Vec<u32>> {
     let mut count = count;
     let mut values = vec![0 as c_uint; count];
-    crate::c_args::with_call(|call| {
-        // SAFETY: values has room for `count` words; count is a valid out-pointer.
-        inquire(&mut unsafe { CountedOut::from_raw(call, (&mut count as *mut usize, values.as_mut_ptr())) })
-    })?;
+    // SAFETY: values has room for `count` words; count is a valid out-pointer.
+    inquire(&mut unsafe { CountedOut::from_raw(call, (&mut count as *mut usize, values.as_mut_ptr())) })?;
     values.truncate(count);
     Ok(values)
 }
 
 /// `NC4_inq_type_fixed_size`: false for strings, vlens and compounds containing them.
-pub fn type_is_fixed_size(ncid: c_int, xtype: c_int) -> NcResult<bool> {
+pub fn type_is_fixed_size(_call: &Call<'_>, ncid: c_int, xtype: c_int) -> NcResult<bool> {
     let mut fixed = 0;
     // SAFETY: fixed is a valid out-pointer.
     check(unsafe { ncfilters_NC4_inq_type_fixed_size(ncid, xtype, &mut fixed) })?;

@@ -213,8 +213,9 @@ impl VarPtr {
     ///
     /// ```compile_fail,E0624
     /// use ncfilters::c_args::with_call;
+    /// use ncfilters::ffi_boundary::CallersThread;
     /// use ncfilters::test_support::ZarrLocation;
-    /// with_call(|call| {
+    /// with_call(unsafe { CallersThread::promise() }, |call| {
     ///     // SAFETY: the only handle to the variable.
     ///     if let Ok(found) = unsafe { ZarrLocation::find(call, 65536, 0) } {
     ///         assert_eq!(found.var.info().ndims, 0);

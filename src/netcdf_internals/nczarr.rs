@@ -8,6 +8,7 @@
 #![allow(non_camel_case_types)]
 
 use super::nc4::{nc_bool_t, NClist, VarPtr, NC_CHUNKED, NC_FILE_INFO, NC_INDEF, NC_OBJ, NC_VAR_INFO};
+use crate::c_args::Call;
 use crate::c_heap::{CBox, CParams};
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOMEM};
 use crate::filter_chain::{chunk_byte_size, Stage, ZarrFilter};
@@ -504,8 +505,9 @@ impl ZarrVar<'_> {
     ///
     /// ```compile_fail,E0133
     /// use ncfilters::c_args::with_call;
+    /// use ncfilters::ffi_boundary::CallersThread;
     /// use ncfilters::test_support::{FilterList, ZarrLocation};
-    /// with_call(|call| {
+    /// with_call(unsafe { CallersThread::promise() }, |call| {
     ///     // SAFETY: the only handle to the variable.
     ///     if let Ok(mut found) = unsafe { ZarrLocation::find(call, 65536, 0) } {
     ///         for handle in found.var.filter_handles(FilterList::Chain) {
@@ -533,13 +535,13 @@ impl ZarrVar<'_> {
     /// Computes the working parameters of chain filter `ptr` if not done yet. The plugin's
     /// `NCZ_modify_parameters` runs on owned copies with no reference to the filter alive (it
     /// may re-enter netcdf-c on this variable); the results are stored through a fresh access.
-    pub fn ensure_working(&mut self, ptr: FilterHandle, ncid: c_int, varid: c_int) -> NcResult<()> {
+    pub fn ensure_working(&mut self, call: &Call<'_>, ptr: FilterHandle, ncid: c_int, varid: c_int) -> NcResult<()> {
         // SAFETY: working_job only copies what the job needs out of the filter.
         let Some(job) = (unsafe { self.with_filter(FilterList::Chain, ptr, |f| f.working_job()) })?? else {
             return Ok(());
         };
         // A panic must still end the computation, or the filter stays "computing" for good.
-        let outcome = crate::ffi_boundary::contained("NCZ_modify_parameters", || job.run(ncid, varid));
+        let outcome = crate::ffi_boundary::contained("NCZ_modify_parameters", || job.run(call, ncid, varid));
         // SAFETY: finish_working only stores the outcome in the filter.
         unsafe { self.with_filter(FilterList::Chain, ptr, |f| f.finish_working(outcome)) }?
     }
@@ -563,8 +565,9 @@ impl ZarrVar<'_> {
     ///
     /// ```compile_fail,E0133
     /// use ncfilters::c_args::with_call;
+    /// use ncfilters::ffi_boundary::CallersThread;
     /// use ncfilters::test_support::{FilterList, ZarrLocation};
-    /// with_call(|call| {
+    /// with_call(unsafe { CallersThread::promise() }, |call| {
     ///     // SAFETY: the only handle to the variable.
     ///     if let Ok(found) = unsafe { ZarrLocation::find(call, 65536, 0) } {
     ///         assert!(found.var.filters(FilterList::Chain).is_empty());

@@ -352,7 +352,26 @@ pub fn test_miri(h: &Harness) -> Result {
         .envs(crate::cross_env::cross_compiler_env(s390x.triple, s390x.gnu))
         .env("MIRIFLAGS", "-Zmiri-disable-isolation")
         .env("NCFILTERS_QUIET", "1");
-    run(&mut big_endian)
+    run(&mut big_endian)?;
+    // Only nightly's rustdoc checks a compile_fail doctest's error code: stable's passes one that
+    // fails to compile for any reason (a private path, a missing argument).
+    log("cargo +nightly test --doc -p ncfilters-core -p ncfilters-plugin -p ncfilters (compile_fail error codes)");
+    run(&mut cargo(
+        h,
+        [
+            "+nightly",
+            "test",
+            "-q",
+            "--doc",
+            "--locked",
+            "-p",
+            "ncfilters-core",
+            "-p",
+            "ncfilters-plugin",
+            "-p",
+            "ncfilters",
+        ],
+    ))
 }
 
 /// The unit tests whose code lays out bytes (filter-spec words and `fix8`, fletcher32, the

@@ -115,7 +115,11 @@ fn registry(parts: &[(u32, H5Z_func_t)]) -> Registry {
 
 fn ready(mut filter: ZarrFilter) -> ZarrFilter {
     if let Some(job) = filter.working_job().unwrap() {
-        filter.finish_working(job.run(0, 0)).unwrap();
+        filter
+            .finish_working(crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+                job.run(call, 0, 0)
+            }))
+            .unwrap();
     }
     filter
 }
@@ -143,7 +147,11 @@ fn a_codec_is_initialized_by_the_job_not_while_the_filter_is_borrowed() {
     let job = filter.working_job().unwrap().expect("a job");
     let codec = registry.get(1).unwrap().codec.clone().unwrap();
     assert!(!codec.is_initialized(), "NCZ_codec_initialize ran inside working_job");
-    filter.finish_working(job.run(0, 0)).unwrap();
+    filter
+        .finish_working(crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+            job.run(call, 0, 0)
+        }))
+        .unwrap();
     assert!(codec.is_initialized());
 }
 

@@ -14,6 +14,7 @@ use crate::filters::{self, decode_limit, FilterError, FilterResult};
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_set_local_params, szip_bits_per_pixel, szip_local_params};
 use ncfilters_core::c_args::{FilterChunk, FromRawArgument, Params};
+use ncfilters_core::ffi_boundary::{Call, CallersThread};
 use std::os::raw::c_int;
 use std::os::raw::{c_uint, c_void};
 
@@ -41,8 +42,9 @@ impl Filtered {
 /// Runs `filter` under the `H5Z_func_t` protocol; never unwinds into C.
 ///
 /// # Safety
-/// The `H5Z_func_t` contract: `cd_values` is NULL or readable for `cd_nelmts` words; `buf` and
-/// `buf_size` are valid; `*buf` is a `malloc`'d block of at least `nbytes` bytes.
+/// The `H5Z_func_t` contract: called by HDF5, on its caller's thread; `cd_values` is NULL or
+/// readable for `cd_nelmts` words; `buf` and `buf_size` are valid; `*buf` is a `malloc`'d block
+/// of at least `nbytes` bytes.
 #[allow(clippy::too_many_arguments)] // H5Z_func_t's six, plus the filter's name and body
 unsafe fn run_filter(
     name: &str,
@@ -54,7 +56,9 @@ unsafe fn run_filter(
     buf: *mut *mut c_void,
     filter: impl FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>,
 ) -> usize {
-    crate::ffi_export!(caught name, |call| {
+    // SAFETY: HDF5 calls the filter on its caller's thread (this function's contract).
+    let thread = unsafe { CallersThread::promise() };
+    crate::ffi_export!(caught name, thread, |call| {
         // SAFETY: the H5Z_func_t contract (this function's), for the call.
         let (params, chunk) =
             unsafe { (Params::from_raw(call, (cd_values, cd_nelmts)), FilterChunk::from_raw(call, (nbytes, buf_size, buf))) };
@@ -269,10 +273,15 @@ pub const fn hdf5_functions(codec: Codec) -> Hdf5Functions {
     }
 }
 
-/// Runs a `can_apply`/`set_local` body: its error (or a panic) becomes HDF5's -1, reported.
-fn callback_status(name: &str, body: impl FnOnce() -> Result<c_int, String>) -> c_int {
-    crate::ffi_export!(caught name, |_| {
-        body().unwrap_or_else(|why| {
+/// Runs a `can_apply`/`set_local` body on the callback's `thread`: its error (or a panic)
+/// becomes HDF5's -1, reported.
+fn callback_status(
+    name: &str,
+    thread: CallersThread,
+    body: impl for<'call> FnOnce(&Call<'call>) -> Result<c_int, String>,
+) -> c_int {
+    crate::ffi_export!(caught name, thread, |call| {
+        body(call).unwrap_or_else(|why| {
             report(format_args!("{name}: {why}"));
             -1
         })
@@ -285,45 +294,60 @@ fn hdf5_error(e: hdf5_sys::Hdf5Error) -> String {
 
 /// blosc's `set_local` (as H5Zblosc.c's): stores `{2, 2, type size, chunk bytes}` in `cd[0..4]`
 /// (`{0, 0, …}` from netcdf-c 4.9.3 on).
-pub extern "C" fn blosc_set_local(dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
-    callback_status("blosc set_local", || {
-        let (flags, user) = hdf5_sys::filter_params(dcpl, H5Z_FILTER_BLOSC).map_err(hdf5_error)?;
-        let chunk = hdf5_sys::chunk_dims(dcpl).map_err(hdf5_error)?;
-        let type_size = hdf5_sys::type_size(type_id).map_err(hdf5_error)?;
-        let base_size = hdf5_sys::base_type_size(type_id).map_err(hdf5_error)?;
+///
+/// # Safety
+/// HDF5 calls it, on the thread that uses HDF5, with its property list, type and space.
+pub unsafe extern "C" fn blosc_set_local(dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
+    // SAFETY: HDF5 calls this callback on its caller's thread, for this call.
+    let thread = unsafe { CallersThread::promise() };
+    callback_status("blosc set_local", thread, |call| {
+        let (flags, user) = hdf5_sys::filter_params(call, dcpl, H5Z_FILTER_BLOSC).map_err(hdf5_error)?;
+        let chunk = hdf5_sys::chunk_dims(call, dcpl).map_err(hdf5_error)?;
+        let type_size = hdf5_sys::type_size(call, type_id).map_err(hdf5_error)?;
+        let base_size = hdf5_sys::base_type_size(call, type_id).map_err(hdf5_error)?;
         let params = blosc_set_local_params(&user, type_size, base_size, &chunk)
             .map_err(|_| format!("a chunk of {chunk:?} x {type_size} bytes is over 4 GiB"))?;
-        hdf5_sys::modify_filter(dcpl, H5Z_FILTER_BLOSC, flags, &params).map_err(hdf5_error)?;
+        hdf5_sys::modify_filter(call, dcpl, H5Z_FILTER_BLOSC, flags, &params).map_err(hdf5_error)?;
         Ok(1)
     })
 }
 
 /// szip's `can_apply` (as H5Zszip.c's): types of at most 32 bits or exactly 64, in little- or
 /// big-endian order.
-pub extern "C" fn szip_can_apply(_dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
-    callback_status("szip can_apply", || {
-        let bits = 8 * hdf5_sys::type_size(type_id).map_err(hdf5_error)?;
+///
+/// # Safety
+/// HDF5 calls it, on the thread that uses HDF5, with its property list, type and space.
+pub unsafe extern "C" fn szip_can_apply(_dcpl: Hid, type_id: Hid, _space: Hid) -> c_int {
+    // SAFETY: HDF5 calls this callback on its caller's thread, for this call.
+    let thread = unsafe { CallersThread::promise() };
+    callback_status("szip can_apply", thread, |call| {
+        let bits = 8 * hdf5_sys::type_size(call, type_id).map_err(hdf5_error)?;
         if bits > 32 && bits != 64 {
             return Ok(0);
         }
-        Ok(c_int::from(hdf5_sys::type_little_endian(type_id).map_err(hdf5_error)?.is_some()))
+        Ok(c_int::from(hdf5_sys::type_little_endian(call, type_id).map_err(hdf5_error)?.is_some()))
     })
 }
 
 /// szip's `set_local` (as H5Zszip.c's): bits per pixel, pixels per scanline and byte order.
-pub extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
-    callback_status("szip set_local", || {
-        let (flags, user) = hdf5_sys::filter_params(dcpl, H5Z_FILTER_SZIP).map_err(hdf5_error)?;
-        let bits = szip_bits_per_pixel(hdf5_sys::type_bits(type_id).map_err(hdf5_error)?);
-        let dims = hdf5_sys::space_dims(space).map_err(hdf5_error)?;
+///
+/// # Safety
+/// HDF5 calls it, on the thread that uses HDF5, with its property list, type and space.
+pub unsafe extern "C" fn szip_set_local(dcpl: Hid, type_id: Hid, space: Hid) -> c_int {
+    // SAFETY: HDF5 calls this callback on its caller's thread, for this call.
+    let thread = unsafe { CallersThread::promise() };
+    callback_status("szip set_local", thread, |call| {
+        let (flags, user) = hdf5_sys::filter_params(call, dcpl, H5Z_FILTER_SZIP).map_err(hdf5_error)?;
+        let bits = szip_bits_per_pixel(hdf5_sys::type_bits(call, type_id).map_err(hdf5_error)?);
+        let dims = hdf5_sys::space_dims(call, space).map_err(hdf5_error)?;
         let scanline = *dims.last().ok_or("a scalar dataspace")?;
-        let npoints = hdf5_sys::space_points(space).map_err(hdf5_error)?;
-        let little_endian = hdf5_sys::type_little_endian(type_id)
+        let npoints = hdf5_sys::space_points(call, space).map_err(hdf5_error)?;
+        let little_endian = hdf5_sys::type_little_endian(call, type_id)
             .map_err(hdf5_error)?
             .ok_or("the type has no byte order szip knows")?;
         let params = szip_local_params(&user, bits, scanline, npoints, little_endian)
             .map_err(|_| "bad szip parameters for this chunk".to_string())?;
-        hdf5_sys::modify_filter(dcpl, H5Z_FILTER_SZIP, flags, &params).map_err(hdf5_error)?;
+        hdf5_sys::modify_filter(call, dcpl, H5Z_FILTER_SZIP, flags, &params).map_err(hdf5_error)?;
         Ok(0)
     })
 }

@@ -2,10 +2,13 @@
 //! The few HDF5 functions the filters call back: the property and type queries of blosc's and
 //! szip's `can_apply`/`set_local`, and `H5Zfilter_avail`/`H5Zregister` for the built-in filters.
 //!
+//! Each takes the [`Call`] it is asked within: HDF5 is called on netcdf-c's thread only.
+//!
 //! They are reached through `shim.c`: a weak reference where HDF5 is linked (libnetcdf), else the
 //! function of the HDF5 already loaded in the process (a plugin is always loaded by HDF5), so
 //! neither a plugin nor a test binary links libhdf5. A missing HDF5 reads as a failed call.
 
+use ncfilters_core::ffi_boundary::Call;
 use std::os::raw::{c_int, c_uint, c_void};
 
 /// `hid_t` (HDF5 1.10+).
@@ -53,7 +56,7 @@ extern "C" {
 
 /// HDF5's plugin search table (`H5PLsize`, `H5PLget`), first entry first (netcdf-c 4.9.3's
 /// `NC4_hdf5_plugin_path_get`).
-pub fn plugin_search_table() -> Hdf5Result<Vec<Vec<u8>>> {
+pub fn plugin_search_table(_call: &Call<'_>) -> Hdf5Result<Vec<Vec<u8>>> {
     let mut count: c_uint = 0;
     // SAFETY: count is a valid out-pointer.
     checked(unsafe { ncfilters_H5PLsize(&mut count) }, "H5PLsize")?;
@@ -76,7 +79,7 @@ pub fn plugin_search_table() -> Hdf5Result<Vec<Vec<u8>>> {
 
 /// Replaces HDF5's plugin search table with `dirs` (`H5PLremove` of every entry, then
 /// `H5PLappend`). HDF5 refuses an empty directory name, so empty entries are left out.
-pub fn set_plugin_search_table(dirs: &[std::ffi::CString]) -> Hdf5Result<()> {
+pub fn set_plugin_search_table(_call: &Call<'_>, dirs: &[std::ffi::CString]) -> Hdf5Result<()> {
     let mut count: c_uint = 0;
     // SAFETY: count is a valid out-pointer.
     match unsafe { ncfilters_H5PLsize(&mut count) } {
@@ -110,7 +113,7 @@ fn checked(status: c_int, what: &'static str) -> Hdf5Result<c_int> {
 
 /// `H5Zfilter_avail`: whether HDF5 has filter `id` (built in, registered, or a plugin it finds
 /// on its plugin path, which it loads then): `NC_ENOTBUILT` when HDF5 is not in the process.
-pub fn filter_avail(id: u32) -> crate::error::NcResult<bool> {
+pub fn filter_avail(_call: &Call<'_>, id: u32) -> crate::error::NcResult<bool> {
     // SAFETY: no pointer arguments.
     match unsafe { ncfilters_H5Zfilter_avail(id as c_int) } {
         -2 => Err(crate::error::NC_ENOTBUILT),
@@ -122,7 +125,7 @@ pub fn filter_avail(id: u32) -> crate::error::NcResult<bool> {
 /// Whether a class for filter `id` is registered with HDF5 (its predefined filters, or one an
 /// application or netCDF registered). Unlike `H5Zfilter_avail`, `H5Zget_filter_info` looks only
 /// at the registered table: it never searches and loads the plugin path.
-pub fn filter_registered(id: u32) -> crate::error::NcResult<bool> {
+pub fn filter_registered(_call: &Call<'_>, id: u32) -> crate::error::NcResult<bool> {
     let mut flags: c_uint = 0;
     // SAFETY: flags is a valid out-pointer.
     match unsafe { ncfilters_H5Zget_filter_info(id as c_int, &mut flags) } {
@@ -156,7 +159,7 @@ pub unsafe fn register(class: &'static crate::c_types::H5Z_class2_t) -> Hdf5Resu
 }
 
 /// `H5Pget_filter_by_id2`: the flags and parameters of filter `id` in a creation property list.
-pub fn filter_params(dcpl: Hid, id: u32) -> Hdf5Result<(c_uint, Vec<u32>)> {
+pub fn filter_params(_call: &Call<'_>, dcpl: Hid, id: u32) -> Hdf5Result<(c_uint, Vec<u32>)> {
     let mut values = [0 as c_uint; 32];
     let (mut flags, mut nelmts) = (0, values.len());
     // SAFETY: room for nelmts values; no name or config asked for.
@@ -177,7 +180,7 @@ pub fn filter_params(dcpl: Hid, id: u32) -> Hdf5Result<(c_uint, Vec<u32>)> {
 }
 
 /// `H5Pmodify_filter`.
-pub fn modify_filter(dcpl: Hid, id: u32, flags: c_uint, params: &[u32]) -> Hdf5Result<()> {
+pub fn modify_filter(_call: &Call<'_>, dcpl: Hid, id: u32, flags: c_uint, params: &[u32]) -> Hdf5Result<()> {
     // SAFETY: params holds params.len() values.
     let status = unsafe { ncfilters_H5Pmodify_filter(dcpl, id as c_int, flags, params.len(), params.as_ptr()) };
     checked(status, "H5Pmodify_filter")?;
@@ -185,7 +188,7 @@ pub fn modify_filter(dcpl: Hid, id: u32, flags: c_uint, params: &[u32]) -> Hdf5R
 }
 
 /// `H5Pget_chunk`: the chunk's lengths.
-pub fn chunk_dims(dcpl: Hid) -> Hdf5Result<Vec<u64>> {
+pub fn chunk_dims(_call: &Call<'_>, dcpl: Hid) -> Hdf5Result<Vec<u64>> {
     let mut dims = [0u64; MAX_RANK];
     // SAFETY: room for MAX_RANK lengths.
     let ndims = checked(unsafe { ncfilters_H5Pget_chunk(dcpl, MAX_RANK as c_int, dims.as_mut_ptr()) }, "H5Pget_chunk")?;
@@ -193,7 +196,7 @@ pub fn chunk_dims(dcpl: Hid) -> Hdf5Result<Vec<u64>> {
 }
 
 /// `H5Tget_size`.
-pub fn type_size(type_id: Hid) -> Hdf5Result<usize> {
+pub fn type_size(_call: &Call<'_>, type_id: Hid) -> Hdf5Result<usize> {
     // SAFETY: no pointer arguments.
     match unsafe { ncfilters_H5Tget_size(type_id) } {
         0 => Err(Hdf5Error("H5Tget_size")),
@@ -202,17 +205,17 @@ pub fn type_size(type_id: Hid) -> Hdf5Result<usize> {
 }
 
 /// The size of an array type's element, else of the type (blosc's "base type size").
-pub fn base_type_size(type_id: Hid) -> Hdf5Result<usize> {
+pub fn base_type_size(call: &Call<'_>, type_id: Hid) -> Hdf5Result<usize> {
     // SAFETY: no pointer arguments.
     if unsafe { ncfilters_H5Tget_class(type_id) } != H5T_ARRAY {
-        return type_size(type_id);
+        return type_size(call, type_id);
     }
     // SAFETY: no pointer arguments; the super type is closed below.
     let element = unsafe { ncfilters_H5Tget_super(type_id) };
     if element < 0 {
         return Err(Hdf5Error("H5Tget_super"));
     }
-    let size = type_size(element);
+    let size = type_size(call, element);
     // SAFETY: element is a type id this function opened.
     unsafe { ncfilters_H5Tclose(element) };
     size
@@ -220,8 +223,8 @@ pub fn base_type_size(type_id: Hid) -> Hdf5Result<usize> {
 
 /// The significant bits of a type, as szip's set_local counts them: its precision, or its full
 /// size when the significant bits do not start at bit 0.
-pub fn type_bits(type_id: Hid) -> Hdf5Result<u64> {
-    let size_bits = 8 * type_size(type_id)? as u64;
+pub fn type_bits(call: &Call<'_>, type_id: Hid) -> Hdf5Result<u64> {
+    let size_bits = 8 * type_size(call, type_id)? as u64;
     // SAFETY: no pointer arguments.
     let precision = unsafe { ncfilters_H5Tget_precision(type_id) } as u64;
     if precision == 0 {
@@ -235,7 +238,7 @@ pub fn type_bits(type_id: Hid) -> Hdf5Result<u64> {
 }
 
 /// `H5Tget_order`: `Some(true)` little-endian, `Some(false)` big-endian, `None` for any other.
-pub fn type_little_endian(type_id: Hid) -> Hdf5Result<Option<bool>> {
+pub fn type_little_endian(_call: &Call<'_>, type_id: Hid) -> Hdf5Result<Option<bool>> {
     // SAFETY: no pointer arguments.
     match checked(unsafe { ncfilters_H5Tget_order(type_id) }, "H5Tget_order")? {
         H5T_ORDER_LE => Ok(Some(true)),
@@ -245,7 +248,7 @@ pub fn type_little_endian(type_id: Hid) -> Hdf5Result<Option<bool>> {
 }
 
 /// `H5Sget_simple_extent_dims`.
-pub fn space_dims(space: Hid) -> Hdf5Result<Vec<u64>> {
+pub fn space_dims(_call: &Call<'_>, space: Hid) -> Hdf5Result<Vec<u64>> {
     let mut dims = [0u64; MAX_RANK];
     // SAFETY: room for MAX_RANK lengths; max dims not asked for.
     let ndims = checked(
@@ -256,7 +259,7 @@ pub fn space_dims(space: Hid) -> Hdf5Result<Vec<u64>> {
 }
 
 /// `H5Sget_simple_extent_npoints`.
-pub fn space_points(space: Hid) -> Hdf5Result<u64> {
+pub fn space_points(_call: &Call<'_>, space: Hid) -> Hdf5Result<u64> {
     // SAFETY: no pointer arguments.
     u64::try_from(unsafe { ncfilters_H5Sget_simple_extent_npoints(space) })
         .map_err(|_| Hdf5Error("H5Sget_simple_extent_npoints"))

@@ -2,11 +2,14 @@
 //! netcdf-c's public API as the filters call it back: a variable's type, dimensions, chunks and
 //! byte order for the codecs' `NCZ_modify_parameters`, and `nc_initialize`.
 //!
+//! Each function takes the [`Call`] it is asked within: netcdf-c is called on its own thread only.
+//!
 //! Reached through `shim.c`: inside libnetcdf the weak references bind to netcdf-c itself; in a
 //! plugin library loaded beside a libnetcdf that is not in the global scope the function is
 //! looked up in the loaded objects; without netcdf-c each returns `NC_ENOTBUILT`.
 
 use crate::error::{check, NcResult};
+use ncfilters_core::ffi_boundary::Call;
 use std::os::raw::{c_char, c_int};
 
 extern "C" {
@@ -37,7 +40,7 @@ fn var_ndims(ncid: c_int, varid: c_int) -> NcResult<usize> {
 }
 
 /// `nc_inq_varndims` and `nc_inq_vardimid`: the variable's dimension ids.
-pub fn var_dim_ids(ncid: c_int, varid: c_int) -> NcResult<Vec<c_int>> {
+pub fn var_dim_ids(_call: &Call<'_>, ncid: c_int, varid: c_int) -> NcResult<Vec<c_int>> {
     let ndims = var_ndims(ncid, varid)?;
     let mut ids = vec![0; ndims.max(1)];
     // SAFETY: room for ndims ids.
@@ -47,7 +50,7 @@ pub fn var_dim_ids(ncid: c_int, varid: c_int) -> NcResult<Vec<c_int>> {
 }
 
 /// `nc_inq_dimlen`.
-pub fn dim_len(ncid: c_int, dimid: c_int) -> NcResult<usize> {
+pub fn dim_len(_call: &Call<'_>, ncid: c_int, dimid: c_int) -> NcResult<usize> {
     let mut len = 0;
     // SAFETY: a valid out-pointer.
     check(unsafe { ncfilters_nc_inq_dimlen(ncid, dimid, &mut len) })?;
@@ -57,7 +60,7 @@ pub fn dim_len(ncid: c_int, dimid: c_int) -> NcResult<usize> {
 /// `nc_inq_var_chunking`: the variable's chunk lengths, or `None` when it is not chunked (or a
 /// scalar). netcdf-c writes one length per dimension of the variable, so its rank is asked here,
 /// never taken from the caller.
-pub fn var_chunks(ncid: c_int, varid: c_int) -> NcResult<Option<Vec<usize>>> {
+pub fn var_chunks(_call: &Call<'_>, ncid: c_int, varid: c_int) -> NcResult<Option<Vec<usize>>> {
     let ndims = var_ndims(ncid, varid)?;
     let (mut storage, mut lens) = (0, vec![0usize; ndims.max(1)]);
     // SAFETY: room for the variable's ndims lengths.
@@ -67,7 +70,7 @@ pub fn var_chunks(ncid: c_int, varid: c_int) -> NcResult<Option<Vec<usize>>> {
 }
 
 /// `nc_inq_var_endian`: `Some(true)` little-endian, `Some(false)` big-endian, `None` native.
-pub fn var_little_endian(ncid: c_int, varid: c_int) -> NcResult<Option<bool>> {
+pub fn var_little_endian(_call: &Call<'_>, ncid: c_int, varid: c_int) -> NcResult<Option<bool>> {
     let mut endian = 0;
     // SAFETY: a valid out-pointer.
     check(unsafe { ncfilters_nc_inq_var_endian(ncid, varid, &mut endian) })?;
@@ -80,13 +83,13 @@ pub fn var_little_endian(ncid: c_int, varid: c_int) -> NcResult<Option<bool>> {
 
 /// `nc_initialize` (idempotent): registers the built-in filters with HDF5 and silences HDF5's
 /// automatic error printing, as any netCDF call would. `NC_ENOTBUILT` without netcdf-c.
-pub fn initialize() -> NcResult<()> {
+pub fn initialize(_call: &Call<'_>) -> NcResult<()> {
     // SAFETY: shim.c function with no arguments and no preconditions.
     check(unsafe { ncfilters_nc_initialize() })
 }
 
 /// `nc_inq_vartype`.
-pub fn var_type(ncid: c_int, varid: c_int) -> NcResult<c_int> {
+pub fn var_type(_call: &Call<'_>, ncid: c_int, varid: c_int) -> NcResult<c_int> {
     let mut xtype = 0;
     // SAFETY: xtype is a valid out-pointer.
     check(unsafe { ncfilters_nc_inq_vartype(ncid, varid, &mut xtype) })?;
@@ -94,7 +97,7 @@ pub fn var_type(ncid: c_int, varid: c_int) -> NcResult<c_int> {
 }
 
 /// `nc_inq_type`: the size in bytes of type `xtype`.
-pub fn type_size(ncid: c_int, xtype: c_int) -> NcResult<usize> {
+pub fn type_size(_call: &Call<'_>, ncid: c_int, xtype: c_int) -> NcResult<usize> {
     let mut size = 0usize;
     // SAFETY: size is a valid out-pointer; the name is not asked for.
     check(unsafe { ncfilters_nc_inq_type(ncid, xtype, std::ptr::null_mut(), &mut size) })?;
@@ -143,7 +146,11 @@ mod tests {
     /// netcdf-c overran with the variable's real rank.
     #[test]
     fn var_chunks_sizes_its_buffer_from_the_variable_s_rank() {
-        assert_eq!(var_chunks(NCID, VARID), Ok(Some(CHUNKS.to_vec())));
-        assert_eq!(var_chunks(NCID, VARID + 1), Err(crate::error::NC_EBADID));
+        // SAFETY: the test's thread is the only one calling the stand-in netcdf-c.
+        let thread = unsafe { ncfilters_core::ffi_boundary::CallersThread::promise() };
+        ncfilters_core::ffi_boundary::with_call(thread, |call| {
+            assert_eq!(var_chunks(call, NCID, VARID), Ok(Some(CHUNKS.to_vec())));
+            assert_eq!(var_chunks(call, NCID, VARID + 1), Err(crate::error::NC_EBADID));
+        });
     }
 }

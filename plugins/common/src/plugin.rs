@@ -166,14 +166,18 @@ macro_rules! standard_filter_module {
                 nparamsp: *mut usize,
                 paramsp: *mut *mut c_uint,
             ) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_codec_to_hdf5"), |call| {
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+                $crate::ffi_export!(named concat!($id, " NCZ_codec_to_hdf5"), thread, |call| {
                     // SAFETY: netcdf-c passes the codec's NUL-terminated JSON text and valid out-pointers.
                     unsafe { codec_to_hdf5(call, $codec, codec, nparamsp, paramsp) }
                 })
             }
 
             unsafe extern "C" fn to_codec(nparams: usize, params: *const c_uint, codecp: *mut *mut c_char) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_hdf5_to_codec"), |call| {
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+                $crate::ffi_export!(named concat!($id, " NCZ_hdf5_to_codec"), thread, |call| {
                     // SAFETY: netcdf-c passes nparams readable words (or NULL) and a valid out-pointer.
                     unsafe { hdf5_to_codec(call, $codec, nparams, params, codecp) }
                 })
@@ -187,7 +191,9 @@ macro_rules! standard_filter_module {
                 wnparamsp: *mut usize,
                 wparamsp: *mut *mut c_uint,
             ) -> c_int {
-                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), |call| {
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+                $crate::ffi_export!(named concat!($id, " NCZ_modify_parameters"), thread, |call| {
                     // SAFETY: netcdf-c passes the filter's C-heap visible and working vectors.
                     unsafe { modify_parameters(call, $codec, ncid, varid, vnparamsp, vparamsp, wnparamsp, wparamsp) }
                 })
@@ -318,7 +324,7 @@ unsafe fn modify_parameters(
     let (visible, mut working) = unsafe {
         (HeapParams::from_raw(call, (vnparamsp, vparamsp)), HeapParams::from_raw(call, (wnparamsp, wparamsp)))
     };
-    working.replace(CParams::from_slice(&working_parameters(codec, ncid, varid, visible.words()?)?)?);
+    working.replace(CParams::from_slice(&working_parameters(call, codec, ncid, varid, visible.words()?)?)?);
     Ok(())
 }
 
@@ -333,37 +339,46 @@ pub fn standard_filter_parts() -> impl Iterator<Item = (&'static StandardFilter,
     })
 }
 
-/// A standard codec's working parameters for variable `(ncid, varid)`, asked of netcdf-c.
-pub fn working_parameters(codec: Codec, ncid: c_int, varid: c_int, visible: &[u32]) -> NcResult<Vec<u32>> {
-    codec.working(visible, &NetcdfVar { ncid, varid })
+/// A standard codec's working parameters for variable `(ncid, varid)`, asked of netcdf-c within
+/// `call`.
+pub fn working_parameters(
+    call: &Call<'_>,
+    codec: Codec,
+    ncid: c_int,
+    varid: c_int,
+    visible: &[u32],
+) -> NcResult<Vec<u32>> {
+    codec.working(visible, &NetcdfVar { call, ncid, varid })
 }
 
-/// A variable of an open dataset, as codecs see it through netcdf-c's public API.
-struct NetcdfVar {
+/// A variable of an open dataset, as codecs see it through netcdf-c's public API, within a call.
+struct NetcdfVar<'a> {
+    call: &'a Call<'a>,
     ncid: c_int,
     varid: c_int,
 }
 
-impl VarFacts for NetcdfVar {
+impl VarFacts for NetcdfVar<'_> {
     fn type_size(&self) -> NcResult<usize> {
-        let xtype = netcdf_api::var_type(self.ncid, self.varid)?;
-        netcdf_api::type_size(self.ncid, xtype)
+        let xtype = netcdf_api::var_type(self.call, self.ncid, self.varid)?;
+        netcdf_api::type_size(self.call, self.ncid, xtype)
     }
 
     fn chunk_lens(&self) -> NcResult<Option<Vec<u64>>> {
-        Ok(netcdf_api::var_chunks(self.ncid, self.varid)?.map(|lens| lens.into_iter().map(|l| l as u64).collect()))
+        Ok(netcdf_api::var_chunks(self.call, self.ncid, self.varid)?
+            .map(|lens| lens.into_iter().map(|l| l as u64).collect()))
     }
 
     fn last_dim_len(&self) -> NcResult<Option<u64>> {
-        match netcdf_api::var_dim_ids(self.ncid, self.varid)?.last() {
-            Some(&dimid) => Ok(Some(netcdf_api::dim_len(self.ncid, dimid)? as u64)),
+        match netcdf_api::var_dim_ids(self.call, self.ncid, self.varid)?.last() {
+            Some(&dimid) => Ok(Some(netcdf_api::dim_len(self.call, self.ncid, dimid)? as u64)),
             None => Ok(None),
         }
     }
 
     fn little_endian(&self) -> NcResult<bool> {
         // Native order when none is set (4.9.0's codec fails there, though the data are native).
-        Ok(netcdf_api::var_little_endian(self.ncid, self.varid)?.unwrap_or(cfg!(target_endian = "little")))
+        Ok(netcdf_api::var_little_endian(self.call, self.ncid, self.varid)?.unwrap_or(cfg!(target_endian = "little")))
     }
 }
 
@@ -386,26 +401,41 @@ macro_rules! export_plugin {
         }
 
         /// HDF5's plugin info: the filter's `H5Z_class2_t`.
+        ///
+        /// # Safety
+        /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
         #[no_mangle]
-        pub extern "C" fn H5PLget_plugin_info() -> *const ::std::os::raw::c_void {
+        pub unsafe extern "C" fn H5PLget_plugin_info() -> *const ::std::os::raw::c_void {
             // Typed: only a StaticClass may be handed to HDF5 as one.
             let class: &'static $crate::plugin::StaticClass = &$class;
-            $crate::ffi_export!(|call| class as *const _ as *const ::std::os::raw::c_void)
+            // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+            let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+            $crate::ffi_export!(thread, |call| class as *const _ as *const ::std::os::raw::c_void)
         }
 
         /// ncfilters' NCZarr chain sets the calling thread's decode limit (the chunk's known
         /// size) around a decode by this library's filter; returns the previous limit.
+        ///
+        /// # Safety
+        /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
         #[no_mangle]
-        pub extern "C" fn ncfilters_set_decode_limit(limit: usize) -> usize {
-            $crate::ffi_export!(|call| $crate::filters::replace_decode_limit(limit))
+        pub unsafe extern "C" fn ncfilters_set_decode_limit(limit: usize) -> usize {
+            // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+            let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+            $crate::ffi_export!(thread, |call| $crate::filters::replace_decode_limit(limit))
         }
 
         $(
             /// netcdf-c's codec info: the filter's `NCZ_codec_t`.
+            ///
+            /// # Safety
+            /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
             #[no_mangle]
-            pub extern "C" fn NCZ_get_codec_info() -> *const ::std::os::raw::c_void {
+            pub unsafe extern "C" fn NCZ_get_codec_info() -> *const ::std::os::raw::c_void {
                 let codec: &'static $crate::plugin::StaticCodec = &$codec;
-                $crate::ffi_export!(|call| codec as *const _ as *const ::std::os::raw::c_void)
+                // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+                let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+                $crate::ffi_export!(thread, |call| codec as *const _ as *const ::std::os::raw::c_void)
             }
         )?
     };
@@ -432,9 +462,14 @@ macro_rules! export_codec_defaults {
             $crate::plugin::codec_defaults(LIBRARY);
 
         /// netcdf-c's codec defaults: codecs for HDF5 filters whose libraries have none.
+        ///
+        /// # Safety
+        /// Called on the thread that uses netcdf-c (and HDF5), as netcdf-c's own functions are.
         #[no_mangle]
-        pub extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
-            $crate::ffi_export!(|call| DEFAULTS.as_ptr() as *const ::std::os::raw::c_void)
+        pub unsafe extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
+            // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
+            let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
+            $crate::ffi_export!(thread, |call| DEFAULTS.as_ptr() as *const ::std::os::raw::c_void)
         }
     };
 }

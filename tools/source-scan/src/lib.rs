@@ -342,6 +342,77 @@ pub fn calls_of(file: &Path, names: &[&str]) -> Vec<String> {
     found
 }
 
+/// The functions of a file (in macro bodies too) whose own body calls a function named `name`
+/// (`promise(…)`, `X::promise(…)`), each as (its name, whether it is declared `unsafe`). A call
+/// in a function nested in another counts for the inner one only.
+pub fn functions_calling(file: &Path, name: &str) -> Vec<(String, bool)> {
+    fn calls(tokens: TokenStream, name: &str) -> bool {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < tokens.len() {
+            match (&tokens[i], tokens.get(i + 1)) {
+                (TokenTree::Ident(f), Some(TokenTree::Ident(_))) if f == "fn" => {
+                    // A nested function: its body is its own.
+                    i = body_of(&tokens, i).map_or(tokens.len(), |(end, _)| end + 1);
+                    continue;
+                }
+                (TokenTree::Ident(called), Some(TokenTree::Group(arguments)))
+                    if called == name && arguments.delimiter() == Delimiter::Parenthesis =>
+                {
+                    return true;
+                }
+                (TokenTree::Group(group), _) if calls(group.stream(), name) => return true,
+                _ => {}
+            }
+            i += 1;
+        }
+        false
+    }
+    /// The index and tokens of the body of the function whose `fn` is at `at`.
+    fn body_of(tokens: &[TokenTree], at: usize) -> Option<(usize, TokenStream)> {
+        let mut depth = 0i32;
+        for (i, token) in tokens.iter().enumerate().skip(at + 2) {
+            match token {
+                TokenTree::Punct(p) if p.as_char() == '<' => depth += 1,
+                TokenTree::Punct(p) if p.as_char() == '>' && !is_arrow(tokens, i) => depth -= 1,
+                TokenTree::Punct(p) if p.as_char() == ';' && depth == 0 => return None,
+                TokenTree::Group(group) if group.delimiter() == Delimiter::Brace && depth == 0 => {
+                    return Some((i, group.stream()));
+                }
+                _ => {}
+            }
+        }
+        None
+    }
+    fn is_arrow(tokens: &[TokenTree], i: usize) -> bool {
+        i > 0 && matches!(&tokens[i - 1], TokenTree::Punct(p) if p.as_char() == '-')
+    }
+    fn collect(tokens: TokenStream, name: &str, found: &mut Vec<(String, bool)>) {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, token) in tokens.iter().enumerate() {
+            match (token, tokens.get(i + 1)) {
+                (TokenTree::Ident(f), Some(TokenTree::Ident(function))) if f == "fn" => {
+                    let Some((_, body)) = body_of(&tokens, i) else { continue };
+                    let qualifiers = tokens[..i].iter().rev().take_while(|t| match t {
+                        TokenTree::Ident(q) => ["unsafe", "extern", "const", "async"].iter().any(|w| q == w),
+                        TokenTree::Literal(_) => true,
+                        _ => false,
+                    });
+                    let is_unsafe = qualifiers.into_iter().any(|t| matches!(t, TokenTree::Ident(q) if q == "unsafe"));
+                    if calls(body.clone(), name) {
+                        found.push((function.to_string(), is_unsafe));
+                    }
+                }
+                (TokenTree::Group(group), _) => collect(group.stream(), name, found),
+                _ => {}
+            }
+        }
+    }
+    let mut found = Vec::new();
+    collect(tokens_of(file), name, &mut found);
+    found
+}
+
 fn tokens_of(file: &Path) -> TokenStream {
     let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("cannot read {}: {e}", file.display()));
     text.parse().unwrap_or_else(|e| panic!("cannot tokenize {}: {e:?}", file.display()))
@@ -426,6 +497,23 @@ mod tests {
         assert_eq!(segments(&["super"]), ["l"]);
         assert_eq!(segments(&["ncfilters_core"]), ["plugin_path"]);
         assert_eq!(calls_of(&file, &["guarded"]), ["guarded", "guarded"]);
+    }
+
+    #[test]
+    fn functions_calling_a_name_say_whether_they_are_unsafe() {
+        let file = write(
+            "promise.rs",
+            r#"
+            pub unsafe extern "C" fn export() -> c_int { let t = unsafe { T::promise() }; run(t) }
+            fn helper<F: Fn() -> u8>(f: F) -> Vec<u8> { vec![promise()] }
+            pub(crate) unsafe fn inner() { fn nested() { promise(); } let promise = 1; }
+            fn declared_only();
+            macro_rules! m { () => { pub extern "C" fn from_macro() { $crate::T::promise(); } }; }
+            "#,
+        );
+        let found = functions_calling(&file, "promise");
+        let expected = [("export", true), ("helper", false), ("nested", false), ("from_macro", false)];
+        assert_eq!(found, expected.map(|(f, u)| (f.to_string(), u)));
     }
 
     #[test]
