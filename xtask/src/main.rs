@@ -343,7 +343,7 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
             }
         }
         for check in slow_checks {
-            stages.run(&check.name(), || check.run(h, rotation::windows_releases_for_this_run))?;
+            stages.run(&check.name(), || check.run(h))?;
         }
         if stages.names() != planned {
             return Err(Failure(format!("test ran {:?}, not its planned stages {planned:?}", stages.names())));
@@ -422,7 +422,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::CrossCompile => cross::test_cross_compile(h),
         Step::Fuzz => rust_checks::test_fuzz(h),
         Step::Wine => {
-            windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &rotation::windows_releases_for_this_run()?)
+            windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &windows_suite::windows_releases_chosen()?)
         }
         Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?),
         Step::Qualification => qualification::check_record(

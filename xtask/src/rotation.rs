@@ -8,7 +8,6 @@ use std::sync::OnceLock;
 use crate::harness::{Failure, Result};
 use crate::release::{Release, RELEASES};
 use crate::slow_checks::{SlowCheck, SLOW_CHECKS};
-use crate::windows_suite::{windows_release, windows_versions, WINDOWS_RELEASES};
 
 /// The releases `test` builds and tests: all of them, or in CI those of [`releases_on`] today.
 pub fn releases_for_this_run() -> Result<Vec<&'static Release>> {
@@ -64,24 +63,6 @@ fn choosing_day_number(day: u64) -> u64 {
     let round = day / SLOW_CHECKS.len() as u64;
     let within = SLOW_CHECKS[..(day % SLOW_CHECKS.len() as u64) as usize].iter().filter(|check| chooses(check));
     round * per_round + within.count() as u64
-}
-
-/// The releases the `wine` check builds for Windows: `NCFILTERS_NETCDF_VERSION`'s; else all of
-/// [`WINDOWS_RELEASES`], or in CI one, by turns from one round of the checks to the next (each
-/// build and suite under Wine takes 20 to 40 minutes).
-pub fn windows_releases_for_this_run() -> Result<Vec<&'static Release>> {
-    let versions: Vec<&str> = match (std::env::var("NCFILTERS_NETCDF_VERSION"), ci_day()?) {
-        (Ok(version), _) => vec![windows_release(&version)?.version],
-        (Err(_), None) => windows_versions(),
-        (Err(_), Some(day)) => vec![windows_release_on(day)],
-    };
-    versions.into_iter().map(|version| crate::release::find(version).map_err(Failure)).collect()
-}
-
-/// The release a CI `wine` day on `day` builds for Windows.
-fn windows_release_on(day: u64) -> &'static str {
-    let round = day / SLOW_CHECKS.len() as u64;
-    WINDOWS_RELEASES[(round % WINDOWS_RELEASES.len() as u64) as usize].version
 }
 
 /// The releases added last, which every CI run tests one of.
@@ -152,8 +133,8 @@ mod tests {
 
     #[test]
     fn the_arm64_suite_under_qemu_has_one_release_beside_it() {
-        assert_eq!(slow_check_on(31).name(), "debian13-arm64");
-        assert_eq!(versions(31), ["4.9.2"]);
+        assert_eq!(slow_check_on(32).name(), "debian13-arm64");
+        assert_eq!(versions(32), ["4.9.2"]);
     }
 
     /// Every CI run but valgrind's (its own release) tests 4.9.2 or 4.10.0 (the releases added
@@ -188,37 +169,39 @@ mod tests {
 
     #[test]
     fn a_valgrind_day_tests_its_own_release_only() {
-        // Day 0: valgrind 4.9.0 (2026-12-03, CI day 20,790, ran past 90 minutes with two); day 12:
+        // Day 0: valgrind 4.9.0 (with two releases, CI ran past 90 minutes on 2026-12-03); day 12:
         // valgrind 4.10.1, the last release.
-        assert_eq!(slow_check_on(20_790).name(), "valgrind 4.9.0", "2026-12-03");
+        assert_eq!(slow_check_on(20_794).name(), "valgrind 4.9.0", "2026-12-07");
         assert_eq!(versions(0), ["4.9.0"]);
         assert_eq!(versions(12), ["4.10.1"]);
-        assert_eq!(slow_check_on(20_846).name(), "valgrind 4.10.0", "2027-01-28");
-        assert_eq!(versions(20_846), ["4.10.0"]);
-    }
-
-    #[test]
-    fn a_wine_day_builds_4_10_1_or_4_9_3_for_windows_by_turns() {
-        let wine_days: Vec<u64> =
-            (0..4 * SLOW_CHECKS.len() as u64).filter(|&day| slow_check_on(day).name() == "wine").collect();
-        assert_eq!(wine_days.len(), 4);
-        let built: Vec<&str> = wine_days.iter().map(|&day| windows_release_on(day)).collect();
-        assert_eq!(built, ["4.10.1", "4.9.3", "4.10.1", "4.9.3"]);
+        assert_eq!(slow_check_on(20_852).name(), "valgrind 4.10.0", "2027-02-03");
+        assert_eq!(versions(20_852), ["4.10.0"]);
     }
 
     #[test]
     fn a_debian_package_s_day_tests_one_of_the_releases_added_last() {
-        // Day 13: deb trixie; day 28: deb bookworm; day 30: deb trixie i386; day 32: deb trixie from
-        // Debian's crates; day 48: deb trixie again, a round of the checks later.
+        // Day 13: deb trixie; day 29: deb bookworm; day 31: deb trixie i386; day 33: deb trixie from
+        // Debian's crates; day 50: deb trixie again, a round of the checks later.
         assert_eq!(slow_check_on(13).name(), "deb trixie");
         assert_eq!(versions(13), ["4.9.2"]);
-        assert_eq!(slow_check_on(28).name(), "deb bookworm");
-        assert_eq!(versions(28), ["4.9.2"]);
-        assert_eq!(slow_check_on(30).name(), "deb trixie i386");
-        assert_eq!(versions(30), ["4.9.2"]);
-        assert_eq!(slow_check_on(32).name(), "deb trixie debian-crates");
-        assert_eq!(versions(32), ["4.9.2"]);
-        assert_eq!(slow_check_on(48).name(), "deb trixie");
-        assert_eq!(versions(48), ["4.10.0"]);
+        assert_eq!(slow_check_on(29).name(), "deb bookworm");
+        assert_eq!(versions(29), ["4.9.2"]);
+        assert_eq!(slow_check_on(31).name(), "deb trixie i386");
+        assert_eq!(versions(31), ["4.9.2"]);
+        assert_eq!(slow_check_on(33).name(), "deb trixie debian-crates");
+        assert_eq!(versions(33), ["4.9.2"]);
+        assert_eq!(slow_check_on(50).name(), "deb trixie");
+        assert_eq!(versions(50), ["4.10.0"]);
+    }
+
+    /// Each of netcdf-c's releases for Windows has a day of its own, and the shipped crates' tests
+    /// under Wine another: together they take too long for one run.
+    #[test]
+    fn each_windows_release_and_the_tests_under_wine_have_a_day_of_their_own() {
+        let names: Vec<String> = (0..SLOW_CHECKS.len() as u64).map(|day| slow_check_on(day).name()).collect();
+        let wine: Vec<&str> = names.iter().map(String::as_str).filter(|name| name.starts_with("wine")).collect();
+        assert_eq!(wine, ["wine 4.9.3", "wine 4.10.1", "wine"]);
+        assert_eq!(slow_check_on(20_791).name(), "wine 4.10.1", "2026-12-04");
+        assert_eq!(versions(20_791), ["4.10.0"]);
     }
 }

@@ -11,6 +11,7 @@ use crate::cross::{Target, TARGETS};
 use crate::deb::{DebianPackage, PACKAGES};
 use crate::harness::{Harness, Result};
 use crate::release::{Release, RELEASES};
+use crate::windows_suite::{WindowsRelease, WINDOWS_RELEASES};
 
 pub enum SlowCheck {
     Valgrind(&'static Release),
@@ -32,17 +33,19 @@ pub enum SlowCheck {
     /// The shipped crates' tests on another architecture under qemu-user (`cargo xtask cross`).
     Cross(&'static Target),
     /// The shipped crates' tests built for Windows with MinGW-w64 and run under Wine, with
-    /// libblosc and libsz cross-built; then HDF5 and netcdf-c (`windows_suite::WINDOWS_RELEASES`, in CI
-    /// one by turns: `rotation::windows_releases_for_this_run`) cross-built, stock and with the module, and the
-    /// suite under Wine on both (`cargo xtask wine`).
-    Wine,
+    /// libblosc and libsz cross-built (the first half of `cargo xtask wine`).
+    WineTests,
+    /// HDF5 and one of `windows_suite::WINDOWS_RELEASES` cross-built for Windows, stock and with
+    /// the module, and the suite under Wine on both (the second half of `cargo xtask wine`). Apart
+    /// from the tests: together they took 45 minutes, too many for a CI run.
+    WineNetcdf(&'static WindowsRelease),
     /// The shipped crates' test programs built for both Macs in every release's cfg set (`cargo
     /// xtask macos`).
     MacosTests,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
-pub static SLOW_CHECKS: [SlowCheck; 35] = [
+pub static SLOW_CHECKS: [SlowCheck; 37] = [
     SlowCheck::Valgrind(&RELEASES[0]),
     SlowCheck::Parallel(&RELEASES[2]),
     SlowCheck::Configuration(&CONFIGURATIONS[1]),
@@ -65,6 +68,7 @@ pub static SLOW_CHECKS: [SlowCheck; 35] = [
     SlowCheck::Cross(&TARGETS[4]),
     SlowCheck::Parallel(&RELEASES[1]),
     SlowCheck::Valgrind(&RELEASES[3]),
+    SlowCheck::WineNetcdf(&WINDOWS_RELEASES[1]),
     SlowCheck::Parallel(&RELEASES[3]),
     SlowCheck::Cross(&TARGETS[5]),
     SlowCheck::Valgrind(&RELEASES[1]),
@@ -76,8 +80,9 @@ pub static SLOW_CHECKS: [SlowCheck; 35] = [
     SlowCheck::DebianPackage(&PACKAGES[2]),
     SlowCheck::Debian13Arm64Cross,
     SlowCheck::DebianPackage(&PACKAGES[3]),
-    SlowCheck::Wine,
+    SlowCheck::WineNetcdf(&WINDOWS_RELEASES[0]),
     SlowCheck::MacosTests,
+    SlowCheck::WineTests,
 ];
 
 impl SlowCheck {
@@ -93,7 +98,8 @@ impl SlowCheck {
             SlowCheck::DevelopmentSnapshot => "development".into(),
             SlowCheck::DebianPackage(package) => format!("deb {}", package.name()),
             SlowCheck::Cross(target) => format!("cross {}", target.arch),
-            SlowCheck::Wine => "wine".into(),
+            SlowCheck::WineTests => "wine".into(),
+            SlowCheck::WineNetcdf(release) => format!("wine {}", release.version),
             SlowCheck::MacosTests => "macos".into(),
         }
     }
@@ -115,11 +121,15 @@ impl SlowCheck {
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::Cross(_)
             | SlowCheck::MacosTests
+            | SlowCheck::WineTests
             | SlowCheck::Debian13I386Root
             | SlowCheck::Parallel(_)
             | SlowCheck::Configuration(_)
             | SlowCheck::Debian13Root => 2,
-            SlowCheck::Valgrind(_) | SlowCheck::Debian13Arm64Cross | SlowCheck::DebianPackage(_) | SlowCheck::Wine => 1,
+            SlowCheck::Valgrind(_)
+            | SlowCheck::Debian13Arm64Cross
+            | SlowCheck::DebianPackage(_)
+            | SlowCheck::WineNetcdf(_) => 1,
         }
     }
 
@@ -137,7 +147,8 @@ impl SlowCheck {
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::DebianPackage(_)
             | SlowCheck::Cross(_)
-            | SlowCheck::Wine
+            | SlowCheck::WineTests
+            | SlowCheck::WineNetcdf(_)
             | SlowCheck::MacosTests => None,
         }
     }
@@ -148,9 +159,8 @@ impl SlowCheck {
         matches!(self, SlowCheck::Valgrind(_) | SlowCheck::Parallel(_) | SlowCheck::Configuration(_))
     }
 
-    /// Runs the check; `wine` builds the releases `windows_releases` chooses for Windows (asked only
-    /// then: `rotation` chooses them, and a version set for another step need not be one of them).
-    pub fn run(&self, h: &Harness, windows_releases: fn() -> Result<Vec<&'static Release>>) -> Result {
+    /// Runs the check.
+    pub fn run(&self, h: &Harness) -> Result {
         match self {
             SlowCheck::Valgrind(release) => crate::valgrind::test_valgrind(&h.for_release(release)),
             SlowCheck::Parallel(release) => crate::parallel::test_parallel(&h.for_release(release)),
@@ -162,9 +172,8 @@ impl SlowCheck {
             SlowCheck::DevelopmentSnapshot => crate::development::test_development(h),
             SlowCheck::DebianPackage(package) => crate::deb::test_package(h, package),
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
-            SlowCheck::Wine => {
-                crate::windows_netcdf::test_wine(h, &crate::cross::shipped_packages(h)?, &windows_releases()?)
-            }
+            SlowCheck::WineTests => crate::windows_netcdf::test_shipped_crates(h, &crate::cross::shipped_packages(h)?),
+            SlowCheck::WineNetcdf(release) => crate::windows_netcdf::test_netcdf(h, release),
             SlowCheck::MacosTests => {
                 crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)
             }
@@ -182,8 +191,12 @@ mod tests {
         names.sort();
         names.dedup();
         // The distribution checks: debian13, debian13-i386, debian13-arm64, offline, development,
-        // wine, macos, Debian's packages, and the architectures.
-        assert_eq!(names.len(), 2 * RELEASES.len() + CONFIGURATIONS.len() + 7 + PACKAGES.len() + TARGETS.len());
+        // wine, macos, Debian's packages, the architectures, and netcdf-c's releases for Windows.
+        let windows = WINDOWS_RELEASES.len();
+        assert_eq!(
+            names.len(),
+            2 * RELEASES.len() + CONFIGURATIONS.len() + 7 + PACKAGES.len() + TARGETS.len() + windows
+        );
         assert_eq!(names.len(), SLOW_CHECKS.len());
     }
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! netcdf-c ([`WINDOWS_RELEASES`](crate::windows_suite::WINDOWS_RELEASES)) cross-built for Windows with MinGW-w64, as MSYS2 builds it,
-//! stock and with the module (part of the `wine` slow check), on HDF5 1.14.6 cross-built the same
+//! stock and with the module (`cargo xtask wine`; in CI a slow check of each release, `wine <version>`), on HDF5 1.14.6 cross-built the same
 //! way (without szip, as vcpkg's default HDF5). It checks that:
 //! - the module configures a MinGW toolchain file: its layout check runs under Wine;
 //! - netcdf.dll exports exactly stock's functions, and ncfilters.h's;
@@ -16,9 +16,9 @@ use std::time::Instant;
 
 use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
-use crate::release::Release;
 use crate::text::print_tail;
 use crate::windows::{wine_env, GNU};
+use crate::windows_suite::WindowsRelease;
 
 /// What the builds need besides the compilers and Wine: MinGW-w64's C++ compiler (CMake's
 /// projects enable C++) and zlib.
@@ -38,18 +38,31 @@ const FILTERED_CDL: &str = "netcdf filtered {\n\
     data: v = 1, 2, 3, 4, 5, 6 ;\n\
     }\n";
 
-/// `cargo xtask wine`: for each of `releases`, the shipped crates' tests under Wine in its cfg set,
-/// then the release built for Windows.
-pub fn test_wine(h: &Harness, packages: &[String], releases: &[&'static Release]) -> Result {
+/// `cargo xtask wine`: the shipped crates' tests under Wine, then each of `releases` built for
+/// Windows (in CI two slow checks: `SlowCheck::WineTests` and `SlowCheck::WineNetcdf`).
+pub fn test_wine(h: &Harness, packages: &[String], releases: &[&'static WindowsRelease]) -> Result {
+    test_shipped_crates(h, packages)?;
+    releases.iter().try_for_each(|release| test_netcdf(h, release))
+}
+
+/// The shipped crates' tests built for Windows and run under Wine.
+pub fn test_shipped_crates(h: &Harness, packages: &[String]) -> Result {
+    let _server = start_wine(h)?;
+    crate::windows::test_under_wine(h, packages)
+}
+
+/// `release` built for Windows, stock and with the module, and its suite under Wine on both.
+pub fn test_netcdf(h: &Harness, release: &WindowsRelease) -> Result {
+    let release = crate::release::find(release.version).map_err(harness::Failure)?;
+    let _server = start_wine(h)?;
+    test_windows_netcdf(&h.for_release(release))
+}
+
+/// MinGW-w64 and Wine installed, Wine's prefix made, and one wineserver until the result is dropped.
+fn start_wine(h: &Harness) -> Result<crate::windows::WineServer> {
     crate::windows::prepare(&[crate::windows::COMPILER_PACKAGES.as_slice(), &crate::windows::WINE_PACKAGES].concat())?;
     crate::windows::wine_prefix_with_prng(h)?;
-    let _server = crate::windows::WineServer::start(h)?;
-    for release in releases {
-        let h = h.for_release(release);
-        crate::windows::test_under_wine(&h, packages)?;
-        test_windows_netcdf(&h)?;
-    }
-    Ok(())
+    crate::windows::WineServer::start(h)
 }
 
 /// `h`'s release for Windows: built in `target/windows/netcdf/<version>`, on the HDF5 and with the

@@ -97,8 +97,17 @@ pub fn windows_release(version: &str) -> Result<&'static WindowsRelease> {
     }
 }
 
+/// The releases `cargo xtask wine` builds for Windows: `NCFILTERS_NETCDF_VERSION`'s, else all of
+/// [`WINDOWS_RELEASES`] (CI builds one a run: `SlowCheck::WineNetcdf`).
+pub fn windows_releases_chosen() -> Result<Vec<&'static WindowsRelease>> {
+    match std::env::var("NCFILTERS_NETCDF_VERSION") {
+        Ok(version) => Ok(vec![windows_release(&version)?]),
+        Err(_) => Ok(WINDOWS_RELEASES.iter().collect()),
+    }
+}
+
 /// The versions of [`WINDOWS_RELEASES`].
-pub fn windows_versions() -> Vec<&'static str> {
+fn windows_versions() -> Vec<&'static str> {
     WINDOWS_RELEASES.iter().map(|release| release.version).collect()
 }
 
