@@ -5,7 +5,7 @@
 //! the DLLs `windows_libraries` cross-builds.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use crate::harness::{create_dir_all, fail, log, Harness, Result};
@@ -112,6 +112,14 @@ impl WineServer {
         // status is ignored: with no server left, `--kill` has nothing to stop.
         let _ = cmd("wineserver", ["--kill"]).env("WINEPREFIX", &prefix).status();
         run(cmd("wineserver", ["--persistent"]).env("WINEPREFIX", &prefix))?;
+        // Wine's first program starts its services (services.exe, winedevice.exe, …), which then
+        // run until the server stops, holding that program's stdout and stderr. Started here, they
+        // hold /dev/null: started by the layout check under CMake's execute_process, they held its
+        // pipe, and configure waited for the pipe to close (26 minutes, until killed).
+        let mut first = cmd("wine", ["cmd", "/c", "exit"]);
+        first.env("WINEPREFIX", &prefix).env("WINEDEBUG", "-all");
+        first.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+        run(&mut first)?;
         Ok(WineServer { prefix })
     }
 }
