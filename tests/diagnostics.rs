@@ -29,7 +29,9 @@ fn child_reports_to_a_failing_stderr() {
     // The loader's debug account and skip messages.
     std::env::set_var("NCFILTERS_DEBUG", "1");
     std::env::set_var("HDF5_PLUGIN_PATH", "/nonexistent-ncfilters-dir:/dev/null");
-    ncfilters::test_support::forget_plugins();
+    // SAFETY: as above.
+    let thread = unsafe { ncfilters::ffi_boundary::CallersThread::promise() };
+    ncfilters::ffi_boundary::with_call(thread, ncfilters::test_support::forget_plugins);
     assert!(ncfilters::test_support::registry_has(32015));
     println!("child survived");
 }

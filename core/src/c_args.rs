@@ -488,6 +488,8 @@ impl<'call> FromRawArgument<'call, (*mut c_void, usize)> for CallerChunk<'call> 
     type Output = Self;
 
     unsafe fn from_raw(_: &Call<'call>, (data, len): (*mut c_void, usize)) -> Self {
+        // NULL has no bytes, whatever length came with it (the caller rejects that pair).
+        let len = if data.is_null() { 0 } else { len };
         CallerChunk { data, len, _borrow: PhantomData }
     }
 }
@@ -638,6 +640,20 @@ impl HeapParams<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// NCZ_applyfilterchain rejects NULL with a length only after the chunk is a handle: the
+    /// handle never claims those bytes (its `take`, `copy` and `bytes` read none).
+    #[test]
+    fn a_null_chunk_has_no_bytes_whatever_its_length() {
+        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+            // SAFETY: NULL is never read, as this test checks.
+            let chunk = unsafe { CallerChunk::from_raw(call, (std::ptr::null_mut(), 64)) };
+            assert!(chunk.is_null());
+            assert_eq!(chunk.bytes(), &[] as &[u8]);
+            assert_eq!(chunk.copy().map(|copy| copy.len()), Ok(0));
+            assert_eq!(chunk.take().len(), 0);
+        });
+    }
 
     #[test]
     fn handles_read_and_write_through_the_call_s_pointers() {

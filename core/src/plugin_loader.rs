@@ -84,8 +84,10 @@ pub type WorkingParamsFn = fn(&Call<'_>, Codec, c_int, c_int, &[u32]) -> NcResul
 struct LibraryCodec(NCZ_codec_t);
 
 // SAFETY: its pointers are a loaded plugin library's static data and functions (or this process
-// image's), which the `_library` of the CodecPart holding it keeps mapped; netcdf-c calls a
-// codec's functions from any thread, and nothing here writes through them.
+// image's), which the `_library` of the CodecPart holding it keeps mapped, and nothing here writes
+// through them. Sending the copy is sound; calling its functions is not, off the thread that uses
+// netcdf-c (they may call it or HDF5): `finalize` of the registry takes a `Call`, and the other
+// callers run within NCZarr's calls.
 unsafe impl Send for LibraryCodec {}
 // SAFETY: as above.
 unsafe impl Sync for LibraryCodec {}

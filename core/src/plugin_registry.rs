@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 use crate::error::report;
+use crate::ffi_boundary::Call;
 use crate::plugin_loader::{self, CodecPart, FilterPart, KeepAlive, LibraryContents};
 use crate::plugin_path::PluginDir;
 use std::cell::Cell;
@@ -662,8 +663,14 @@ fn current() -> Option<Arc<Registry>> {
 
 /// `NCZ_filter_finalize`: finalises the complete plugins' codecs and drops the registry (and
 /// those a plugin-path change replaced); the libraries are unloaded once no variable uses them
-/// any more. A later use discovers again.
-pub fn finalize() {
+/// any more. A later use discovers again. Within a call: the codecs' `NCZ_codec_finalize` runs
+/// C (c-blosc's `blosc_destroy`, say) that netcdf-c's thread may be using.
+///
+/// ```compile_fail,E0061
+/// // Not from any thread: only within a call (whose token `CallersThread::promise` makes).
+/// std::thread::spawn(|| ncfilters_core::plugin_registry::finalize());
+/// ```
+pub fn finalize(_: &Call<'_>) {
     let mut taken: Vec<Arc<Registry>> = std::mem::take(&mut *lock(&RETIRED));
     taken.extend(lock(&REGISTRY).take());
     for registry in taken {
@@ -676,6 +683,7 @@ pub fn finalize() {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ffi_boundary::{tests::test_thread, with_call};
     use crate::plugin_loader::test_parts::{codec, codec_with_lifecycle, filter, keep_alive};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -849,7 +857,7 @@ mod tests {
         // shared registry keep discovery from running here.
         let discovered_after_panic = std::thread::spawn(|| {
             for _ in 0..100 {
-                finalize();
+                with_call(test_thread(), finalize);
                 PANIC_IN_DISCOVERY.with(|p| p.set(true));
                 let panicked = std::panic::catch_unwind(|| registry(builtins)).is_err();
                 PANIC_IN_DISCOVERY.with(|p| p.set(false));

@@ -9,6 +9,11 @@
 //! `null_arguments` holds every export to the first two. NCZarr's policy is
 //! `crate::nczarr_filters`'.
 //!
+//! Every export's `# Safety` includes one condition it does not repeat: like netcdf-c's own
+//! functions, it is called on the thread that uses netcdf-c and HDF5, and not from two threads at
+//! once (HDF5 built without thread safety, netcdf-c's lists): each body's
+//! `CallersThread::promise` relies on it.
+//!
 //! `ncfilters_api` is ncfilters' own API (`include/ncfilters.h`), not netcdf-c's; `plugin_path_api` is
 //! netcdf-c 4.9.3's plugin-path API, added to 4.9.0 builds.
 //!

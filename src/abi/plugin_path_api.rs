@@ -2,8 +2,9 @@
 //! The plugin-path API (replacing netcdf-c 4.9.3's `libdispatch/dplugins.c`, `libhdf5/hdf5plugins.c`,
 //! the path half of `libnczarr/zplugins.c` and the `ncaux_plugin_path_*` helpers of `daux.c`;
 //! added to 4.9.0 builds): read and replace the one plugin path ([`crate::plugin_path`]) that the
-//! NCZarr registry searches and HDF5's search table follows. Unlike netcdf-c's, these functions
-//! may be called from several threads at once.
+//! NCZarr registry searches and HDF5's search table follows. Like netcdf-c's, they change HDF5's
+//! search table, so they are called on the thread that uses netcdf-c and HDF5 (the `# Safety` of
+//! every export: [`crate::abi`]); the path itself is behind a lock all the same.
 //!
 //! Every vector and string handed to the caller is `malloc`'d; the caller frees them
 //! (`ncaux_plugin_path_clear`). Where netcdf-c writes into a caller's non-NULL `dirs` vector,

@@ -169,8 +169,8 @@ pub unsafe extern "C" fn NCZ_filter_initialize() -> c_int {
 pub unsafe extern "C" fn NCZ_filter_finalize() -> c_int {
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
     let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
-    crate::ffi_export!(thread, |_| {
-        plugin_registry::finalize();
+    crate::ffi_export!(thread, |call| {
+        plugin_registry::finalize(call);
         // nc_finalize forgets the plugin path too (4.9.3 on: also nc_plugin_path_finalize).
         crate::plugin_path::finalize();
         Ok(())
@@ -338,8 +338,8 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
     // caller's block is still handed back below; this one, a panic anywhere else.
     crate::ffi_export!(caught crate::function_name!(), thread, |call| {
         let encoding = encode != 0;
-        // SAFETY: `(indata, inlen)` is NULL (only with no length) or a malloc'd block of that many bytes (the export's
-        // `# Safety`).
+        // SAFETY: `indata` is NULL (a chunk of no bytes, whatever `inlen` says; rejected below) or a
+        // malloc'd block of `inlen` bytes (the export's `# Safety`).
         let chunk = unsafe { CallerChunk::from_raw(call, (indata, inlen)) };
         // On decode the caller hands the block over; on encode it stays the caller's until success.
         let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };

@@ -34,12 +34,13 @@ pub fn hdf5_filter_available(call: &Call<'_>, id: c_uint) -> NcResult<()> {
     }
 }
 
-/// The file, group and variable for `(ncid, varid)`, reading the variable's metadata lazily
+/// The file and variable for `(ncid, varid)`, reading the variable's metadata lazily
 /// (`nc4_hdf5_find_grp_h5_var`), which is what fills `var->filters` for files being read.
 pub struct Hdf5Location<'a> {
     // Private: the safe methods read through it, so only the finder may set it.
     file: NonNull<NC_FILE_INFO>,
-    group: *mut c_void,
+    // Public, so safe code may swap two locations' variables: nothing here pairs it with `file`
+    // (the group a call needs is the variable's own `container`).
     pub var: Hdf5Var<'a>,
 }
 
@@ -65,13 +66,14 @@ impl Hdf5Location<'_> {
     /// Filters force chunking; chunk sizes not yet chosen (`chunksizes[0] == 0`) get netcdf-c's defaults.
     pub fn make_chunked(&mut self) -> NcResult<()> {
         let var = self.var.as_ptr();
-        // SAFETY: var is live; group and var are the pair nc4_hdf5_find_grp_h5_var returned.
+        // SAFETY: var is live, and its container is its own group.
         unsafe {
             (*var).storage = NC_CHUNKED;
             let chunksizes = (*var).chunksizes;
             if !chunksizes.is_null() && *chunksizes == 0 {
-                check(ncfilters_nc4_find_default_chunksizes2(self.group, var))?;
-                check(ncfilters_nc4_adjust_var_cache(self.group, var))?;
+                let group = (*var).container;
+                check(ncfilters_nc4_find_default_chunksizes2(group, var))?;
+                check(ncfilters_nc4_adjust_var_cache(group, var))?;
             }
         }
         Ok(())
@@ -95,7 +97,7 @@ pub unsafe fn find_hdf5_var<'call>(
     let file = NonNull::new(file).ok_or(NC_EINVAL)?;
     // SAFETY: netcdf-c returned a live variable of an open HDF5 file.
     let var = unsafe { Hdf5Var::new(var) }.ok_or(NC_EINVAL)?;
-    Ok(Hdf5Location { file, group, var })
+    Ok(Hdf5Location { file, var })
 }
 
 /// A netCDF-4/HDF5 variable and its filter list.
@@ -224,7 +226,8 @@ impl Hdf5Var<'_> {
 
     /// Removes and frees the filter at `index`.
     pub fn remove(&mut self, index: usize) {
-        // SAFETY: index is in range; the removed element is ours to free.
+        // SAFETY: nclistremove returns NULL for a NULL list or an index out of range, which
+        // free_filter ignores, else the removed element, now ours to free.
         unsafe { free_filter(ncfilters_nclistremove(self.list(), index).cast()) }
     }
 

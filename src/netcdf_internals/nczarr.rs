@@ -251,7 +251,8 @@ pub unsafe fn ncjson_text(json: *const NCjson) -> NcResult<String> {
 pub struct ZarrLocation<'a> {
     // Private: the safe methods read through it, so only `find` may set it.
     file: NonNull<NC_FILE_INFO>,
-    group: *mut NC_GRP_INFO,
+    // Public, so safe code may swap two locations' variables: nothing here pairs it with `file`
+    // (the group a call needs is the variable's own `container`).
     pub var: ZarrVar<'a>,
 }
 
@@ -271,7 +272,7 @@ impl<'call> ZarrLocation<'call> {
         let file = NonNull::new(file).ok_or(NC_EINVAL)?;
         // SAFETY: netcdf-c returned a live variable of an open NCZarr file.
         let var = unsafe { ZarrVar::new(var) }.ok_or(NC_EINVAL)?;
-        Ok(ZarrLocation { file, group, var })
+        Ok(ZarrLocation { file, var })
     }
 
     fn file_info(&self) -> &NC_FILE_INFO {
@@ -291,12 +292,12 @@ impl<'call> ZarrLocation<'call> {
     /// adjust the chunk cache for NCZarr here).
     pub fn make_chunked(&mut self) -> NcResult<()> {
         let var = self.var.as_ptr();
-        // SAFETY: var is live; group and var are the pair ncz_find_grp_file_var returned.
+        // SAFETY: var is live, and its container is its own group.
         unsafe {
             (*var).storage = NC_CHUNKED;
             let chunksizes = (*var).chunksizes;
             if !chunksizes.is_null() && *chunksizes == 0 {
-                check(ncfilters_nc4_find_default_chunksizes2(self.group.cast(), var))?;
+                check(ncfilters_nc4_find_default_chunksizes2((*var).container.cast(), var))?;
             }
         }
         Ok(())
@@ -674,7 +675,8 @@ impl ZarrVar<'_> {
 
     /// Removes and frees the element at `index` of the chain.
     pub fn remove(&mut self, which: FilterList, index: usize) {
-        // SAFETY: index is in range; the removed element is a CBox<ZarrFilter> now ours.
+        // SAFETY: nclistremove returns NULL for a NULL list or an index out of range (no box),
+        // else the removed element, a CBox<ZarrFilter> now ours.
         drop(unsafe { CBox::from_raw(ncfilters_nclistremove(self.list(which), index).cast::<ZarrFilter>()) });
     }
 

@@ -307,7 +307,8 @@ fn codec_of_params(codec: Codec, params: &[u32], mut text: Out<'_, *mut c_char>)
 /// `NCZ_modify_parameters`' pointers, each made a handle once.
 ///
 /// # Safety
-/// The pointers are netcdf-c's: the filter's C-heap visible and working vectors.
+/// The pointers are netcdf-c's: the filter's C-heap visible and working vectors, two blocks
+/// (each becomes a `&mut`).
 #[allow(clippy::too_many_arguments)] // the entry point's six, plus the call and the codec
 unsafe fn modify_parameters(
     call: &Call<'_>,
