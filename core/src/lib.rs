@@ -39,8 +39,8 @@
 /// The netcdf-c release whose ABI and behaviour this build has (`NCFILTERS_NETCDF_VERSION`).
 pub const NETCDF_RELEASE: &str = env!("NCFILTERS_NETCDF_VERSION");
 
-/// What this build of ncfilters is: its version and its source, e.g. `0.2.0 (git 1a2b3c4d5e6f)` or
-/// `0.2.0 (release)`, as libnetcdf.settings and `nc-config --all` of the same build say.
+/// What this build of ncfilters is: its version and its source, e.g. `0.3.0 (git 1a2b3c4d5e6f)` or
+/// `0.3.0 (release)`, as libnetcdf.settings and `nc-config --all` of the same build say.
 pub const NCFILTERS_BUILD: &str = env!("NCFILTERS_BUILD");
 
 /// Whether the standard filters run on the system's zlib, libbz2 and libzstd (the distribution
