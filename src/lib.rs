@@ -70,10 +70,44 @@ pub mod abi;
 /// });
 /// drop(kept);
 /// ```
+///
+/// A location's file is private: the safe `in_define_mode` and `is_parallel` read through it.
+///
+/// ```compile_fail,E0616
+/// use ncfilters::c_args::with_call;
+/// use ncfilters::ffi_boundary::CallersThread;
+/// use ncfilters::test_support::{find_hdf5_var, ZarrLocation};
+/// with_call(unsafe { CallersThread::promise() }, |call| {
+///     // SAFETY: the only handle to each variable.
+///     let mut hdf5 = unsafe { find_hdf5_var(call, 65536, 0) }.unwrap();
+///     hdf5.file = std::ptr::NonNull::dangling();
+///     let mut zarr = unsafe { ZarrLocation::find(call, 65536, 0) }.unwrap();
+///     zarr.file = std::ptr::NonNull::dangling();
+/// });
+/// ```
+///
+/// Freeing a variable's incomplete filters trusts its `incompletefilters`, which safe code may
+/// rewrite through the variable's handle:
+///
+/// ```compile_fail,E0133
+/// let _free = |info| ncfilters::test_support::free_incomplete_filters(info);
+/// ```
+///
+/// Asking netcdf-c about a variable's filters writes as many as that variable has, so the
+/// caller vouches for the room:
+///
+/// ```compile_fail,E0133
+/// use ncfilters::c_args::CountedOut;
+/// use ncfilters::test_support::FormatFilters;
+/// fn ask(filters: &FormatFilters<'_>, ids: &mut CountedOut<'_, u32>, params: &mut CountedOut<'_, u32>) {
+///     let _ = filters.inquire_ids(1, ids);
+///     let _ = filters.inquire_info(1, 2, params);
+/// }
+/// ```
 #[doc(hidden)]
 pub mod test_support {
     pub use crate::netcdf_internals::hdf5_var::find_hdf5_var;
-    pub use crate::netcdf_internals::nczarr::{CJson, FilterList, ZarrLocation};
+    pub use crate::netcdf_internals::nczarr::{free_incomplete_filters, CJson, FilterList, ZarrLocation};
     pub use crate::netcdf_internals::{netcdf_linked, FormatFilters};
     pub use crate::plugin_registry::finalize as forget_plugins;
 
@@ -81,4 +115,12 @@ pub mod test_support {
     pub fn registry_has(id: u32) -> bool {
         crate::nczarr_filters::registry().get(id).is_some()
     }
+}
+
+/// `body` within a unit test's call: the test's thread stands for the one that uses netcdf-c.
+#[cfg(test)]
+pub(crate) fn in_test_call<R>(body: impl for<'call> FnOnce(&ffi_boundary::Call<'call>) -> R) -> R {
+    // SAFETY: a unit test's thread is the only one that calls netcdf-c or HDF5 in its test.
+    let thread = unsafe { ffi_boundary::CallersThread::promise() };
+    ffi_boundary::with_call(thread, body)
 }

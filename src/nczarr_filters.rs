@@ -131,7 +131,7 @@ pub fn chain_stages(call: &Call<'_>, var: &mut ZarrVar, ncid: c_int, varid: c_in
 }
 
 /// Adds the codec `text` of `.zarray`'s `key` to the variable's chain (see `abi::zfilter::ncfilters_zarr_codec`).
-pub fn build_codec(mut var: ZarrVar, key: &str, text: String, chainindex: c_int) -> NcResult<()> {
+pub fn build_codec(call: &Call<'_>, mut var: ZarrVar, key: &str, text: String, chainindex: c_int) -> NcResult<()> {
     var.ensure_lists()?;
     let registry = registry();
     let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
@@ -144,7 +144,7 @@ pub fn build_codec(mut var: ZarrVar, key: &str, text: String, chainindex: c_int)
         // zsync.c passes the whole "filters" value only when it is not a list.
         ZarrFilter::malformed(&text, chain_index, &origin, "is not a list of codec objects (or null)")
     } else {
-        ZarrFilter::from_codec(&registry, &text, chain_index, var.type_size(), &origin)
+        ZarrFilter::from_codec(call, &registry, &text, chain_index, var.type_size(), &origin)
     };
     var.push(FilterList::Chain, filter)
 }
@@ -156,13 +156,10 @@ mod tests {
     use crate::filter_chain::{apply_chain, Direction};
     use crate::plugin_registry::RegistryBuilder;
 
-    #[expect(unsafe_code, reason = "the test's thread stands for netcdf-c's")]
     fn stage(registry: &plugin_registry::Registry, id: u32, params: &[u32]) -> Stage {
         let mut filter = ZarrFilter::defined(registry.get(id).unwrap().clone(), params).unwrap();
         if let Some(job) = filter.working_job().unwrap() {
-            // SAFETY: the test's thread is the only one calling netcdf-c.
-            let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
-            filter.finish_working(crate::ffi_boundary::with_call(thread, |call| job.run(call, 0, 0))).unwrap();
+            filter.finish_working(crate::in_test_call(|call| job.run(call, 0, 0))).unwrap();
         }
         filter.stage("v").unwrap()
     }
@@ -179,7 +176,8 @@ mod tests {
         let zstd = [stage(&registry, 32015, &[3])];
         let encoded = first_stage_on_borrowed(&zstd, Some(&chunk)).expect("built in");
         assert_eq!(chunk, kept, "the caller's chunk is unchanged");
-        let decoded = apply_chain(&zstd, "v", encoded, Direction::Decode { chunk_bytes: chunk.len() }).unwrap();
+        let decode = Direction::Decode { chunk_bytes: chunk.len() };
+        let decoded = crate::in_test_call(|call| apply_chain(call, &zstd, "v", encoded, decode)).unwrap();
         assert!(decoded.bytes() == chunk.as_slice());
         assert!(first_stage_on_borrowed(&[stage(&registry, 3, &[])], Some(&chunk)).is_none());
         assert!(first_stage_on_borrowed(&[stage(&registry, 1, &[1])], Some(&chunk)).is_some());

@@ -200,7 +200,7 @@ fn only_unsafe_functions_promise_the_caller_s_thread() {
     const TEST_STAND_INS: [(&str, &str); 3] = [
         ("core/src/ffi_boundary.rs", "test_thread"),
         ("plugins/common/src/netcdf_api.rs", "var_chunks_sizes_its_buffer_from_the_variable_s_rank"),
-        ("src/nczarr_filters.rs", "stage"),
+        ("src/lib.rs", "in_test_call"),
     ];
     let mut safe_promises = Vec::new();
     let mut promises = 0;

@@ -645,7 +645,7 @@ mod tests {
     /// handle never claims those bytes (its `take`, `copy` and `bytes` read none).
     #[test]
     fn a_null_chunk_has_no_bytes_whatever_its_length() {
-        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+        crate::ffi_boundary::tests::in_test_call(|call| {
             // SAFETY: NULL is never read, as this test checks.
             let chunk = unsafe { CallerChunk::from_raw(call, (std::ptr::null_mut(), 64)) };
             assert!(chunk.is_null());
@@ -661,7 +661,7 @@ mod tests {
         let mut values = [0u32; 3];
         let mut fill = [b'x'; 4];
         let words = [7u32, 8];
-        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+        crate::ffi_boundary::tests::in_test_call(|call| {
             // SAFETY: each pointer is a live local, valid for the call, as each handle requires.
             unsafe {
                 assert_eq!(Text::from_raw(call, c"abc".as_ptr()).0, Some(&b"abc"[..]));
@@ -685,7 +685,7 @@ mod tests {
         let mut owned = NCPluginList { ndirs: 0, dirs: std::ptr::null_mut() };
         let mut slots = [std::ptr::null_mut::<c_char>(); 2];
         let mut callers = NCPluginList { ndirs: 0, dirs: slots.as_mut_ptr() };
-        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+        crate::ffi_boundary::tests::in_test_call(|call| {
             // SAFETY: `owned` starts empty and holds only what `insert` malloc'd; `callers` has
             // room for two directories.
             unsafe {
@@ -711,7 +711,7 @@ mod tests {
         let mut block = crate::c_heap::CArray::from_slice(&[1u8, 2, 3, 4]).unwrap().into_raw().cast::<c_void>();
         let mut count = 2usize;
         let mut vector = crate::c_heap::CParams::from_slice(&[7, 8]).unwrap().into_raw().1;
-        with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+        crate::ffi_boundary::tests::in_test_call(|call| {
             // SAFETY: `block` is a malloc'd block of `size` bytes, `vector` malloc'd with `count`
             // words; the NULL ones are what the handles refuse.
             unsafe {

@@ -374,6 +374,11 @@ pub(crate) mod tests {
         unsafe { CallersThread::promise() }
     }
 
+    /// `body` within a unit test's call ([`test_thread`]).
+    pub(crate) fn in_test_call<R>(body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
+        with_call(test_thread(), body)
+    }
+
     #[test]
     fn function_name_is_the_enclosing_function() {
         assert_eq!(crate::function_name!(), "function_name_is_the_enclosing_function");

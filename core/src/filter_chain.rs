@@ -101,7 +101,14 @@ impl ZarrFilter {
     /// filter with id 0 that fails data access with `NC_ENOFILTER`; a malformed codec, or one its
     /// plugin rejects, a broken filter (reported now, `NC_EFILTER` on use), so that one
     /// variable's bad metadata does not fail the whole dataset's open.
-    pub fn from_codec(registry: &Registry, text: &str, chain_index: usize, type_size: usize, origin: &str) -> Self {
+    pub fn from_codec(
+        call: &Call<'_>,
+        registry: &Registry,
+        text: &str,
+        chain_index: usize,
+        type_size: usize,
+        origin: &str,
+    ) -> Self {
         let mut filter = Self::read(text, chain_index);
         let broken = |filter: Self, problem: String| filter.into_broken(origin, &problem);
         let codec_id = match codec_json::parse_codec(text) {
@@ -116,7 +123,7 @@ impl ZarrFilter {
                     Ok(readable) => readable,
                     Err(e) => return broken(filter, e.0),
                 };
-                match codec.to_hdf5(&readable) {
+                match codec.to_hdf5(call, &readable) {
                     Ok(visible) => filter.visible = visible,
                     Err(status) => {
                         return broken(
@@ -248,7 +255,7 @@ impl WorkingJob {
         let WorkingJob { codec, mut visible } = self;
         // The codec's first use, here with no reference to the filter alive: NCZ_codec_initialize
         // may re-enter netcdf-c on this very variable, as NCZ_modify_parameters may.
-        codec.ensure_initialized();
+        codec.ensure_initialized(call);
         let mut working = CParams::empty();
         if codec.modifies_parameters() {
             codec.modify_parameters(call, ncid, varid, &mut visible, &mut working)?;
@@ -261,13 +268,14 @@ impl WorkingJob {
 
 /// The codec JSON of a filter's visible parameters, in `dialect`: `(codec id, text)`.
 pub fn encode_codec(
+    call: &Call<'_>,
     plugin: &Plugin,
     visible: &CParams,
     dialect: Dialect,
     type_size: usize,
 ) -> NcResult<(String, String)> {
     let codec = plugin.codec.as_ref().ok_or(NC_EFILTER)?;
-    let plugin_text = codec.to_codec(visible)?;
+    let plugin_text = codec.to_codec(call, visible)?;
     let text = codec_json::written_codec(&plugin_text, dialect, type_size)?;
     Ok((codec.codec_id.clone(), text))
 }
@@ -346,7 +354,13 @@ pub enum Direction {
 /// built-in decoders and ncfilters' own plugin libraries are bounded by [`decode_limit_for`]
 /// the chunk's byte size, and the result must be at least that size (else the stored chunk
 /// cannot come from the declared chain). `varname` names the variable in diagnostics.
-pub fn apply_chain(stages: &[Stage], varname: &str, chunk: ChunkBuffer, direction: Direction) -> NcResult<ChunkBuffer> {
+pub fn apply_chain(
+    call: &Call<'_>,
+    stages: &[Stage],
+    varname: &str,
+    chunk: ChunkBuffer,
+    direction: Direction,
+) -> NcResult<ChunkBuffer> {
     let mut chunk = chunk;
     let (encode, chunk_bytes) = match direction {
         Direction::Encode => (true, None),
@@ -355,7 +369,7 @@ pub fn apply_chain(stages: &[Stage], varname: &str, chunk: ChunkBuffer, directio
     let _limit = chunk_bytes.map(|size| DecodeLimit::set(decode_limit_for(size)));
     let run = |stage: &Stage, chunk: &mut ChunkBuffer| {
         let part = stage.plugin.filter.as_ref().ok_or(NC_ENOFILTER)?;
-        part.apply(!encode, &stage.working, chunk).map_err(|why| {
+        part.apply(call, !encode, &stage.working, chunk).map_err(|why| {
             report(format_args!("variable \"{varname}\": {why}"));
             NC_EFILTER
         })

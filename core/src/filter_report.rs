@@ -12,6 +12,7 @@ use crate::c_heap::CParams;
 use crate::c_types::ids::{H5Z_FILTER_NBIT, H5Z_FILTER_SCALEOFFSET};
 use crate::codec_json::{self, Dialect};
 use crate::error::{NcError, NC_EFILTER, NC_ENOFILTER};
+use crate::ffi_boundary::Call;
 use crate::filter_chain::encode_codec;
 use crate::filterspec::{parse_spec_list, SpecError};
 use crate::platform_names::Platform;
@@ -601,7 +602,7 @@ fn to_json(description: &impl Serialize) -> Value {
 
 /// `ncfilters_describe_spec`: each filter of a spec list with the codec JSON NCZarr writes for it
 /// (in `dialect`; shuffle's `elementsize`, the variable's type size, is 0 as there is none).
-pub fn describe_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Result<Value, Refusal> {
+pub fn describe_spec(call: &Call<'_>, registry: &Registry, spec: &str, dialect: Dialect) -> Result<Value, Refusal> {
     let list = parse_spec_list(numeric_spec(spec).as_bytes()).map_err(|error| {
         let hint = match error {
             SpecError::BadId { .. } => {
@@ -617,7 +618,7 @@ pub fn describe_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Resul
         .iter()
         .map(|filter| {
             let plugin = registry.get(filter.id);
-            let (codec, codec_error) = match codec_of(filter.id, plugin.map(|p| &**p), &filter.params, dialect) {
+            let (codec, codec_error) = match codec_of(call, filter.id, plugin.map(|p| &**p), &filter.params, dialect) {
                 Ok((codec, problem)) => (Some(codec).filter(|codec| !codec.is_null()), problem),
                 Err(problem) => (None, Some(problem)),
             };
@@ -636,6 +637,7 @@ pub fn describe_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Resul
 /// The codec JSON NCZarr writes for filter `id` with `params` (as `NCZ_filter_jsonize`), and why
 /// NCZarr would not write it, if it would not.
 fn codec_of(
+    call: &Call<'_>,
     id: u32,
     plugin: Option<&Plugin>,
     params: &[u32],
@@ -645,7 +647,7 @@ fn codec_of(
         format!("no NCZarr codec for filter {id}: put a library providing it in a directory on {PLUGIN_PATH_ENV}")
     })?;
     let visible = CParams::from_slice(params).map_err(|status| format!("out of memory ({status})"))?;
-    let (codec_id, text) = encode_codec(plugin, &visible, dialect, 0)
+    let (codec_id, text) = encode_codec(call, plugin, &visible, dialect, 0)
         .map_err(|status| format!("codec of filter {id} rejects parameters {params:?} (error {status})"))?;
     let codec = serde_json::from_str(&text).map_err(|e| format!("codec \"{codec_id}\" wrote bad JSON {text}: {e}"))?;
     let problem = match &plugin.filter {
@@ -657,7 +659,7 @@ fn codec_of(
 
 /// `ncfilters_describe_codec`: the HDF5 filter and parameters NCZarr reads from one codec object
 /// (as `NCZ_filter_build`; blosc's automatic shuffle taken for a type of more than one byte).
-pub fn describe_codec(registry: &Registry, text: &str) -> Result<Value, Refusal> {
+pub fn describe_codec(call: &Call<'_>, registry: &Registry, text: &str) -> Result<Value, Refusal> {
     let (codec_id, _) = codec_json::parse_codec(text).map_err(|e| Refusal::new(e.status(), e.0))?;
     let plugin = registry.by_codec_id(&codec_id).ok_or_else(|| {
         Refusal::new(
@@ -667,7 +669,7 @@ pub fn describe_codec(registry: &Registry, text: &str) -> Result<Value, Refusal>
     })?;
     let codec = plugin.codec.as_ref().ok_or_else(|| Refusal::new(NC_ENOFILTER, "codec vanished"))?;
     let readable = codec_json::readable_codec(text, 0).map_err(|e| Refusal::new(e.status(), e.0))?;
-    let params = codec.to_hdf5(&readable).map_err(|status| {
+    let params = codec.to_hdf5(call, &readable).map_err(|status| {
         Refusal::new(status, format!("codec {text} rejected by its NCZ_codec_to_hdf5 (error {status})"))
     })?;
     Ok(to_json(&CodecDescription {
@@ -687,6 +689,16 @@ mod tests {
     };
     use crate::standard_filter_table::Codec;
     use std::os::raw::c_int;
+
+    /// [`describe_spec`] within a test's call.
+    fn described_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Result<Value, Refusal> {
+        crate::ffi_boundary::tests::in_test_call(|call| describe_spec(call, registry, spec, dialect))
+    }
+
+    /// [`describe_codec`] within a test's call.
+    fn described_codec(registry: &Registry, text: &str) -> Result<Value, Refusal> {
+        crate::ffi_boundary::tests::in_test_call(|call| describe_codec(call, registry, text))
+    }
 
     #[test]
     fn install_hints_per_platform() {
@@ -906,13 +918,13 @@ mod tests {
             ("SZIP, 32, 32", 4, &[32, 32], json!({"id": "szip", "mask": 32, "pixels-per-block": 32})),
         ];
         for (spec, id, params, codec) in cases {
-            let described = describe_spec(&registry, spec, Dialect::Numeric).unwrap();
+            let described = described_spec(&registry, spec, Dialect::Numeric).unwrap();
             let filter = &described["filters"][0];
             assert_eq!(filter["id"], id, "{spec}");
             assert_eq!(filter["name"], standard_filter(id).unwrap().name, "{spec}");
             assert_eq!(filter["params"], json!(params), "{spec}");
             assert_eq!(filter["codec"], codec, "{spec}");
-            let back = describe_codec(&registry, &filter["codec"].to_string()).unwrap();
+            let back = described_codec(&registry, &filter["codec"].to_string()).unwrap();
             assert_eq!(back, json!({"id": id, "name": filter["name"], "params": params}), "{spec}");
         }
     }
@@ -920,14 +932,14 @@ mod tests {
     #[test]
     fn a_list_describes_each_filter_in_the_dialect_asked() {
         let registry = standard_registry();
-        let described = describe_spec(&registry, "[4] shuffle|32015,3|40001,1", Dialect::Legacy).unwrap();
+        let described = described_spec(&registry, "[4] shuffle|32015,3|40001,1", Dialect::Legacy).unwrap();
         let filters = described["filters"].as_array().unwrap();
         assert_eq!(filters.len(), 3);
         assert_eq!(filters[1]["codec"], json!({"id": "zstd", "level": "3"}), "4.9.0's text");
         assert_eq!(filters[1]["codec_error"], Value::Null);
         assert_eq!((&filters[2]["codec"], &filters[2]["name"]), (&Value::Null, &Value::Null));
         assert!(filters[2]["codec_error"].as_str().unwrap().contains("HDF5_PLUGIN_PATH"));
-        assert_eq!(describe_spec(&registry, "", Dialect::Numeric).unwrap(), json!({"filters": []}));
+        assert_eq!(described_spec(&registry, "", Dialect::Numeric).unwrap(), json!({"filters": []}));
     }
 
     #[test]
@@ -936,7 +948,7 @@ mod tests {
         let native = CodecPart::native(Codec::Zstd, keep_visible);
         b.add(library("/p/ncz.so", LibraryContents::Plugin { filter: None, codec: Some(native) }));
         let registry = b.finish();
-        let described = describe_spec(&registry, "32015,1", Dialect::Numeric).unwrap();
+        let described = described_spec(&registry, "32015,1", Dialect::Numeric).unwrap();
         assert_eq!(described["filters"][0]["codec"], json!({"id": "zstd", "level": 1}));
         assert!(described["filters"][0]["codec_error"].as_str().unwrap().contains("no HDF5 filter 32015"));
         let report = report(&registry, usual_hdf5);
@@ -947,7 +959,7 @@ mod tests {
             "/p/x.so",
             LibraryContents::Plugin { filter: Some(filter(41000)), codec: Some(codec("x", 41000)) },
         ));
-        let described = describe_spec(&b.finish(), "41000", Dialect::Numeric).unwrap();
+        let described = described_spec(&b.finish(), "41000", Dialect::Numeric).unwrap();
         assert!(described["filters"][0]["codec_error"].as_str().unwrap().contains("rejects parameters"));
     }
 
@@ -955,25 +967,25 @@ mod tests {
     fn bad_input_is_refused_naming_it() {
         let registry = standard_registry();
         let refused = |result: Result<Value, Refusal>| result.unwrap_err();
-        let bad = refused(describe_spec(&registry, "zstd,x", Dialect::Numeric));
+        let bad = refused(described_spec(&registry, "zstd,x", Dialect::Numeric));
         assert_eq!(bad.status, NC_EFILTER);
         assert!(bad.message.contains("\"zstd,x\"") && bad.message.contains("\"x\""), "{}", bad.message);
-        let unknown = refused(describe_spec(&registry, "lz4,1", Dialect::Numeric));
+        let unknown = refused(described_spec(&registry, "lz4,1", Dialect::Numeric));
         assert!(unknown.message.contains("\"lz4\"") && unknown.message.contains("zstd"), "{}", unknown.message);
-        assert_eq!(refused(describe_spec(&registry, "1,5|", Dialect::Numeric)).status, NC_EFILTER);
+        assert_eq!(refused(described_spec(&registry, "1,5|", Dialect::Numeric)).status, NC_EFILTER);
 
-        let not_json = refused(describe_codec(&registry, "{\"id\": \"zstd\""));
+        let not_json = refused(described_codec(&registry, "{\"id\": \"zstd\""));
         assert_eq!(not_json.status, NC_EFILTER);
         assert!(not_json.message.contains("{\"id\": \"zstd\""), "{}", not_json.message);
-        let no_id = refused(describe_codec(&registry, "{\"level\": 1}"));
+        let no_id = refused(described_codec(&registry, "{\"level\": 1}"));
         assert_eq!(no_id.status, NC_EFILTER);
-        let unknown = refused(describe_codec(&registry, "{\"id\": \"lz4\"}"));
+        let unknown = refused(described_codec(&registry, "{\"id\": \"lz4\"}"));
         assert_eq!(unknown.status, NC_ENOFILTER);
         assert!(unknown.message.contains("\"lz4\""), "{}", unknown.message);
-        let no_level = refused(describe_codec(&registry, "{\"id\": \"zstd\"}"));
+        let no_level = refused(described_codec(&registry, "{\"id\": \"zstd\"}"));
         assert_eq!(no_level.status, NC_EFILTER);
         assert!(no_level.message.contains("level"), "{}", no_level.message);
-        let bad_cname = refused(describe_codec(&registry, "{\"id\": \"blosc\", \"cname\": \"nope\"}"));
+        let bad_cname = refused(described_codec(&registry, "{\"id\": \"blosc\", \"cname\": \"nope\"}"));
         assert_eq!(bad_cname.status, NC_EFILTER);
         assert!(bad_cname.message.contains("nope"), "{}", bad_cname.message);
     }

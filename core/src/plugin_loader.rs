@@ -40,6 +40,19 @@ pub type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
 /// use ncfilters_core::plugin_loader::FilterPart;
 /// FilterPart::new(1, String::new(), None, None, None);
 /// ```
+///
+/// A library's filter function may call HDF5 (`H5Epush`, say), so [`FilterPart::apply`] takes
+/// the [`Call`]: a worker's piece of a chunk, or any other thread, cannot run it.
+///
+/// ```compile_fail,E0061
+/// use ncfilters_core::{c_heap::{CParams, ChunkBuffer}, plugin_registry::registry};
+/// ncfilters_core::worker_pool::run(2, &|_| {
+///     for filter in registry(Vec::new).plugins().filter_map(|plugin| plugin.filter.as_ref()) {
+///         let mut chunk = ChunkBuffer::from_bytes(b"chunk").unwrap();
+///         let _ = filter.apply(true, &CParams::empty(), &mut chunk);
+///     }
+/// });
+/// ```
 #[derive(Debug, Clone)]
 pub struct FilterPart {
     id: u32,
@@ -62,6 +75,21 @@ pub struct FilterPart {
 pub type SetDecodeLimit = unsafe extern "C" fn(usize) -> usize;
 
 /// The Zarr half of a plugin: the codec's functions.
+///
+/// A plugin's codec functions may call netcdf-c or HDF5, so every method that runs one takes the
+/// [`Call`]: safe code on another thread cannot run them (c-blosc's `blosc_init`, say) while
+/// netcdf-c is in use, though it can reach the part through the registry.
+///
+/// ```compile_fail,E0061
+/// use ncfilters_core::plugin_registry::registry;
+/// std::thread::spawn(|| {
+///     for plugin in registry(Vec::new).plugins() {
+///         if let Some(codec) = &plugin.codec {
+///             codec.ensure_initialized();
+///         }
+///     }
+/// });
+/// ```
 #[derive(Debug, Clone)]
 pub struct CodecPart {
     pub codec_id: String,
@@ -86,8 +114,7 @@ struct LibraryCodec(NCZ_codec_t);
 // SAFETY: its pointers are a loaded plugin library's static data and functions (or this process
 // image's), which the `_library` of the CodecPart holding it keeps mapped, and nothing here writes
 // through them. Sending the copy is sound; calling its functions is not, off the thread that uses
-// netcdf-c (they may call it or HDF5): `finalize` of the registry takes a `Call`, and the other
-// callers run within NCZarr's calls.
+// netcdf-c (they may call it or HDF5): every CodecPart method that calls one takes a `Call`.
 unsafe impl Send for LibraryCodec {}
 // SAFETY: as above.
 unsafe impl Sync for LibraryCodec {}
@@ -168,6 +195,10 @@ pub enum LibraryContents {
 /// # Safety
 /// The library at `path` is trusted code: loading runs its initialisers, and the plugin entry
 /// points it exports have the types the HDF5 and NCZarr plugin interfaces give their names.
+///
+/// ```compile_fail,E0133
+/// let _ = ncfilters_core::plugin_loader::load(std::path::Path::new("libanything.so"));
+/// ```
 pub unsafe fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
     // SAFETY: a trusted library (the caller's contract); the flags are netcdf-c's.
     let library =
@@ -393,7 +424,7 @@ impl FilterPart {
     /// Runs the filter on `buffer` per the `H5Z_func_t` protocol: the filter may free the
     /// block and store a new one; `buffer` follows it. A return of 0 or `(size_t)-1` (the
     /// `HGOTO_ERROR` value of netcdf-c's plugins) is a failure.
-    pub fn apply(&self, reverse: bool, params: &CParams, buffer: &mut ChunkBuffer) -> Result<(), String> {
+    pub fn apply(&self, _: &Call<'_>, reverse: bool, params: &CParams, buffer: &mut ChunkBuffer) -> Result<(), String> {
         let Some(function) = self.function else {
             return Err(format!("filter {} ({}) has a NULL filter function", self.id, self.name));
         };
@@ -447,7 +478,7 @@ impl CodecPart {
 
     /// Runs `NCZ_codec_initialize` if this is the codec's first use (see [`InitState`]).
     /// A plugin library is trusted native code, as HDF5 treats it: nothing is probed.
-    pub fn ensure_initialized(&self) {
+    pub fn ensure_initialized(&self, _: &Call<'_>) {
         let init = &self.init;
         let me = thread_number();
         loop {
@@ -477,7 +508,7 @@ impl CodecPart {
 
     /// `NCZ_codec_finalize`, for a codec that was initialised, once per initialisation however
     /// many parts share it; a later use initialises it again.
-    pub fn finalize(&self) {
+    pub fn finalize(&self, _: &Call<'_>) {
         let init = &self.init.state;
         if init.compare_exchange(INIT_DONE, INIT_NOT_RUN, Ordering::AcqRel, Ordering::Acquire).is_err() {
             return;
@@ -498,8 +529,8 @@ impl CodecPart {
     }
 
     /// `NCZ_codec_to_hdf5`: the visible HDF5 parameters of a codec's JSON text.
-    pub fn to_hdf5(&self, codec_json: &str) -> NcResult<CParams> {
-        self.ensure_initialized();
+    pub fn to_hdf5(&self, call: &Call<'_>, codec_json: &str) -> NcResult<CParams> {
+        self.ensure_initialized(call);
         match self.functions {
             CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_codec_to_hdf5: None, .. })) => Ok(CParams::empty()),
             CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_codec_to_hdf5: Some(to_hdf5), .. })) => {
@@ -529,8 +560,8 @@ impl CodecPart {
     }
 
     /// `NCZ_hdf5_to_codec`: the codec JSON text of visible HDF5 parameters.
-    pub fn to_codec(&self, visible: &CParams) -> NcResult<String> {
-        self.ensure_initialized();
+    pub fn to_codec(&self, call: &Call<'_>, visible: &CParams) -> NcResult<String> {
+        self.ensure_initialized(call);
         match self.functions {
             CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_hdf5_to_codec: None, .. })) => {
                 crate::error::report(format_args!("codec \"{}\" has no NCZ_hdf5_to_codec", self.codec_id));
@@ -580,7 +611,7 @@ impl CodecPart {
         visible: &mut CParams,
         working: &mut CParams,
     ) -> NcResult<()> {
-        self.ensure_initialized();
+        self.ensure_initialized(call);
         let code = match self.functions {
             CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_modify_parameters: None, .. })) => return Ok(()),
             CodecFunctions::Library(LibraryCodec(NCZ_codec_t { NCZ_modify_parameters: Some(modify), .. })) => {
@@ -702,18 +733,23 @@ mod tests {
         assert_eq!((shuffle.codec_id.as_str(), shuffle.hdf5_id), ("shuffle", 2));
         assert!(shuffle.modifies_parameters());
         let (mut visible, mut working) = (CParams::from_slice(&[7]).unwrap(), CParams::empty());
-        crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+        crate::ffi_boundary::tests::in_test_call(|call| {
             shuffle.modify_parameters(call, 1, 5, &mut visible, &mut working)
         })
         .unwrap();
         assert_eq!((visible.as_slice(), working.as_slice()), (&[7][..], &[2, 5, 1][..]));
         assert_eq!(
-            crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| shuffle
-                .modify_parameters(call, 2, 5, &mut visible, &mut working)),
+            crate::ffi_boundary::tests::in_test_call(|call| shuffle.modify_parameters(
+                call,
+                2,
+                5,
+                &mut visible,
+                &mut working
+            )),
             Err(NC_EINVAL)
         );
         assert_eq!(working.as_slice(), [2, 5, 1], "a failure leaves the working parameters alone");
-        let panicked = crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
+        let panicked = crate::ffi_boundary::tests::in_test_call(|call| {
             shuffle.modify_parameters(call, 3, 5, &mut visible, &mut working)
         });
         assert_eq!(panicked, Err(NC_EINTERNAL), "a panic");
@@ -754,14 +790,16 @@ mod tests {
             (read_codec((&COUNTING.0 as *const NCZ_codec_t).cast(), None), test_parts::library_codec(&COUNTING.0))
         };
         let (first, again) = (first.unwrap(), again.unwrap());
-        first.ensure_initialized();
-        again.ensure_initialized();
-        assert_eq!(INITIALISED.load(Ordering::SeqCst), 1);
-        first.finalize();
-        again.finalize();
-        assert_eq!(FINALISED.load(Ordering::SeqCst), 1);
-        again.ensure_initialized();
-        assert_eq!(INITIALISED.load(Ordering::SeqCst), 2, "used after finalising: initialised again");
+        crate::ffi_boundary::tests::in_test_call(|call| {
+            first.ensure_initialized(call);
+            again.ensure_initialized(call);
+            assert_eq!(INITIALISED.load(Ordering::SeqCst), 1);
+            first.finalize(call);
+            again.finalize(call);
+            assert_eq!(FINALISED.load(Ordering::SeqCst), 1);
+            again.ensure_initialized(call);
+            assert_eq!(INITIALISED.load(Ordering::SeqCst), 2, "used after finalising: initialised again");
+        });
         drop((first, again));
         // SAFETY: as above.
         let afresh = unsafe { test_parts::library_codec(&COUNTING.0) }.unwrap();
@@ -788,13 +826,14 @@ mod tests {
         let zlib = CodecPart::native(Codec::Zlib, working_of);
         assert!(!zlib.modifies_parameters());
         let (mut visible, mut working) = (CParams::from_slice(&[5]).unwrap(), CParams::empty());
-        crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
-            zlib.modify_parameters(call, 3, 0, &mut visible, &mut working)
-        })
-        .unwrap();
+        crate::ffi_boundary::tests::in_test_call(|call| zlib.modify_parameters(call, 3, 0, &mut visible, &mut working))
+            .unwrap();
         assert!(working.as_slice().is_empty());
-        assert_eq!(zlib.to_hdf5("{\"id\": \"zlib\", \"level\": 4}").unwrap().as_slice(), [4]);
-        assert_eq!(zlib.to_hdf5("{\"id\": \"zlib\",\0 \"level\": 4}").err(), Some(NC_EFILTER), "no C string");
-        assert_eq!(zlib.to_codec(&visible).unwrap(), "{\"id\": \"zlib\", \"level\": \"5\"}");
+        crate::ffi_boundary::tests::in_test_call(|call| {
+            assert_eq!(zlib.to_hdf5(call, "{\"id\": \"zlib\", \"level\": 4}").unwrap().as_slice(), [4]);
+            let with_nul = zlib.to_hdf5(call, "{\"id\": \"zlib\",\0 \"level\": 4}");
+            assert_eq!(with_nul.err(), Some(NC_EFILTER), "no C string");
+            assert_eq!(zlib.to_codec(call, &visible).unwrap(), "{\"id\": \"zlib\", \"level\": \"5\"}");
+        });
     }
 }

@@ -670,12 +670,12 @@ fn current() -> Option<Arc<Registry>> {
 /// // Not from any thread: only within a call (whose token `CallersThread::promise` makes).
 /// std::thread::spawn(|| ncfilters_core::plugin_registry::finalize());
 /// ```
-pub fn finalize(_: &Call<'_>) {
+pub fn finalize(call: &Call<'_>) {
     let mut taken: Vec<Arc<Registry>> = std::mem::take(&mut *lock(&RETIRED));
     taken.extend(lock(&REGISTRY).take());
     for registry in taken {
         for codec in registry.plugins().filter_map(|plugin| plugin.codec.as_ref()) {
-            codec.finalize(); // only if it was initialised
+            codec.finalize(call); // only if it was initialised
         }
     }
 }
@@ -899,13 +899,15 @@ mod tests {
         let r = b.finish();
         assert_eq!(INITIALISED.load(Ordering::SeqCst), 0, "discovery initialises nothing");
         let used = r.get(40500).unwrap().codec.clone().unwrap();
-        for _ in 0..3 {
-            used.to_hdf5("{\"id\": \"used\"}").unwrap();
-        }
-        assert_eq!(INITIALISED.load(Ordering::SeqCst), 1, "initialised once, at first use");
-        for plugin in r.plugins() {
-            plugin.codec.as_ref().unwrap().finalize();
-        }
+        crate::ffi_boundary::tests::in_test_call(|call| {
+            for _ in 0..3 {
+                used.to_hdf5(call, "{\"id\": \"used\"}").unwrap();
+            }
+            assert_eq!(INITIALISED.load(Ordering::SeqCst), 1, "initialised once, at first use");
+            for plugin in r.plugins() {
+                plugin.codec.as_ref().unwrap().finalize(call);
+            }
+        });
         assert_eq!(FINALISED.load(Ordering::SeqCst), 1, "only the initialised codec is finalised");
     }
 

@@ -220,13 +220,15 @@ mod tests {
             assert_eq!((&native.codec_id, native.hdf5_id), (&library.codec_id, library.hdf5_id));
             assert_eq!(native.modifies_parameters(), library.modifies_parameters());
             let visible = CParams::from_slice(params).unwrap();
-            let text = native.to_codec(&visible);
-            assert_eq!(text, library.to_codec(&visible), "{}", native.codec_id);
-            let id = &native.codec_id;
-            for json in [text.unwrap(), format!("{{\"id\": \"{id}\", \"level\": -1}}"), "[]".into()] {
-                let read = |part: &CodecPart| part.to_hdf5(&json).map(|params| params.as_slice().to_vec());
-                assert_eq!(read(native), read(&library), "{json}");
-            }
+            crate::in_test_call(|call| {
+                let text = native.to_codec(call, &visible);
+                assert_eq!(text, library.to_codec(call, &visible), "{}", native.codec_id);
+                let id = &native.codec_id;
+                for json in [text.unwrap(), format!("{{\"id\": \"{id}\", \"level\": -1}}"), "[]".into()] {
+                    let read = |part: &CodecPart| part.to_hdf5(call, &json).map(|params| params.as_slice().to_vec());
+                    assert_eq!(read(native), read(&library), "{json}");
+                }
+            });
         }
     }
 }

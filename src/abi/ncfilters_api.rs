@@ -113,7 +113,7 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
         let spec = unsafe { Text::from_raw(call, spec) };
         let body = || {
             let spec = text_arg(spec, "the filter spec")?;
-            filter_report::describe_spec(&crate::nczarr_filters::registry(), spec, Dialect::current())
+            filter_report::describe_spec(call, &crate::nczarr_filters::registry(), spec, Dialect::current())
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, jso
         let codec_json = unsafe { Text::from_raw(call, codec_json) };
         let body = || {
             let text = text_arg(codec_json, "the codec JSON")?;
-            filter_report::describe_codec(&crate::nczarr_filters::registry(), text)
+            filter_report::describe_codec(call, &crate::nczarr_filters::registry(), text)
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)

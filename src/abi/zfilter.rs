@@ -377,7 +377,7 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
                     }
                 }
             };
-            result = Some(apply_chain(stages, &name, input, direction)?);
+            result = Some(apply_chain(call, stages, &name, input, direction)?);
             Ok(())
         };
         let status = crate::ffi_boundary::contained(crate::function_name!(), || status_code(chain_status()));
@@ -426,7 +426,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         var.ensure_working(call, filter, ncid, varid)?;
         // The plugin's NCZ_hdf5_to_codec runs on a copy, the filter updated afterwards.
         let (plugin, visible) = var.codec_job(filter)?;
-        let (codec_id, text) = encode_codec(&plugin, &visible, Dialect::current(), var.type_size())?;
+        let (codec_id, text) = encode_codec(call, &plugin, &visible, Dialect::current(), var.type_size())?;
         var.set_codec(filter, codec_id, text.clone())?;
         // SAFETY: `jfilterp` is NULL or writable (the export's `# Safety`).
         unsafe { JsonOut::from_raw(call, jfilterp) }.give(ncjson_parse(&text)?);
@@ -453,7 +453,7 @@ pub unsafe extern "C" fn NCZ_filter_build(
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let var = unsafe { ZarrVar::from_raw(call, var) }?;
         // SAFETY: `jfilter` is NULL or a live NCjson tree (the export's `# Safety`).
-        build_codec(var, "codec", unsafe { NCjson::from_raw(call, jfilter) }?, chainindex)
+        build_codec(call, var, "codec", unsafe { NCjson::from_raw(call, jfilter) }?, chainindex)
     })
 }
 
@@ -483,7 +483,7 @@ pub unsafe extern "C" fn ncfilters_zarr_codec(
         // SAFETY: `var` is a live NCZarr variable not accessed elsewhere during the call (the export's `# Safety`).
         let var = unsafe { ZarrVar::from_raw(call, var) }?;
         // SAFETY: `jcodec` is NULL or a live NCjson tree (the export's `# Safety`).
-        build_codec(var, &key, unsafe { NCjson::from_raw(call, jcodec) }?, chainindex)
+        build_codec(call, var, &key, unsafe { NCjson::from_raw(call, jcodec) }?, chainindex)
     })
 }
 

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::c_types::H5Z_func_t;
+use crate::ffi_boundary::tests::in_test_call;
 use crate::plugin_loader::test_parts::{codec, keep_alive};
 use crate::plugin_loader::LibraryContents;
 use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
@@ -115,11 +116,7 @@ fn registry(parts: &[(u32, H5Z_func_t)]) -> Registry {
 
 fn ready(mut filter: ZarrFilter) -> ZarrFilter {
     if let Some(job) = filter.working_job().unwrap() {
-        filter
-            .finish_working(crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
-                job.run(call, 0, 0)
-            }))
-            .unwrap();
+        filter.finish_working(crate::ffi_boundary::tests::in_test_call(|call| job.run(call, 0, 0))).unwrap();
     }
     filter
 }
@@ -147,11 +144,7 @@ fn a_codec_is_initialized_by_the_job_not_while_the_filter_is_borrowed() {
     let job = filter.working_job().unwrap().expect("a job");
     let codec = registry.get(1).unwrap().codec.clone().unwrap();
     assert!(!codec.is_initialized(), "NCZ_codec_initialize ran inside working_job");
-    filter
-        .finish_working(crate::ffi_boundary::with_call(crate::ffi_boundary::tests::test_thread(), |call| {
-            job.run(call, 0, 0)
-        }))
-        .unwrap();
+    filter.finish_working(in_test_call(|call| job.run(call, 0, 0))).unwrap();
     assert!(codec.is_initialized());
 }
 
@@ -173,13 +166,18 @@ fn a_chunk_size_that_is_not_known_is_an_error() {
     }
 }
 
+/// [`apply_chain`] on variable "v", within a test's call.
+fn apply(stages: &[Stage], chunk: ChunkBuffer, direction: Direction) -> NcResult<ChunkBuffer> {
+    in_test_call(|call| apply_chain(call, stages, "v", chunk, direction))
+}
+
 #[test]
 fn encode_runs_forward_and_decode_inverts_it() {
     let registry = registry(&[(1, Some(add_one)), (2, Some(add_one))]);
     let chain = stages(&registry, &[1, 2]);
-    let encoded = apply_chain(&chain, "v", chunk(&[1, 2, 3]), Direction::Encode).unwrap();
+    let encoded = apply(&chain, chunk(&[1, 2, 3]), Direction::Encode).unwrap();
     assert_eq!(encoded.bytes(), [3, 4, 5]);
-    let decoded = apply_chain(&chain, "v", encoded, decode(3)).unwrap();
+    let decoded = apply(&chain, encoded, decode(3)).unwrap();
     assert_eq!(decoded.bytes(), [1, 2, 3]);
 }
 
@@ -190,7 +188,7 @@ fn a_stage_failure_is_efilter_in_both_directions() {
     for failing in [3, 4, 6] {
         let chain = stages(&registry, &[1, failing]);
         for direction in [Direction::Encode, decode(3)] {
-            assert_eq!(apply_chain(&chain, "v", chunk(&[7, 8, 9]), direction).unwrap_err(), NC_EFILTER);
+            assert_eq!(apply(&chain, chunk(&[7, 8, 9]), direction).unwrap_err(), NC_EFILTER);
         }
     }
 }
@@ -199,21 +197,17 @@ fn a_stage_failure_is_efilter_in_both_directions() {
 fn a_decoded_chunk_shorter_than_the_chunk_is_efilter() {
     let registry = registry(&[(1, Some(add_one))]);
     let chain = stages(&registry, &[1]);
-    assert_eq!(apply_chain(&chain, "v", chunk(&[1, 2, 3]), decode(4)).unwrap_err(), NC_EFILTER);
-    assert_eq!(
-        apply_chain(&chain, "v", chunk(&[1, 2, 3]), decode(2)).unwrap().bytes(),
-        [0, 1, 2],
-        "longer: as netcdf-c"
-    );
+    assert_eq!(apply(&chain, chunk(&[1, 2, 3]), decode(4)).unwrap_err(), NC_EFILTER);
+    assert_eq!(apply(&chain, chunk(&[1, 2, 3]), decode(2)).unwrap().bytes(), [0, 1, 2], "longer: as netcdf-c");
 }
 
 #[test]
 fn decoding_with_a_known_chunk_size_bounds_the_decoders() {
     let registry = registry(&[(5, Some(record_limit))]);
     let chain = stages(&registry, &[5]);
-    apply_chain(&chain, "v", chunk(&[0; 8]), decode(8)).unwrap();
+    apply(&chain, chunk(&[0; 8]), decode(8)).unwrap();
     assert_eq!(SEEN_LIMIT.with(|s| s.get()), decode_limit_for(8));
-    apply_chain(&chain, "v", chunk(&[0; 8]), Direction::Encode).unwrap();
+    apply(&chain, chunk(&[0; 8]), Direction::Encode).unwrap();
     assert_eq!(SEEN_LIMIT.with(|s| s.get()), crate::filters::MAX_DECODED, "encoding is not bounded");
     assert_eq!(crate::filters::decode_limit(), crate::filters::MAX_DECODED, "the limit ends with the chain");
     assert!(decode_limit_for(1 << 20) >= (1 << 20) + 4 + 16, "fletcher32 and blosc headers fit");
@@ -225,7 +219,9 @@ fn malformed_codecs_make_broken_filters_not_errors() {
     for (text, problem) in
         [(r#"{"level": 1}"#, "has no \"id\""), (r#""zlib""#, "not a JSON object"), (r#"{"id": 3}"#, "non-empty string")]
     {
-        let mut filter = ZarrFilter::from_codec(&registry, text, 0, 4, "variable \"v\", key \"compressor\"");
+        let mut filter = in_test_call(|call| {
+            ZarrFilter::from_codec(call, &registry, text, 0, 4, "variable \"v\", key \"compressor\"")
+        });
         let why = filter.broken.clone().expect("broken");
         assert!(why.contains("variable \"v\", key \"compressor\"") && why.contains(problem), "{why}");
         assert!(!filter.is_complete());
@@ -233,7 +229,7 @@ fn malformed_codecs_make_broken_filters_not_errors() {
         assert_eq!(filter.stage("v").err(), Some(NC_EFILTER));
         assert_eq!(filter.codec_text.as_deref(), Some(text), "_Codecs still shows it");
     }
-    let unknown = ZarrFilter::from_codec(&registry, r#"{"id": "nosuch"}"#, 0, 4, "v");
+    let unknown = in_test_call(|call| ZarrFilter::from_codec(call, &registry, r#"{"id": "nosuch"}"#, 0, 4, "v"));
     assert!(
         unknown.broken.is_none() && unknown.stage("v").err() == Some(NC_ENOFILTER),
         "a missing plugin stays ENOFILTER"
