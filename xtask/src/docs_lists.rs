@@ -230,6 +230,43 @@ mod tests {
         assert_eq!(check, crate::rotation::slow_check_on(day).name(), "{example}");
     }
 
+    /// docs/testing.md's counts for each release are the release table's: the ctest tests of the
+    /// serial builds, those the parallel build passes of all it runs, and the `valgrind` tests.
+    #[test]
+    fn testing_md_s_test_counts_are_the_release_table_s() {
+        let testing = read("docs/testing.md");
+        let counts = paragraph_from(&testing, "The test counts each build must pass:").replace('\n', " ");
+        let (serial, parallel) = counts.split_at(counts.find("the parallel builds").expect("the parallel counts"));
+        let valgrind = paragraph_from(&testing, "All of a release's ctest tests reach the library").replace('\n', " ");
+        for release in &crate::release::RELEASES {
+            let version = release.version;
+            let serial_count = format!(" {} ({version})", release.ctest_expected);
+            assert!(serial.contains(&serial_count), "no `{serial_count}` in {serial}");
+            let failing = release.parallel_stock_failures.iter().filter(|failure| failure.on_ncfilters).count();
+            let passed = release.parallel_ctest_expected;
+            let parallel_count = match failing {
+                0 => format!(" {passed} ({version})"),
+                _ => format!(" {passed} of {} ({version})", passed + failing),
+            };
+            assert!(parallel.contains(&parallel_count), "no `{parallel_count}` in {parallel}");
+            let tests = crate::valgrind::VALGRIND_TESTS.len() + release.valgrind_tests.len();
+            assert!(valgrind.contains(&format!(" {tests} for {version}")), "no `{tests} for {version}` in {valgrind}");
+        }
+    }
+
+    /// docs/testing.md names every kind of slow check of the rotation.
+    #[test]
+    fn testing_md_names_every_kind_of_slow_check() {
+        let testing = read("docs/testing.md");
+        let bullet = paragraph_from(&testing, "- slow checks: one a run").replace('\n', " ");
+        let named: BTreeSet<&str> = bullet.split('`').skip(1).step_by(2).collect();
+        for check in &crate::slow_checks::SLOW_CHECKS {
+            let name = check.name();
+            let kind = name.split(' ').next().unwrap_or_default();
+            assert!(named.contains(kind), "docs/testing.md's slow checks do not name `{kind}` ({name})");
+        }
+    }
+
     /// packaging.md names the development tools the release tarball's workspace leaves out.
     #[test]
     fn packaging_md_names_the_tools_the_tarball_s_workspace_leaves_out() {

@@ -172,6 +172,13 @@ enum Step {
     /// Which stages of the whole `test` the release record (release/<version>.md) still lacks on
     /// HEAD's shipped tree (docs/releasing.md); fails while any does
     Qualification,
+    /// One stage of the whole `test`, by the name its stage table gives it (`rust`, `abi 4.9.3`,
+    /// `valgrind 4.10.1`, `cross s390x`), after `setup` and the builds it reads, then the table and
+    /// the commit and shipped tree it ran on: rows for a release's qualification record
+    Stage {
+        /// The stage's name, as `cargo xtask qualification` lists it
+        name: String,
+    },
     /// The network-less half of `offline` (run by it inside `unshare --net`)
     #[command(name = "offline-build", hide = true)]
     OfflineBuild,
@@ -252,6 +259,7 @@ impl Step {
             Step::Fuzz => "fuzz",
             Step::ClassifyLeaks { .. } => "classify-leaks",
             Step::Qualification => "qualification",
+            Step::Stage { .. } => "stage",
             Step::Wine => "wine",
             Step::Macos => "macos",
         }
@@ -297,6 +305,11 @@ fn run(step: Step) -> Result {
     let mut stages = Stages::default();
     match step {
         Step::Test => run_all_tests(&h, &mut stages),
+        Step::Stage { name } => {
+            let result = run_named_stage(&h, &mut stages, &name);
+            print_table_and_commit(&h, &stages);
+            result
+        }
         _ => {
             if step.needs_packages() {
                 stages.run("packages", setup::install_packages)?;
@@ -352,12 +365,97 @@ fn run_all_tests(h: &Harness, stages: &mut Stages) -> Result {
         Ok(())
     })();
     // The table is printed on failure too: it shows where the time went and where it stopped.
+    print_table_and_commit(h, stages);
+    result
+}
+
+/// The stage table, then the commit and shipped tree the stages ran on (docs/releasing.md).
+fn print_table_and_commit(h: &Harness, stages: &Stages) {
     stages.print_table();
     match qualification::describe_run(&h.repo) {
         Ok(run) => println!("  ran on {run}"),
         Err(Failure(why)) => println!("  ran on an unknown commit: {why}"),
     }
-    result
+}
+
+/// A stage of the whole `test`, found by its name there.
+enum NamedStage {
+    Setup,
+    /// `FIRST_STEPS[i]`.
+    First(usize),
+    Fuzz,
+    Build(&'static release::Release),
+    /// `RELEASE_STEPS[i]` for a release.
+    OfRelease(usize, &'static release::Release),
+    Install(&'static release::Release),
+    Slow(&'static slow_checks::SlowCheck),
+}
+
+impl NamedStage {
+    /// The stage's name in `test`'s table.
+    fn name(&self) -> String {
+        match self {
+            NamedStage::Setup => "setup".into(),
+            NamedStage::First(i) => FIRST_STEPS[*i].name().into(),
+            NamedStage::Fuzz => "fuzz".into(),
+            NamedStage::Build(release) => format!("build {}", release.version),
+            NamedStage::OfRelease(i, release) => format!("{} {}", RELEASE_STEPS[*i].name(), release.version),
+            NamedStage::Install(release) => format!("install {}", release.version),
+            NamedStage::Slow(check) => check.name(),
+        }
+    }
+}
+
+/// The stage `test` names `name` ([`planned_stages`]).
+fn named_stage(name: &str) -> Option<NamedStage> {
+    if let Some(check) = slow_checks::SLOW_CHECKS.iter().find(|check| check.name() == name) {
+        return Some(NamedStage::Slow(check));
+    }
+    if let Some(i) = FIRST_STEPS.iter().position(|step| step.name() == name) {
+        return Some(NamedStage::First(i));
+    }
+    match name {
+        "setup" => return Some(NamedStage::Setup),
+        "fuzz" => return Some(NamedStage::Fuzz),
+        _ => {}
+    }
+    let (step, version) = name.split_once(' ')?;
+    let release = release::RELEASES.iter().find(|release| release.version == version)?;
+    match step {
+        "build" => Some(NamedStage::Build(release)),
+        "install" => Some(NamedStage::Install(release)),
+        _ => RELEASE_STEPS.iter().position(|s| s.name() == step).map(|i| NamedStage::OfRelease(i, release)),
+    }
+}
+
+/// Runs the stage of `test` named `name` as `test` runs it, after `setup` (for its release, if
+/// it has one) and the release builds it reads.
+fn run_named_stage(h: &Harness, stages: &mut Stages, name: &str) -> Result {
+    let stage = named_stage(name).ok_or_else(|| {
+        Failure(format!("no stage of `test` is named {name:?} (`cargo xtask qualification` lists them)"))
+    })?;
+    let release = match &stage {
+        NamedStage::Build(release) | NamedStage::OfRelease(_, release) | NamedStage::Install(release) => Some(*release),
+        NamedStage::Slow(check) => check.tests_serial_builds_of(),
+        NamedStage::Setup | NamedStage::First(_) | NamedStage::Fuzz => None,
+    };
+    stages.run("setup", || setup::setup_for(h, &release.into_iter().collect::<Vec<_>>()))?;
+    if matches!(stage, NamedStage::Setup) {
+        return Ok(());
+    }
+    let needs_build = matches!(stage, NamedStage::OfRelease(..) | NamedStage::Slow(_));
+    if let Some(release) = release.filter(|_| needs_build) {
+        stages.run(&format!("build {}", release.version), || netcdf::build(&h.for_release(release)))?;
+    }
+    stages.run(&stage.name(), || match stage {
+        NamedStage::Setup => Ok(()),
+        NamedStage::First(i) => run_step(h, &FIRST_STEPS[i]),
+        NamedStage::Fuzz => rust_checks::test_fuzz(h),
+        NamedStage::Build(release) => netcdf::build(&h.for_release(release)),
+        NamedStage::OfRelease(i, release) => run_step(&h.for_release(release), &RELEASE_STEPS[i]),
+        NamedStage::Install(release) => install::test_install(&h.for_release(release)),
+        NamedStage::Slow(check) => check.run(h),
+    })
 }
 
 /// The stages of `test` for `releases` and `slow_checks`, in `run_all_tests`' order (which it
@@ -432,13 +530,31 @@ fn run_step(h: &Harness, step: &Step) -> Result {
                 &slow_checks::SLOW_CHECKS.iter().collect::<Vec<_>>(),
             ),
         ),
-        Step::Test | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
+        Step::Test | Step::Stage { .. } | Step::ClassifyLeaks { .. } => unreachable!("handled in run"),
     }
 }
 
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, BTreeSet};
+
+    /// `cargo xtask stage` finds every stage of the whole `test` by its name, each as a different
+    /// stage, and no other name.
+    #[test]
+    fn every_stage_of_test_can_be_run_by_its_name() {
+        let all = super::planned_stages(
+            &super::release::RELEASES.iter().collect::<Vec<_>>(),
+            &super::slow_checks::SLOW_CHECKS.iter().collect::<Vec<_>>(),
+        );
+        assert!(all.len() > 80 && all.contains(&"valgrind 4.9.3".to_string()), "{all:?}");
+        for name in &all {
+            let stage = super::named_stage(name).unwrap_or_else(|| panic!("no stage {name:?}"));
+            assert_eq!(&stage.name(), name);
+        }
+        for unknown in ["", "abi", "abi 4.8.0", "build", "install 4.10.2-development", "valgrind", "wine 4.9.0"] {
+            assert!(super::named_stage(unknown).is_none(), "{unknown:?}");
+        }
+    }
 
     /// The modules each file of xtask/src names through `crate::` (`use crate::a::…`,
     /// `crate::a::f()`, and each path of a grouped `use crate::{a, b::c}`), read by the one

@@ -110,7 +110,7 @@ impl SlowCheck {
     /// root's suite about 7), the parallel pair (11 to 15), an HDF5 built from source and the
     /// Debian 13 root (about 15); one beside valgrind (its own release, whose builds and suite it
     /// reuses: 17 minutes for the suite's tests, then the damaged chunks; with two releases CI ran
-    /// past 90 minutes on 2026-12-03), the arm64 cross build with its suite under qemu (about 22),
+    /// past 90 minutes on 2026-12-03), the arm64 cross build with its suite under qemu (about 21),
     /// `wine` (the Windows tests, then HDF5 and one release's netcdf-c twice cross-built and its
     /// suite under Wine on both) and Debian's package, built twice from scratch and
     /// installed into two new roots (about 30, for amd64 or i386). Three releases beside even a

@@ -16,7 +16,7 @@ use crate::text::{concatenate, count_matching_lines, glob, print_tail};
 /// ncdump_tst_ncgen4 runs ncgen and ncdump on every reference CDL file: over 15 minutes per
 /// build under memcheck with child tracing, so it joins only with NCFILTERS_VALGRIND_FULL=1.
 /// The release's own filter tests are added to these (`Release::valgrind_tests`).
-const VALGRIND_TESTS: [&str; 23] = [
+pub(crate) const VALGRIND_TESTS: [&str; 23] = [
     "ncdump_tst_netcdf4",
     "ncdump_tst_nccopy5",
     "ncdump_tst_fileinfo",
