@@ -761,8 +761,15 @@ function(ncfilters_dll_exports)
   file(WRITE "${dir}/ncfilters-dll-declared.txt.tmp" "${text}\n")
   file(COPY_FILE "${dir}/ncfilters-dll-declared.txt.tmp" "${dir}/ncfilters-dll-declared.txt" ONLY_IF_DIFFERENT)
   if(NOT CMAKE_NM)
-    message(FATAL_ERROR "ncfilters: a Windows netcdf.dll needs the toolchain's nm (CMAKE_NM), which lists the "
-                        "functions ncfilters' staticlib defines for its module-definition file")
+    message(FATAL_ERROR "ncfilters: a Windows netcdf.dll needs an nm (CMAKE_NM), which lists the functions "
+                        "ncfilters' staticlib defines for its module-definition file: MinGW-w64's, or LLVM's "
+                        "llvm-nm with MSVC (-DCMAKE_NM=<path of llvm-nm>)")
+  endif()
+  # MinGW's Rust std carries split-DWARF members that must go (ncfilters_dll_exports.cmake); MSVC's
+  # has none, and its CMAKE_AR is `lib`, which is no `ar`.
+  set(split_dwarf_ar "${CMAKE_AR}")
+  if(MSVC)
+    set(split_dwarf_ar "")
   endif()
   set(def "${dir}/ncfilters-netcdf.def")
   get_filename_component(name "${NCFILTERS_STATICLIB}" NAME)
@@ -770,7 +777,7 @@ function(ncfilters_dll_exports)
   set(NCFILTERS_DLL_DEF "${def}" PARENT_SCOPE)
   set(NCFILTERS_LINKED_STATICLIB "${linked}" PARENT_SCOPE)
   set(NCFILTERS_DLL_DEF_COMMAND
-      COMMAND ${CMAKE_COMMAND} "-DNM=${CMAKE_NM}" "-DAR=${CMAKE_AR}" "-DSTATICLIB=${NCFILTERS_STATICLIB}"
+      COMMAND ${CMAKE_COMMAND} "-DNM=${CMAKE_NM}" "-DAR=${split_dwarf_ar}" "-DSTATICLIB=${NCFILTERS_STATICLIB}"
               "-DLINKED=${linked}" "-DDECLARED=${dir}/ncfilters-dll-declared.txt" "-DDEF=${def}"
               -P "${NCFILTERS_ROOT}/cmake/ncfilters_dll_exports.cmake"
       PARENT_SCOPE)

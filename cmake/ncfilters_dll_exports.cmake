@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-# cmake -DNM=<nm> -DAR=<ar> -DSTATICLIB=<libncfilters.a> -DLINKED=<copy netcdf.dll links>
+# cmake -DNM=<nm> [-DAR=<ar>] -DSTATICLIB=<libncfilters.a> -DLINKED=<copy netcdf.dll links>
 #       -DDECLARED=<names file> -DDEF=<netcdf.def> -P ncfilters_dll_exports.cmake
 #
 # After each cargo build of a Windows netcdf.dll with ncfilters:
@@ -9,9 +9,10 @@
 #     so without this file netcdf.dll would export none of ncfilters' functions;
 #   * copies the staticlib to LINKED without its split-DWARF members (`*.dwo`, which Rust's std
 #     for windows-gnu carries): linked whole-archive, their sections have no address, and ld
-#     writes a DLL that Windows refuses to load (STATUS_INVALID_IMAGE_FORMAT).
+#     writes a DLL that Windows refuses to load (STATUS_INVALID_IMAGE_FORMAT). Without AR (MSVC,
+#     whose Rust std has no such members and whose `lib` is no `ar`), the copy is the staticlib.
 cmake_minimum_required(VERSION 3.24)
-foreach(var NM AR STATICLIB LINKED DECLARED DEF)
+foreach(var NM STATICLIB LINKED DECLARED DEF)
   if(NOT DEFINED ${var} OR "${${var}}" STREQUAL "")
     message(FATAL_ERROR "ncfilters_dll_exports.cmake: ${var} is not set")
   endif()
@@ -42,6 +43,10 @@ list(JOIN exports "\n  " text)
 file(WRITE "${DEF}.tmp" "; Written by cmake/ncfilters_dll_exports.cmake: ncfilters' exports from netcdf.dll.\nEXPORTS\n  ${text}\n")
 file(COPY_FILE "${DEF}.tmp" "${DEF}" ONLY_IF_DIFFERENT)
 
+if(NOT AR)
+  file(COPY_FILE "${STATICLIB}" "${LINKED}" ONLY_IF_DIFFERENT)
+  return()
+endif()
 execute_process(COMMAND "${AR}" t "${STATICLIB}" OUTPUT_VARIABLE members RESULT_VARIABLE failed ERROR_VARIABLE error)
 if(failed)
   message(FATAL_ERROR "ncfilters_dll_exports.cmake: ${AR} cannot list ${STATICLIB} (${failed}):\n${error}")

@@ -11,7 +11,8 @@
 pub enum Platform {
     /// Linux and the other ELF systems.
     Unix,
-    /// Windows with MinGW (`_WIN32`, not `_MSC_VER`: ncfilters builds with MinGW only).
+    /// Windows (`_WIN32`): MinGW-w64, and MSVC (untested), whose plugin names differ only before
+    /// 4.9.3 ([`windows_plugins_are_dlls`]).
     Windows,
     /// macOS: unix rules, but `.dylib` libraries.
     Apple,
@@ -89,13 +90,34 @@ pub const LEGACY_UNIX_DEFAULT_DIR: &str = "/usr/local/hdf5/plugin";
 /// The plugin-path separator of this build's platform.
 pub const PATH_SEPARATOR: char = Platform::CURRENT.path_separator();
 
-/// Whether this build's release names Windows plugins by `if(WIN32)` (`__nc….dll`): the plugin
-/// CMake of 4.9.3, the release that also brought the plugin-path code.
-pub const NAMES_BY_WIN32: bool = crate::PLUGIN_PATH_RELEASE;
+/// Whether netcdf-c's plugin CMake names a Windows build's plugins `__nc….dll`: by `if(WIN32)` from
+/// 4.9.3 on (the release that also brought the plugin-path code), by `IF(MSVC)` before it, which
+/// leaves MinGW the unix names.
+pub const fn windows_plugins_are_dlls(plugin_path_release: bool, msvc: bool) -> bool {
+    plugin_path_release || msvc
+}
+
+/// [`windows_plugins_are_dlls`] for this build's release and compiler.
+pub const NAMES_BY_WIN32: bool = windows_plugins_are_dlls(crate::PLUGIN_PATH_RELEASE, cfg!(target_env = "msvc"));
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 4.9.0 and 4.9.2 name plugins `__nc….dll` for MSVC only, 4.9.3 on for every Windows build.
+    #[test]
+    fn windows_plugin_names_follow_each_release_s_cmake() {
+        for (plugin_path_release, msvc, dll) in
+            [(false, false, false), (false, true, true), (true, false, true), (true, true, true)]
+        {
+            assert_eq!(windows_plugins_are_dlls(plugin_path_release, msvc), dll, "{plugin_path_release} {msvc}");
+            let expected = if dll { "__nch5zstd.dll" } else { "lib__nch5zstd.so" };
+            assert_eq!(
+                Platform::Windows.plugin_file("h5zstd", windows_plugins_are_dlls(plugin_path_release, msvc)),
+                expected
+            );
+        }
+    }
 
     #[test]
     fn separators_follow_win32() {

@@ -636,6 +636,9 @@ mod tests {
         // MinGW-w64's, as Debian and MSYS2 name it; Apple clang's, with and without a version.
         cases.push(("x86_64-w64-mingw32".into(), crate::windows::TRIPLE));
         cases.push(("i686-w64-mingw32".into(), "i686-pc-windows-gnu"));
+        // LLVM's MinGW-w64, as MSYS2's clang64 and clangarm64 name it.
+        cases.push(("x86_64-w64-windows-gnu".into(), "x86_64-pc-windows-gnullvm"));
+        cases.push(("aarch64-w64-windows-gnu".into(), "aarch64-pc-windows-gnullvm"));
         cases.push(("arm64-apple-darwin23.6.0".into(), crate::macos::TRIPLES[0]));
         cases.push(("x86_64-apple-darwin".into(), crate::macos::TRIPLES[1]));
         let mut script = format!("include(\"{}\")\n", module.display());

@@ -397,6 +397,51 @@ mod tests {
         assert!(data_lines(&data).iter().all(|(_, values)| values.split(',').count() == 1000));
     }
 
+    /// cmake/ncfilters_dll_exports.cmake on an archive of this host's objects: the module-definition
+    /// file has the declared functions the archive defines, and the linked copy loses its `.dwo`
+    /// members with an `ar` (MinGW) and is the archive itself without one (MSVC).
+    #[test]
+    fn the_dll_exports_script_lists_defined_declarations_and_drops_split_dwarf() {
+        let dir = std::env::temp_dir().join(format!("ncfilters-dll-exports-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let compile = |source: &str, object: &str| {
+            std::fs::write(dir.join("x.c"), source).unwrap();
+            let status = std::process::Command::new("cc").current_dir(&dir).args(["-c", "x.c", "-o", object]).status();
+            assert!(status.unwrap().success(), "cc {object}");
+        };
+        compile("int ncfilters_report(void) { return 0; }\nint undeclared(void) { return 1; }\n", "a.o");
+        compile("int in_split_dwarf(void) { return 2; }\n", "b.dwo");
+        let archive = |name: &str| {
+            let status = std::process::Command::new("ar").current_dir(&dir).args(["rc", name, "a.o", "b.dwo"]).status();
+            assert!(status.unwrap().success());
+        };
+        archive("libx.a");
+        std::fs::write(dir.join("declared.txt"), "ncfilters_report\nnot_defined\n").unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_dll_exports.cmake");
+        let members = |archive: &str| {
+            let out = std::process::Command::new("ar").current_dir(&dir).args(["t", archive]).output().unwrap();
+            String::from_utf8(out.stdout).unwrap()
+        };
+        for ar in ["ar", ""] {
+            let _ = std::fs::remove_file(dir.join("linked.a"));
+            let out = std::process::Command::new("cmake")
+                .current_dir(&dir)
+                .args(["-DNM=nm", &format!("-DAR={ar}"), "-DSTATICLIB=libx.a", "-DLINKED=linked.a"])
+                .args(["-DDECLARED=declared.txt", "-DDEF=x.def", "-P"])
+                .arg(&script)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "AR={ar:?}: {}", String::from_utf8_lossy(&out.stderr));
+            let def = read_to_string(&dir.join("x.def")).unwrap();
+            assert!(def.contains("EXPORTS\n  ncfilters_report\n"), "{def}");
+            assert!(!def.contains("undeclared") && !def.contains("not_defined"), "{def}");
+            let kept = members("linked.a");
+            assert!(kept.contains("a.o"), "{kept}");
+            assert_eq!(kept.contains("b.dwo"), ar.is_empty(), "AR={ar:?}: {kept}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn ncfilters_functions_are_the_header_s_declarations() {
         let header = read_to_string(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../include/ncfilters.h")).unwrap();
