@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The lists the docs keep, held to the code they describe: the module's options (its header
 //! comment), the xtask subcommands, the order `test` runs its steps in, which steps build netcdf-c
-//! first and the example of a replayed CI day (docs/testing.md), the functions of `include/ncfilters.h`,
-//! the symbols libnetcdf adds and the tools the release tarball's workspace leaves out (docs/packaging.md).
+//! first, the example of a replayed CI day, each release's test counts and the kinds of slow check
+//! (docs/testing.md), the functions of `include/ncfilters.h`, the symbols libnetcdf adds and the
+//! tools the release tarball's workspace leaves out (docs/packaging.md), and the run-time settings
+//! (README.md, against the `ncfilters` command's help and man page).
 //! Tests only.
 
 #[cfg(test)]
@@ -265,6 +267,26 @@ mod tests {
             let kind = name.split(' ').next().unwrap_or_default();
             assert!(named.contains(kind), "docs/testing.md's slow checks do not name `{kind}` ({name})");
         }
+    }
+
+    /// The README's run-time settings are the `ncfilters` command's (and so its man page's)
+    /// environment variables.
+    #[test]
+    fn the_readme_s_run_time_settings_are_the_man_page_s_environment() {
+        let readme = read("README.md");
+        let table = paragraph_from(&readme, "| variable | effect |");
+        let in_readme: BTreeSet<&str> =
+            table.lines().filter_map(|row| row.strip_prefix("| `")?.split('`').next()).collect();
+        let after_help = ncfilters_cli::command(None).get_after_help().expect("the closing text").to_string();
+        let environment = &after_help[after_help.find("\nEnvironment:\n").expect("an Environment block")..];
+        let in_man_page: BTreeSet<String> = environment
+            .lines()
+            .skip(2)
+            .filter_map(|line| line.strip_prefix("  ").filter(|term| !term.starts_with(' ')))
+            .map(|term| term.split(' ').next().unwrap_or_default().to_string())
+            .collect();
+        assert!(in_readme.len() >= 6, "{in_readme:?}");
+        assert_eq!(in_readme, in_man_page.iter().map(String::as_str).collect(), "README.md against ncfilters' help");
     }
 
     /// packaging.md names the development tools the release tarball's workspace leaves out.

@@ -24,7 +24,18 @@ Exit status:
 
 Environment:
   HDF5_PLUGIN_PATH  directories searched for plugin libraries (netCDF-4 and NCZarr), separated by ':'
-                    (';' on Windows; 4.9.0 and 4.9.2 take ';' too)";
+                    (';' on Windows; 4.9.0 and 4.9.2 take ';' too); not needed for the standard filters
+  NCFILTERS_THREADS
+                    how many threads a large chunk may use (1: the caller's only); default: the CPUs
+                    the process may run on
+  NCFILTERS_CODEC_DIALECT
+                    numeric or legacy: the codec JSON NCZarr writes, and so what spec and codec show
+  NCFILTERS_DEBUG=1
+                    what the plugin search found, skipped and why
+  NCFILTERS_QUIET=1
+                    no 'ncfilters: ...' lines on stderr
+  NCFILTERS_ALL_RANKS=1
+                    in an MPI job, every rank prints, not only rank 0";
 
 /// Which filters libnetcdf (built with ncfilters) can use for netCDF-4 and NCZarr, and why.
 ///
