@@ -46,6 +46,14 @@ pub fn test_licences(h: &Harness) -> Result {
     let metadata = metadata(&h.repo)?;
     let shipped: Vec<String> = shipped_members(&h.repo, &metadata).into_iter().map(|(name, _)| name).collect();
     println!("{}", crate::toolchain::check_rust_versions(&metadata, &shipped)?);
+    let without_lints = members_without_workspace_lints(&metadata)?;
+    if !without_lints.is_empty() {
+        fail!(
+            "these crates do not take the workspace's lints (`[lints]` `workspace = true`): {}",
+            without_lints.join(", ")
+        );
+    }
+    println!("PASS every crate of the workspace takes its lints (unsafe_op_in_unsafe_fn denied)");
     let version = workspace_version(&h.repo)?;
     let changelog = crate::harness::read_to_string(&h.repo.join("CHANGELOG.md"))?;
     let newest = changelog
@@ -331,6 +339,24 @@ pub fn metadata(repo: &Path) -> Result<Value> {
     serde_json::from_str(&output(&mut cargo)?).map_err(|e| Failure(format!("cargo metadata's JSON: {e}")))
 }
 
+/// The workspace's own crates whose manifest does not take the workspace's lints.
+fn members_without_workspace_lints(metadata: &Value) -> Result<Vec<String>> {
+    let mut without = Vec::new();
+    for package in metadata["packages"].as_array().into_iter().flatten().filter(|package| package["source"].is_null()) {
+        let manifest = package["manifest_path"].as_str().unwrap_or_default();
+        if !takes_workspace_lints(&crate::harness::read_to_string(Path::new(manifest))?) {
+            without.push(package["name"].as_str().unwrap_or_default().to_string());
+        }
+    }
+    Ok(without)
+}
+
+/// Whether a manifest's `[lints]` table is `workspace = true`.
+fn takes_workspace_lints(manifest: &str) -> bool {
+    let mut lines = manifest.lines().map(str::trim).skip_while(|line| *line != "[lints]").skip(1);
+    lines.next() == Some("workspace = true")
+}
+
 /// The workspace members that ship (all but [`DEV_ONLY_MEMBERS`]): (package name, directory
 /// relative to the repository).
 pub fn shipped_members(repo: &Path, metadata: &Value) -> Vec<(String, String)> {
@@ -465,6 +491,14 @@ fn notices(crates: &[Crate]) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_manifest_takes_the_workspace_lints_only_with_workspace_true() {
+        assert!(takes_workspace_lints("[package]\nname = \"x\"\n\n[lints]\nworkspace = true\n"));
+        assert!(!takes_workspace_lints("[package]\nname = \"x\"\n"));
+        assert!(!takes_workspace_lints("[lints.rust]\nunsafe_op_in_unsafe_fn = \"deny\"\n"));
+        assert!(!takes_workspace_lints("[lints]\nworkspace = false\n"));
+    }
 
     #[test]
     fn the_holder_of_each_bundled_c_source_is_read_from_its_licence_file() {
