@@ -72,6 +72,8 @@ option(NCFILTERS_SYSTEM_ZSTD "Link the system's libzstd instead of compiling the
 option(NCFILTERS_SYSTEM_LIBS "The distribution build: deflate, bzip2 and zstd on the system's zlib, libbz2 and libzstd" OFF)
 set(NCFILTERS_RUST_TARGET "" CACHE STRING "Rust's target triple for a cross build (default: from the C compiler's -dumpmachine)")
 include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_rust_target.cmake")
+include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_platform.cmake")
+ncfilters_platform(NCFILTERS_PLATFORM)
 
 # NCFILTERS_BUILD, e.g. "0.3.0 (git 1a2b3c4d5e6f)", goes into libnetcdf.settings, nc-config --all and
 # the report (core/build.rs reads NCFILTERS_BUILD_SOURCE).
@@ -250,11 +252,8 @@ endif()
 # What rustc's `--print native-static-libs` lists for the staticlib; whole-archive pulls in all of
 # std, so all of these must resolve under -Wl,--no-undefined. Before them, the system's
 # compression libraries of NCFILTERS_SYSTEM_LIBS or _ZSTD.
-if(WIN32)
-  set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} kernel32 ntdll userenv ws2_32 dbghelp)
-else()
-  set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} gcc_s util rt pthread m dl c)
-endif()
+ncfilters_native_libs_of(${NCFILTERS_PLATFORM} ncfilters_std_libs)
+set(NCFILTERS_NATIVE_LIBS ${NCFILTERS_SYSTEM_LINK_LIBS} ${ncfilters_std_libs})
 
 # Install rules run in the order they are declared, subdirectories' included (netcdf-c 4.9.0's
 # minimum CMake leaves this OLD: its subdirectories' rules would run after ncfilters'), so that
@@ -572,7 +571,7 @@ function(ncfilters_cli)
   if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
     set(rpath "${CMAKE_INSTALL_LIBDIR}")
   else()
-    set(rpath "$ORIGIN/../${CMAKE_INSTALL_LIBDIR}")
+    ncfilters_relative_rpath_of(${NCFILTERS_PLATFORM} "${CMAKE_INSTALL_LIBDIR}" rpath)
   endif()
   set(NCFILTERS_CLI_EXECUTABLE "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/ncfilters" PARENT_SCOPE)
   add_custom_target(ncfilters_cli ALL
@@ -629,7 +628,7 @@ endfunction()
 # the macro its configure left unset, which drops the stubs and compiles the code that writes and
 # reads codecs; ncfilters provides what zfilter.c and zplugins.c would. The NCZarr internals stock
 # does not export in that configuration stay out of libnetcdf's dynamic symbols (see
-# ncfilters_version_script). Sets NCFILTERS_NCZARR_FILTERS_ADDED in the caller.
+# ncfilters_hidden_netcdf_functions). Sets NCFILTERS_NCZARR_FILTERS_ADDED in the caller.
 function(ncfilters_nczarr_filters)
   # The variable and the config.h macro have the same name.
   if(NCFILTERS_NETCDF_OPTIONS)
@@ -656,22 +655,15 @@ set(NCFILTERS_NCZARR_FILTER_INTERNALS
   NCZ_load_all_plugins NCZ_plugin_loaded NCZ_plugin_loaded_byname
   NCZ_plugin_path_finalize NCZ_plugin_path_get NCZ_plugin_path_initialize NCZ_plugin_path_ndirs NCZ_plugin_path_set)
 
-# libnetcdf.so's version script: Rust's own symbols stay local (cmake/ncfilters-libnetcdf.ver), and
-# so do the NCZarr filter internals when ncfilters added NCZarr's filters (stock exports none of
-# them then, only zdispatch.c's four stubs, whose names ncfilters exports in their place).
-function(ncfilters_version_script out)
-  set(base "${NCFILTERS_ROOT}/cmake/ncfilters-libnetcdf.ver")
-  set_property(DIRECTORY "${CMAKE_SOURCE_DIR}" APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${base}")
-  file(READ "${base}" text)
+# The netcdf-c functions libnetcdf hides besides Rust's own symbols: the NCZarr filter internals
+# when ncfilters added NCZarr's filters (stock exports none of them then, only zdispatch.c's four
+# stubs, whose names ncfilters exports in their place).
+function(ncfilters_hidden_netcdf_functions out)
+  set(hidden)
   if(NCFILTERS_NCZARR_FILTERS_ADDED AND NCFILTERS_NETCDF_OPTIONS)
-    set(hidden)
-    foreach(name IN LISTS NCFILTERS_NCZARR_FILTER_INTERNALS)
-      string(APPEND hidden " ${name};")
-    endforeach()
-    string(REPLACE "local:" "local:${hidden}" text "${text}")
+    set(hidden ${NCFILTERS_NCZARR_FILTER_INTERNALS})
   endif()
-  file(WRITE "${out}.tmp" "${text}")
-  file(COPY_FILE "${out}.tmp" "${out}" ONLY_IF_DIFFERENT)
+  set(${out} ${hidden} PARENT_SCOPE)
 endfunction()
 
 # A static libnetcdf.a carries ncfilters: libncfilters.a, linked into one object with only its C
@@ -710,16 +702,16 @@ function(ncfilters_link_shared_netcdf)
     message(STATUS "ncfilters: netcdf.dll links ${NCFILTERS_LINKED_STATICLIB} (whole archive), exports by ${NCFILTERS_DLL_DEF}")
     return()
   endif()
-  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from. The version
-  # script keeps Rust's symbols out of the dynamic symbol table, which lets --gc-sections drop
-  # the parts of std ncfilters does not use (smaller library, less touched at load).
-  set(version_script "${CMAKE_BINARY_DIR}/ncfilters-generated/ncfilters-libnetcdf.ver")
-  ncfilters_version_script("${version_script}")
-  set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS
-    "LINKER:-Map=${CMAKE_BINARY_DIR}/ncfilters-libnetcdf.map"
-    "LINKER:--version-script=${version_script}"
-    "LINKER:--gc-sections")
-  set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_STATICLIB}" "${version_script}")
+  # The link map lets `cargo xtask symbol-provenance` prove where each replaced symbol comes from.
+  # Rust's symbols stay out of the dynamic symbol table (exporting thousands of long mangled names
+  # made ld.so touch 350 KiB more of the library at load), which lets the linker drop the parts of
+  # std ncfilters does not use.
+  set(symbols "${CMAKE_BINARY_DIR}/ncfilters-generated/ncfilters-libnetcdf.symbols")
+  ncfilters_hidden_netcdf_functions(hidden)
+  ncfilters_hidden_symbols_of(${NCFILTERS_PLATFORM} "${symbols}" "${CMAKE_BINARY_DIR}/ncfilters-libnetcdf.map"
+                              "${hidden}" options)
+  set_property(TARGET netcdf APPEND PROPERTY LINK_OPTIONS ${options})
+  set_property(TARGET netcdf APPEND PROPERTY LINK_DEPENDS "${NCFILTERS_STATICLIB}" "${symbols}")
   message(STATUS "ncfilters: libnetcdf links ${NCFILTERS_STATICLIB} (whole archive)")
 endfunction()
 

@@ -192,7 +192,99 @@ pub fn test_cross_compile(h: &Harness) -> Result {
     for (triple, compiled, seconds) in crate::macos::build_shipped_crates(h, &packages)? {
         rows.push(Row { arch: "macos", triple, kind: "Zig, Mach-O (not run)", compiled, tests: None, seconds });
     }
-    finish(rows)
+    finish(rows)?;
+    check_native_libraries(h)
+}
+
+/// The platforms whose system libraries the module names, each with the Rust targets built for it
+/// here (all of them installed by now).
+fn native_library_platforms() -> Result<Vec<(&'static str, Vec<String>)>> {
+    let host = output(&mut cmd("rustc", ["-vV"]))?
+        .lines()
+        .find_map(|line| line.strip_prefix("host: "))
+        .map(str::to_string)
+        .ok_or_else(|| crate::harness::Failure("`rustc -vV` names no host".into()))?;
+    Ok(vec![
+        ("Linux", vec![host]),
+        ("Windows", vec![crate::windows::TRIPLE.to_string()]),
+        ("Apple", crate::macos::TRIPLES.iter().map(|t| t.to_string()).collect()),
+    ])
+}
+
+/// The module links a Rust staticlib's system libraries by platform (`ncfilters_native_libs_of` in
+/// cmake/ncfilters_platform.cmake): they must be what rustc names for each target built here. The
+/// shipped crates add none of std's own (on Linux the staticlib's are std's: `dl` twice).
+fn check_native_libraries(h: &Harness) -> Result {
+    let dir = h.repo.join("target/native-static-libs");
+    create_dir_all(&dir)?;
+    std::fs::write(
+        dir.join("lib.rs"),
+        "pub fn cores() -> usize { std::thread::available_parallelism().map_or(1, |n| n.get()) }\n",
+    )
+    .map_err(|e| crate::harness::Failure(format!("{}: {e}", dir.display())))?;
+    for (platform, triples) in native_library_platforms()? {
+        let module = module_native_libs(&dir, platform)?;
+        for triple in triples {
+            let mut rustc = Command::new("rustc");
+            rustc.current_dir(&dir).args(["--crate-type", "staticlib", "--print", "native-static-libs", "--target"]);
+            rustc.args([triple.as_str(), "lib.rs", "-o"]).arg(dir.join(format!("{triple}.a")));
+            let out = rustc.output().map_err(|e| crate::harness::Failure(format!("rustc: {e}")))?;
+            let printed = String::from_utf8_lossy(&out.stderr);
+            if !out.status.success() {
+                fail!("rustc --print native-static-libs --target {triple} failed:\n{printed}");
+            }
+            let rustc_libs = native_libs_printed(&printed)
+                .ok_or_else(|| crate::harness::Failure(format!("rustc printed no native-static-libs:\n{printed}")))?;
+            if rustc_libs != module {
+                fail!("{triple}: rustc's std needs {rustc_libs:?}, cmake/ncfilters_platform.cmake links {module:?} on {platform}");
+            }
+            println!(
+                "PASS {triple}: the module links std's system libraries, {}",
+                module.iter().cloned().collect::<Vec<_>>().join(" ")
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The libraries of rustc's `note: native-static-libs:` line, by name: `-lc` and `c.lib` are `c`;
+/// MSVC's `/defaultlib:` (the C runtime, which its compiler links anyway) is left out.
+fn native_libs_printed(printed: &str) -> Option<std::collections::BTreeSet<String>> {
+    let line = printed.lines().find_map(|line| line.split_once("native-static-libs:"))?.1;
+    let mut words = line.split_whitespace();
+    let mut libs = std::collections::BTreeSet::new();
+    while let Some(word) = words.next() {
+        if word == "-framework" {
+            libs.insert(format!("-framework {}", words.next()?));
+        } else if !word.starts_with("/defaultlib:") {
+            libs.insert(word.strip_prefix("-l").or_else(|| word.strip_suffix(".lib")).unwrap_or(word).to_string());
+        }
+    }
+    Some(libs)
+}
+
+/// `ncfilters_native_libs_of(platform)`, as the module computes it.
+fn module_native_libs(dir: &Path, platform: &str) -> Result<std::collections::BTreeSet<String>> {
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_platform.cmake");
+    let script = dir.join("native-libs.cmake");
+    let text = format!(
+        "include(\"{}\")\nncfilters_native_libs_of({platform} libs)\nmessage(\"libs: ${{libs}}\")\n",
+        module.display()
+    );
+    std::fs::write(&script, text).map_err(|e| crate::harness::Failure(format!("{}: {e}", script.display())))?;
+    let out = Command::new("cmake")
+        .arg("-P")
+        .arg(&script)
+        .output()
+        .map_err(|e| crate::harness::Failure(format!("cmake: {e}")))?;
+    let printed = String::from_utf8_lossy(&out.stderr);
+    let libs = printed.lines().find_map(|line| line.strip_prefix("libs: "));
+    match libs {
+        Some(libs) if out.status.success() => {
+            Ok(libs.split(';').filter(|l| !l.is_empty()).map(str::to_string).collect())
+        }
+        _ => fail!("cmake -P {}: {printed}", script.display()),
+    }
 }
 
 struct Row {
@@ -620,6 +712,53 @@ mod tests {
         let s390x = target("s390x").unwrap().elf;
         assert_eq!(escaped(&elf_magic(s390x)[16..]), "\\x00\\x02\\x00\\x16");
         assert_eq!(escaped(&elf_mask(s390x)[16..]), "\\xff\\xfe\\xff\\xff");
+    }
+
+    #[test]
+    fn rustc_s_native_libraries_are_read_by_name() {
+        let linux = "warning: x\nnote: native-static-libs: -ldl -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc\n";
+        let names = |libs: &[&str]| libs.iter().map(|l| l.to_string()).collect::<std::collections::BTreeSet<_>>();
+        assert_eq!(native_libs_printed(linux), Some(names(&["dl", "gcc_s", "util", "rt", "pthread", "m", "c"])));
+        let msvc = "note: native-static-libs: kernel32.lib ntdll.lib /defaultlib:msvcrt";
+        assert_eq!(native_libs_printed(msvc), Some(names(&["kernel32", "ntdll"])));
+        let apple = "note: native-static-libs: -framework CoreFoundation -lSystem";
+        assert_eq!(native_libs_printed(apple), Some(names(&["-framework CoreFoundation", "System"])));
+        assert_eq!(native_libs_printed("no such line"), None);
+    }
+
+    /// cmake/ncfilters_platform.cmake's answers for every platform: the installed command's rpath,
+    /// and the symbol file and linker options that keep Rust's symbols out of libnetcdf's exports
+    /// (GNU ld's version script; ld64's unexported-symbols list, with Mach-O's underscore).
+    #[test]
+    fn the_module_s_rules_per_platform() {
+        let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_platform.cmake");
+        let dir = std::env::temp_dir().join(format!("ncfilters-platform-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut script = format!("include(\"{}\")\n", module.display());
+        for platform in ["Linux", "Windows", "Apple"] {
+            script.push_str(&format!(
+                "ncfilters_relative_rpath_of({platform} lib rpath)\nmessage(\"{platform} rpath ${{rpath}}\")\n\
+                 ncfilters_hidden_symbols_of({platform} {platform}.sym {platform}.map \"NCZ_one;NCZ_two\" options)\n\
+                 message(\"{platform} options ${{options}}\")\n"
+            ));
+        }
+        std::fs::write(dir.join("rules.cmake"), script).unwrap();
+        let out = Command::new("cmake").current_dir(&dir).args(["-P", "rules.cmake"]).output().expect("cmake runs");
+        let printed = String::from_utf8_lossy(&out.stderr).into_owned();
+        let read = |file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+        let (linux, apple) = (read("Linux.sym"), read("Apple.sym"));
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(out.status.success(), "{printed}");
+        assert!(
+            printed.contains("Linux rpath $ORIGIN/../lib\n") && printed.contains("Apple rpath @loader_path/../lib\n")
+        );
+        assert!(printed
+            .contains("Linux options LINKER:-Map=Linux.map;LINKER:--version-script=Linux.sym;LINKER:--gc-sections"));
+        assert!(printed.contains(
+            "Apple options LINKER:-unexported_symbols_list,Apple.sym;LINKER:-map,Apple.map;LINKER:-dead_strip"
+        ));
+        assert!(linux.contains("local: _ZN*; _R*; __rust*; rust_*; NCZ_one; NCZ_two;\n};"), "{linux}");
+        assert_eq!(apple, "__ZN*\n__R*\n___rust*\n_rust_*\n_NCZ_one\n_NCZ_two\n");
     }
 
     /// The module's cross build names cargo's target from the C compiler's GNU triplet
