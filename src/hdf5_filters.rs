@@ -39,7 +39,7 @@ impl rules::FilterTarget for Hdf5Location<'_> {
 /// libsz) does not load is not available, so callers learn it before the first chunk fails.
 pub fn filter_will_run(call: &Call<'_>, id: c_uint) -> NcResult<()> {
     hdf5_filter_available(call, id)?;
-    match unavailable_reason(id) {
+    match unavailable_reason(call, id) {
         Some(why) => {
             crate::error::report(format_args!("filter {id} is not available: {why}"));
             Err(NC_ENOFILTER)
@@ -71,11 +71,11 @@ pub fn record_stand_in(id: u32) {
 /// Why HDF5's filter `id`, found available, cannot actually run: when HDF5's class for it is our
 /// stand-in and the implementation it would pick is ncfilters' own blosc or szip, whose C library
 /// does not load. `None` when it will run (or the class is not ours to judge).
-pub fn unavailable_reason(id: u32) -> Option<String> {
+pub fn unavailable_reason(call: &Call<'_>, id: u32) -> Option<String> {
     if !is_stand_in(id) {
         return None;
     }
-    match crate::ffi_boundary::contained("the filter lookup", || crate::nczarr_filters::registry().get(id).cloned()) {
+    match crate::nczarr_filters::registry(call).get(id).cloned() {
         Some(plugin) => plugin.unavailable_reason(),
         None => Some(format!("no implementation of filter {id} was found")),
     }

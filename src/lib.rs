@@ -71,17 +71,25 @@ pub mod abi;
 /// drop(kept);
 /// ```
 ///
-/// A location's file is private: the safe `in_define_mode` and `is_parallel` read through it.
+/// A location's file is private: the safe `in_define_mode` and `is_parallel` (HDF5's) or
+/// `parallel` (NCZarr's) read through it.
 ///
 /// ```compile_fail,E0616
 /// use ncfilters::c_args::with_call;
 /// use ncfilters::ffi_boundary::CallersThread;
-/// use ncfilters::test_support::{find_hdf5_var, ZarrLocation};
 /// with_call(unsafe { CallersThread::promise() }, |call| {
-///     // SAFETY: the only handle to each variable.
-///     let mut hdf5 = unsafe { find_hdf5_var(call, 65536, 0) }.unwrap();
+///     // SAFETY: the only handle to the variable.
+///     let mut hdf5 = unsafe { ncfilters::test_support::find_hdf5_var(call, 65536, 0) }.unwrap();
 ///     hdf5.file = std::ptr::NonNull::dangling();
-///     let mut zarr = unsafe { ZarrLocation::find(call, 65536, 0) }.unwrap();
+/// });
+/// ```
+///
+/// ```compile_fail,E0616
+/// use ncfilters::c_args::with_call;
+/// use ncfilters::ffi_boundary::CallersThread;
+/// with_call(unsafe { CallersThread::promise() }, |call| {
+///     // SAFETY: the only handle to the variable.
+///     let mut zarr = unsafe { ncfilters::test_support::ZarrLocation::find(call, 65536, 0) }.unwrap();
 ///     zarr.file = std::ptr::NonNull::dangling();
 /// });
 /// ```
@@ -97,10 +105,15 @@ pub mod abi;
 /// caller vouches for the room:
 ///
 /// ```compile_fail,E0133
-/// use ncfilters::c_args::CountedOut;
-/// use ncfilters::test_support::FormatFilters;
-/// fn ask(filters: &FormatFilters<'_>, ids: &mut CountedOut<'_, u32>, params: &mut CountedOut<'_, u32>) {
+/// use ncfilters::{c_args::CountedOut, test_support::FormatFilters};
+/// fn ask(filters: &FormatFilters<'_>, ids: &mut CountedOut<'_, u32>) {
 ///     let _ = filters.inquire_ids(1, ids);
+/// }
+/// ```
+///
+/// ```compile_fail,E0133
+/// use ncfilters::{c_args::CountedOut, test_support::FormatFilters};
+/// fn ask(filters: &FormatFilters<'_>, params: &mut CountedOut<'_, u32>) {
 ///     let _ = filters.inquire_info(1, 2, params);
 /// }
 /// ```
@@ -112,8 +125,8 @@ pub mod test_support {
     pub use crate::plugin_registry::finalize as forget_plugins;
 
     /// Whether the NCZarr registry (discovered now if need be) has a complete filter `id`.
-    pub fn registry_has(id: u32) -> bool {
-        crate::nczarr_filters::registry().get(id).is_some()
+    pub fn registry_has(call: &crate::ffi_boundary::Call<'_>, id: u32) -> bool {
+        crate::nczarr_filters::registry(call).get(id).is_some()
     }
 }
 

@@ -26,8 +26,8 @@ pub fn builtin_parts() -> Vec<(FilterPart, CodecPart)> {
 }
 
 /// The NCZarr filter registry, discovered on first use with the standard filters built in.
-pub fn registry() -> Arc<Registry> {
-    plugin_registry::registry(builtin_parts)
+pub fn registry(call: &Call<'_>) -> Arc<Registry> {
+    plugin_registry::registry(call, builtin_parts)
 }
 
 /// `NC_EFILTER`, with its diagnostic, when a codec of the variable's `.zarray` is broken.
@@ -41,12 +41,12 @@ pub fn chain_position(var: &ZarrVar, id: u32) -> Option<usize> {
 }
 
 /// `NCZ_addfilter`: adds filter `id`, or replaces the parameters of the one already there.
-pub fn add_filter(var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
+pub fn add_filter(call: &Call<'_>, var: &mut ZarrVar, id: u32, params: &[u32]) -> NcResult<()> {
     var.ensure_lists()?;
     if !(1..=MAX_FILTER_ID).contains(&id) {
         return Err(NC_EINVAL);
     }
-    let registry = registry();
+    let registry = registry(call);
     let Some(plugin) = registry.get(id) else {
         crate::error::report(format_args!(
             "no NCZarr plugin provides filter {id} (HDF5_PLUGIN_PATH={:?})",
@@ -95,7 +95,7 @@ impl rules::FilterTarget for ZarrLocation<'_> {
         ZarrLocation::make_chunked(self)
     }
     fn add_filter(&mut self, id: u32, params: &[u32]) -> NcResult<()> {
-        add_filter(&mut self.var, id, params)
+        add_filter(self.call(), &mut self.var, id, params)
     }
 }
 
@@ -133,7 +133,7 @@ pub fn chain_stages(call: &Call<'_>, var: &mut ZarrVar, ncid: c_int, varid: c_in
 /// Adds the codec `text` of `.zarray`'s `key` to the variable's chain (see `abi::zfilter::ncfilters_zarr_codec`).
 pub fn build_codec(call: &Call<'_>, mut var: ZarrVar, key: &str, text: String, chainindex: c_int) -> NcResult<()> {
     var.ensure_lists()?;
-    let registry = registry();
+    let registry = registry(call);
     let chain_index = usize::try_from(chainindex).map_err(|_| NC_EINVAL)?;
     let quoted = match key.strip_suffix("[]") {
         Some(list) => format!("\"{list}\"[{chain_index}]"),

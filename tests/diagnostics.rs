@@ -31,8 +31,10 @@ fn child_reports_to_a_failing_stderr() {
     std::env::set_var("HDF5_PLUGIN_PATH", "/nonexistent-ncfilters-dir:/dev/null");
     // SAFETY: as above.
     let thread = unsafe { ncfilters::ffi_boundary::CallersThread::promise() };
-    ncfilters::ffi_boundary::with_call(thread, ncfilters::test_support::forget_plugins);
-    assert!(ncfilters::test_support::registry_has(32015));
+    ncfilters::ffi_boundary::with_call(thread, |call| {
+        ncfilters::test_support::forget_plugins(call);
+        assert!(ncfilters::test_support::registry_has(call, 32015));
+    });
     println!("child survived");
 }
 

@@ -45,13 +45,13 @@ pub type KeepAlive = Arc<dyn std::any::Any + Send + Sync>;
 /// the [`Call`]: a worker's piece of a chunk, or any other thread, cannot run it.
 ///
 /// ```compile_fail,E0061
-/// use ncfilters_core::{c_heap::{CParams, ChunkBuffer}, plugin_registry::registry};
-/// ncfilters_core::worker_pool::run(2, &|_| {
-///     for filter in registry(Vec::new).plugins().filter_map(|plugin| plugin.filter.as_ref()) {
+/// use ncfilters_core::c_heap::{CParams, ChunkBuffer};
+/// fn apply_in_pieces(filter: &ncfilters_core::plugin_loader::FilterPart) {
+///     let _ = ncfilters_core::worker_pool::run(2, &|_| {
 ///         let mut chunk = ChunkBuffer::from_bytes(b"chunk").unwrap();
 ///         let _ = filter.apply(true, &CParams::empty(), &mut chunk);
-///     }
-/// });
+///     });
+/// }
 /// ```
 #[derive(Debug, Clone)]
 pub struct FilterPart {
@@ -77,18 +77,13 @@ pub type SetDecodeLimit = unsafe extern "C" fn(usize) -> usize;
 /// The Zarr half of a plugin: the codec's functions.
 ///
 /// A plugin's codec functions may call netcdf-c or HDF5, so every method that runs one takes the
-/// [`Call`]: safe code on another thread cannot run them (c-blosc's `blosc_init`, say) while
-/// netcdf-c is in use, though it can reach the part through the registry.
+/// [`Call`]: safe code on another thread, given a part, cannot run them (c-blosc's `blosc_init`,
+/// say) while netcdf-c is in use.
 ///
 /// ```compile_fail,E0061
-/// use ncfilters_core::plugin_registry::registry;
-/// std::thread::spawn(|| {
-///     for plugin in registry(Vec::new).plugins() {
-///         if let Some(codec) = &plugin.codec {
-///             codec.ensure_initialized();
-///         }
-///     }
-/// });
+/// fn initialise_elsewhere(codec: ncfilters_core::plugin_loader::CodecPart) {
+///     std::thread::spawn(move || codec.ensure_initialized());
+/// }
 /// ```
 #[derive(Debug, Clone)]
 pub struct CodecPart {

@@ -627,8 +627,13 @@ thread_local! {
 }
 
 /// The registry, discovered on first use with `builtins` (asked then only: the caller that
-/// links the built-in filters passes the same function every time).
-pub fn registry(builtins: Builtins) -> Arc<Registry> {
+/// links the built-in filters passes the same function every time). Within a call: discovery
+/// loads plugin libraries, running their initialisers and entry points, which may use HDF5.
+///
+/// ```compile_fail,E0061
+/// std::thread::spawn(|| ncfilters_core::plugin_registry::registry(Vec::new));
+/// ```
+pub fn registry(_: &Call<'_>, builtins: Builtins) -> Arc<Registry> {
     if let Some(registry) = current() {
         return registry;
     }
@@ -742,7 +747,7 @@ mod tests {
     fn concurrent_first_uses_share_one_registry() {
         let registries: Vec<Arc<Registry>> = std::thread::scope(|s| {
             (0..8)
-                .map(|_| s.spawn(|| registry(builtins)))
+                .map(|_| s.spawn(|| crate::ffi_boundary::tests::in_test_call(|call| registry(call, builtins))))
                 .collect::<Vec<_>>()
                 .into_iter()
                 .map(|h| h.join().unwrap())
@@ -859,10 +864,11 @@ mod tests {
             for _ in 0..100 {
                 with_call(test_thread(), finalize);
                 PANIC_IN_DISCOVERY.with(|p| p.set(true));
-                let panicked = std::panic::catch_unwind(|| registry(builtins)).is_err();
+                let discover = || with_call(test_thread(), |call| registry(call, builtins));
+                let panicked = std::panic::catch_unwind(discover).is_err();
                 PANIC_IN_DISCOVERY.with(|p| p.set(false));
                 if panicked {
-                    return Some(registry(builtins).get(32015).is_some_and(|p| p.is_complete()));
+                    return Some(discover().get(32015).is_some_and(|p| p.is_complete()));
                 }
             }
             None

@@ -28,8 +28,8 @@ use std::os::raw::{c_int, c_uint, c_void};
 /// Runs `use_part` on the filter HDF5 should run for `id` (the path's plugin or ncfilters' own),
 /// holding its plugin, and so the library it lives in, for the call; `None` when there is none.
 /// This runs per chunk: it takes an `Arc`, it copies nothing.
-fn with_preferred<R>(id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
-    let plugin = registry().get(id).cloned()?;
+fn with_preferred<R>(call: &Call<'_>, id: u32, use_part: impl FnOnce(&FilterPart) -> R) -> Option<R> {
+    let plugin = registry(call).get(id).cloned()?;
     plugin.filter.as_ref().map(use_part)
 }
 
@@ -39,12 +39,13 @@ type Callback = unsafe extern "C" fn(hid_t, hid_t, hid_t) -> c_int;
 /// Runs the chosen implementation's `callback`, or returns `absent` when it has none (HDF5's
 /// "applies" / "nothing to set"); -1, HDF5's failure, when there is no implementation at all.
 fn delegate(
+    call: &Call<'_>,
     id: u32,
     callback: fn(&FilterPart) -> Option<Callback>,
     absent: c_int,
     args: (hid_t, hid_t, hid_t),
 ) -> c_int {
-    with_preferred(id, |part| match callback(part) {
+    with_preferred(call, id, |part| match callback(part) {
         // SAFETY: HDF5's arguments, passed on to the chosen class's callback, whose library is
         // held loaded for the call.
         Some(function) => unsafe { function(args.0, args.1, args.2) },
@@ -80,8 +81,8 @@ macro_rules! stand_in {
                 // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
                 let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
                 // A panic anywhere in the lookup or the call is HDF5's failure, 0.
-                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), thread, |_| {
-                    let used = with_preferred($id, |part| {
+                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), thread, |call| {
+                    let used = with_preferred(call, $id, |part| {
                         let function = part.function()?;
                         // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
                         // function lives in is held loaded for the call.
@@ -99,16 +100,16 @@ macro_rules! stand_in {
             unsafe extern "C" fn can_apply(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
                 // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
                 let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
-                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), thread, |_| {
-                    delegate($id, |part| part.can_apply(), 1, (dcpl, type_id, space))
+                crate::ffi_export!(caught concat!("filter ", $id, "'s can_apply"), thread, |call| {
+                    delegate(call, $id, |part| part.can_apply(), 1, (dcpl, type_id, space))
                 })
             }
 
             unsafe extern "C" fn set_local(dcpl: hid_t, type_id: hid_t, space: hid_t) -> c_int {
                 // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
                 let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
-                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), thread, |_| {
-                    delegate($id, |part| part.set_local(), 0, (dcpl, type_id, space))
+                crate::ffi_export!(caught concat!("filter ", $id, "'s set_local"), thread, |call| {
+                    delegate(call, $id, |part| part.set_local(), 0, (dcpl, type_id, space))
                 })
             }
 

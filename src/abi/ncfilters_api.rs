@@ -83,7 +83,7 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
         let body = || {
             // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
             let _ = crate::netcdf_internals::initialize(call);
-            Ok(filter_report::report(&crate::nczarr_filters::registry(), |id| hdf5_facts(call, id)))
+            Ok(filter_report::report(&crate::nczarr_filters::registry(call), |id| hdf5_facts(call, id)))
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
@@ -113,7 +113,7 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
         let spec = unsafe { Text::from_raw(call, spec) };
         let body = || {
             let spec = text_arg(spec, "the filter spec")?;
-            filter_report::describe_spec(call, &crate::nczarr_filters::registry(), spec, Dialect::current())
+            filter_report::describe_spec(call, &crate::nczarr_filters::registry(call), spec, Dialect::current())
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
@@ -139,7 +139,7 @@ pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, jso
         let codec_json = unsafe { Text::from_raw(call, codec_json) };
         let body = || {
             let text = text_arg(codec_json, "the codec JSON")?;
-            filter_report::describe_codec(call, &crate::nczarr_filters::registry(), text)
+            filter_report::describe_codec(call, &crate::nczarr_filters::registry(call), text)
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)

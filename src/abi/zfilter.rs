@@ -38,7 +38,7 @@ pub unsafe extern "C" fn NCZ_addfilter(
         // (only with no parameters) or readable for as many words (the export's `# Safety`).
         let (mut var, params) =
             (unsafe { ZarrVar::from_raw(call, var) }?, unsafe { Params::from_raw(call, (params, nparams)) }?);
-        add_filter(&mut var, id, params)
+        add_filter(call, &mut var, id, params)
     })
 }
 
@@ -132,11 +132,11 @@ pub unsafe extern "C" fn NCZ_inq_var_filter_info(
 pub unsafe extern "C" fn NCZ_inq_filter_avail(_ncid: c_int, id: c_uint) -> c_int {
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
     let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
-    crate::ffi_export!(thread, |_| {
+    crate::ffi_export!(thread, |call| {
         if !(1..=MAX_FILTER_ID).contains(&id) {
             return Err(NC_EINVAL);
         }
-        match registry().get(id) {
+        match registry(call).get(id) {
             Some(plugin) if plugin.is_complete() => match plugin.unavailable_reason() {
                 None => Ok(()),
                 Some(why) => {
@@ -233,8 +233,8 @@ pub(crate) mod plugin_table {
     pub unsafe extern "C" fn NCZ_load_all_plugins() -> c_int {
         // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
         let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
-        crate::ffi_export!(thread, |_| {
-            registry();
+        crate::ffi_export!(thread, |call| {
+            registry(call);
             Ok(())
         })
     }

@@ -254,6 +254,7 @@ pub struct ZarrLocation<'a> {
     // Public, so safe code may swap two locations' variables: nothing here pairs it with `file`
     // (the group a call needs is the variable's own `container`).
     pub var: ZarrVar<'a>,
+    call: &'a crate::c_args::Call<'a>,
 }
 
 impl<'call> ZarrLocation<'call> {
@@ -265,14 +266,19 @@ impl<'call> ZarrLocation<'call> {
     /// from a plugin may find the variable again (`NCZ_modify_parameters` asking
     /// `nc_inq_var_filter_info`): the methods that run plugins ([`ZarrVar::ensure_working`]) hold
     /// no reference into the variable meanwhile and read its lists afresh afterwards.
-    pub unsafe fn find(_: &crate::c_args::Call<'call>, ncid: c_int, varid: c_int) -> NcResult<Self> {
+    pub unsafe fn find(call: &'call crate::c_args::Call<'call>, ncid: c_int, varid: c_int) -> NcResult<Self> {
         let (mut file, mut group, mut var) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
         // SAFETY: valid out-pointers; the shim returns NC_ENOTBUILT when unlinked.
         check(unsafe { ncfilters_ncz_find_grp_file_var(ncid, varid, &mut file, &mut group, &mut var) })?;
         let file = NonNull::new(file).ok_or(NC_EINVAL)?;
         // SAFETY: netcdf-c returned a live variable of an open NCZarr file.
         let var = unsafe { ZarrVar::new(var) }.ok_or(NC_EINVAL)?;
-        Ok(ZarrLocation { file, var })
+        Ok(ZarrLocation { file, var, call })
+    }
+
+    /// The call the variable was found in.
+    pub fn call(&self) -> &'call crate::c_args::Call<'call> {
+        self.call
     }
 
     fn file_info(&self) -> &NC_FILE_INFO {

@@ -5,7 +5,8 @@
 //!   path and links `-lnetcdf`. Without it nothing is linked: `cargo check`, `clippy` and the library's
 //!   tests still work, only linking the binary fails (undefined `ncfilters_report`, …).
 //! - `NCFILTERS_CLI_RPATH=<value>`: adds `-Wl,-rpath,<value>` to the binary (the CMake module passes
-//!   `$ORIGIN/../lib` for installs; the linker receives it literally, no shell involved).
+//!   `$ORIGIN/../lib` for installs, `@loader_path/../lib` on macOS; the linker receives it literally,
+//!   no shell involved).
 
 use std::env;
 

@@ -251,6 +251,7 @@ mod tests {
                 _ => format!(" {passed} of {} ({version})", passed + failing),
             };
             assert!(parallel.contains(&parallel_count), "no `{parallel_count}` in {parallel}");
+            assert!(failing > 0 || !parallel.contains(&format!(" of {passed} ({version})")), "{version}: {parallel}");
             let tests = crate::valgrind::VALGRIND_TESTS.len() + release.valgrind_tests.len();
             assert!(valgrind.contains(&format!(" {tests} for {version}")), "no `{tests} for {version}` in {valgrind}");
         }
