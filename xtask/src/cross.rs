@@ -193,7 +193,8 @@ pub fn test_cross_compile(h: &Harness) -> Result {
         rows.push(Row { arch: "macos", triple, kind: "Zig, Mach-O (not run)", compiled, tests: None, seconds });
     }
     finish(rows)?;
-    check_native_libraries(h)
+    check_native_libraries(h)?;
+    crate::macos::check_export_rules(h)
 }
 
 /// The platforms whose system libraries the module names, each with the Rust targets built for it

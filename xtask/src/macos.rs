@@ -99,6 +99,74 @@ fn remove_empty_objects_left_by_zig(h: &Harness) {
     }
 }
 
+/// Debian's LLVM 14: `ld64.lld`, a linker that takes Apple ld64's options, and `llvm-nm`.
+const LLVM_PACKAGES: [&str; 2] = ["lld-14", "llvm-14"];
+
+/// The module's macOS link rules (`ncfilters_hidden_symbols_of(Apple ...)` in
+/// cmake/ncfilters_platform.cmake) given to LLVM's ld64 (Zig's own linker takes none of them): a
+/// dylib of one object holding a netcdf-c function, Rust's kinds of symbol and a netcdf-c function
+/// to hide exports only the netcdf-c function, and the link writes its map. Part of
+/// `cross-compile`; Apple's own linker is not here.
+pub fn check_export_rules(h: &Harness) -> Result {
+    crate::setup::install_apt_packages(&LLVM_PACKAGES)?;
+    let bin = zig_tools(h)?;
+    let dir = h.repo.join("target/macos-export-rules");
+    let _ = std::fs::remove_dir_all(&dir);
+    create_dir_all(&dir)?;
+    let write = |name: &str, text: &str| {
+        std::fs::write(dir.join(name), text).map_err(|e| crate::harness::Failure(format!("{name}: {e}")))
+    };
+    let exported = "nc_public";
+    let hidden = ["_ZN3foo3barE", "_RNvC3foo3bar", "__rust_alloc", "rust_eh_personality", "NCZ_internal"];
+    let source: String = std::iter::once(exported)
+        .chain(hidden)
+        .enumerate()
+        .map(|(i, name)| format!("int {name}(void) {{ return {i}; }}\n"))
+        .collect();
+    write("a.c", &source)?;
+    let python = bin.join("python");
+    run(cmd(&python, ["-m", "ziglang", "cc", "-target", "aarch64-macos", "-c", "a.c", "-o", "a.o"]).current_dir(&dir))?;
+    let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_platform.cmake");
+    write(
+        "rules.cmake",
+        &format!(
+            "include(\"{}\")\nncfilters_hidden_symbols_of(Apple hidden.txt a.map NCZ_internal options)\n\
+             message(\"options: ${{options}}\")\n",
+            module.display()
+        ),
+    )?;
+    let out = Command::new("cmake").current_dir(&dir).args(["-P", "rules.cmake"]).output();
+    let out = out.map_err(|e| crate::harness::Failure(format!("cmake: {e}")))?;
+    let printed = String::from_utf8_lossy(&out.stderr).into_owned();
+    let Some(options) = printed.lines().find_map(|line| line.strip_prefix("options: ")) else {
+        fail!("cmake/ncfilters_platform.cmake gave no options for Apple:\n{printed}");
+    };
+    // CMake's `LINKER:a,b` is the linker's arguments `a` and `b`.
+    let linker_args: Vec<&str> =
+        options.split(';').flat_map(|option| option.strip_prefix("LINKER:").unwrap_or(option).split(',')).collect();
+    let mut link = cmd("ld64.lld-14", ["-arch", "arm64", "-platform_version", "macos", "11.0", "11.0", "-dylib"]);
+    link.current_dir(&dir).args(["-o", "liba.dylib", "a.o", "-undefined", "dynamic_lookup"]).args(&linker_args);
+    run(&mut link)?;
+    let symbols = crate::process::output(cmd("llvm-nm-14", ["-gU", "liba.dylib"]).current_dir(&dir))?;
+    let defined: Vec<&str> = symbols.lines().filter_map(|line| line.split_whitespace().nth(2)).collect();
+    if !defined.contains(&format!("_{exported}").as_str()) {
+        fail!("ld64.lld with the module's rules hid _{exported} too: {defined:?}");
+    }
+    let leaked: Vec<&&str> = defined.iter().filter(|name| hidden.iter().any(|h| name.ends_with(h))).collect();
+    if !leaked.is_empty() {
+        fail!("ld64.lld with the module's rules ({}) exported {leaked:?}", linker_args.join(" "));
+    }
+    if !dir.join("a.map").is_file() {
+        fail!("ld64.lld with the module's rules wrote no link map");
+    }
+    println!(
+        "PASS macOS link rules: ld64.lld ({}) exports _{exported} and hides {}",
+        linker_args.join(" "),
+        hidden.join(", ")
+    );
+    Ok(())
+}
+
 /// The virtualenv's `bin/` with `cargo-zigbuild` and `python -m ziglang` (which it finds on PATH).
 fn zig_tools(h: &Harness) -> Result<PathBuf> {
     crate::setup::pypi_tools(h, "zig", &PYTHON_PACKAGES, "cargo-zigbuild")
