@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! netcdf-c ([`WINDOWS_RELEASES`](crate::windows_suite::WINDOWS_RELEASES)) cross-built for Windows with MinGW-w64, as MSYS2 builds it,
 //! stock and with the module (`cargo xtask wine`; in CI a slow check of each release, `wine <version>`), on HDF5 1.14.6 cross-built the same
-//! way (without szip, as vcpkg's default HDF5). It checks that:
+//! way, with szip on libaec as MSYS2's is, and with the same libblosc and libaec DLLs
+//! (`windows_libraries`), so that netcdf-c builds its blosc and szip filters and their tests. It checks that:
 //! - the module configures a MinGW toolchain file: its layout check runs under Wine;
 //! - netcdf.dll exports exactly stock's functions, and ncfilters.h's;
 //! - under Wine, with no plugin path, the module's ncgen writes zstd and bzip2 to a netCDF-4
@@ -24,9 +25,17 @@ use crate::windows_suite::WindowsRelease;
 /// projects enable C++) and zlib.
 const BUILD_PACKAGES: [&str; 2] = ["g++-mingw-w64-x86-64", "libz-mingw-w64-dev"];
 
-/// HDF5's options besides [`crate::hdf5::COMMON_OPTIONS`] (later ones win): no szip, no tools.
-const HDF5_OPTIONS: [&str; 3] =
-    ["-DHDF5_ENABLE_Z_LIB_SUPPORT=ON", "-DHDF5_ENABLE_SZIP_SUPPORT=OFF", "-DHDF5_BUILD_TOOLS=OFF"];
+/// HDF5's options besides [`crate::hdf5::COMMON_OPTIONS`] (later ones win): szip on the libaec
+/// DLL of `windows_libraries` (its own CMake package), no tools.
+const HDF5_OPTIONS: [&str; 4] = [
+    "-DHDF5_ENABLE_Z_LIB_SUPPORT=ON",
+    "-DHDF5_ENABLE_SZIP_SUPPORT=ON",
+    "-DHDF5_ENABLE_SZIP_ENCODING=ON",
+    "-DHDF5_BUILD_TOOLS=OFF",
+];
+
+/// What HDF5's configuration header says when its szip filter is built in.
+const HDF5_HAS_SZIP: &str = "#define H5_HAVE_FILTER_SZIP 1";
 
 /// The targets each build makes: the library and the programs the check runs.
 const TARGETS: [&str; 3] = ["netcdf", "ncgen", "ncdump"];
@@ -75,10 +84,14 @@ fn test_windows_netcdf(h: &Harness) -> Result {
     crate::windows::wine_prefix_with_prng(h)?;
     let root = crate::windows::target_dir(h).join("netcdf");
     create_dir_all(&root)?;
-    let hdf5 = hdf5_for_windows(h, &root)?;
+    let libraries = native_libraries(h)?;
+    let hdf5 = hdf5_for_windows(h, &root, &libraries)?;
     let toolchain = root.join("mingw-w64.cmake");
-    write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[&hdf5], Some("wine")))?;
-    let case_shim = case_shim(&root)?;
+    write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[&hdf5, &libraries], Some("wine")))?;
+    // Where Windows' loader finds HDF5's, libaec's and libblosc's DLLs: on PATH, as MSYS2 has them.
+    let dlls = [hdf5.join("bin"), libraries.join("bin")];
+    let prerequisites =
+        Prerequisites { toolchain: &toolchain, hdf5: &hdf5, dlls: &dlls, case_shim: &case_shim(&root)? };
     let tree = root.join(h.version());
     create_dir_all(&tree)?;
     crate::setup::fetch_netcdf_source(h)?;
@@ -86,17 +99,17 @@ fn test_windows_netcdf(h: &Harness) -> Result {
     let mut exports = Vec::new();
     for flavour in ["stock", "ncfilters"] {
         let build = tree.join(format!("build-{flavour}"));
-        build_netcdf(h, flavour, &source, &build, &toolchain, &hdf5, &case_shim)?;
+        build_netcdf(h, flavour, &source, &build, &prerequisites)?;
         exports.push(dll_exports(&build.join("libnetcdf.dll"))?);
     }
     check_exports(h, &exports[0], &exports[1])?;
-    write_and_read_filters(h, &tree, &hdf5)?;
-    interchange_with_linux(h, &tree, &hdf5, &linux_ncfilters_build(h)?)?;
+    write_and_read_filters(h, &tree, &dlls)?;
+    interchange_with_linux(h, &tree, &dlls, &linux_ncfilters_build(h)?)?;
     for flavour in ["stock", "ncfilters"] {
         let build = tree.join(format!("build-{flavour}"));
-        crate::windows_suite::build_the_suite(h, &build, &build.with_extension("log"))?;
+        crate::windows_suite::build_the_suite(h, &build, &dlls, &build.with_extension("log"))?;
     }
-    crate::windows_suite::run_on_both(h, &root, &tree, &[hdf5.join("bin")])?;
+    crate::windows_suite::run_on_both(h, &root, &tree, &dlls)?;
     println!(
         "netcdf-c {} for Windows (MinGW-w64) under Wine: passed in {} s",
         h.version(),
@@ -105,15 +118,24 @@ fn test_windows_netcdf(h: &Harness) -> Result {
     Ok(())
 }
 
-/// HDF5 1.14.6 (Debian's source) cross-built into `root`, once: its prefix.
-fn hdf5_for_windows(h: &Harness, root: &Path) -> Result<PathBuf> {
+/// The prefix of the libblosc and libaec DLLs (`windows_libraries`), built once.
+fn native_libraries(h: &Harness) -> Result<PathBuf> {
+    let bin = crate::windows_libraries::native_dlls(h, &crate::windows::target_dir(h).join("native"), GNU)?;
+    Ok(bin.parent().unwrap_or(&bin).to_path_buf())
+}
+
+/// HDF5 1.14.6 (Debian's source) cross-built into `root` with szip on `libraries`' libaec, once:
+/// its prefix.
+fn hdf5_for_windows(h: &Harness, root: &Path, libraries: &Path) -> Result<PathBuf> {
     let prefix = root.join("hdf5");
-    if prefix.join("bin/libhdf5.dll").is_file() {
+    let configuration = prefix.join("include/H5pubconf.h");
+    let has_szip = || std::fs::read_to_string(&configuration).is_ok_and(|text| text.contains(HDF5_HAS_SZIP));
+    if prefix.join("bin/libhdf5.dll").is_file() && has_szip() {
         return Ok(prefix);
     }
     let source = crate::hdf5::unpacked_source(h, &crate::hdf5::HDF5_1_14_6)?;
     let toolchain = root.join("hdf5-mingw-w64.cmake");
-    write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[], Some("wine")))?;
+    write_file(&toolchain, &crate::windows_libraries::toolchain_file(GNU, &[libraries], Some("wine")))?;
     let build = root.join("build-hdf5");
     harness::remove_dir_all_if_exists(&build)?;
     let options: Vec<&str> = crate::hdf5::COMMON_OPTIONS.iter().chain(&HDF5_OPTIONS).copied().collect();
@@ -121,9 +143,12 @@ fn hdf5_for_windows(h: &Harness, root: &Path) -> Result<PathBuf> {
         cmake: Path::new("cmake"),
         toolchain: &toolchain,
         prefix: &prefix,
-        environment: &|command| wine_env(h, command, &[]),
+        environment: &|command| wine_env(h, command, &[libraries.join("bin")]),
     };
     cmake.install(h, &source, &build, &options)?;
+    if !has_szip() {
+        fail!("HDF5 for Windows was built without szip ({} lacks `{HDF5_HAS_SZIP}`)", configuration.display());
+    }
     Ok(prefix)
 }
 
@@ -139,15 +164,20 @@ fn case_shim(root: &Path) -> Result<PathBuf> {
     Ok(dir)
 }
 
-fn build_netcdf(
-    h: &Harness,
-    flavour: &str,
-    source: &Path,
-    build: &Path,
-    toolchain: &Path,
-    hdf5: &Path,
-    case_shim: &Path,
-) -> Result {
+/// What each netcdf-c build for Windows is configured with.
+struct Prerequisites<'a> {
+    /// The MinGW-w64 toolchain file, Wine its emulator.
+    toolchain: &'a Path,
+    /// HDF5's prefix.
+    hdf5: &'a Path,
+    /// The folders of the DLLs its programs load (HDF5's, libaec's and libblosc's).
+    dlls: &'a [PathBuf],
+    /// [`case_shim`]'s folder.
+    case_shim: &'a Path,
+}
+
+fn build_netcdf(h: &Harness, flavour: &str, source: &Path, build: &Path, prerequisites: &Prerequisites) -> Result {
+    let Prerequisites { toolchain, hdf5, dlls, case_shim } = prerequisites;
     let log_file = build.with_extension("log");
     if !build.join("CMakeCache.txt").is_file() {
         log(format!("configure netcdf-c {} for Windows ({flavour})", h.version()));
@@ -164,7 +194,7 @@ fn build_netcdf(
             configure
                 .args(crate::netcdf::ncfilters_module_flags(h, &crate::windows::target_dir(h).join("netcdf/cargo")));
         }
-        if !succeeds_into_log(wine_env(h, &mut configure, &[]), &log_file, false)? {
+        if !succeeds_into_log(wine_env(h, &mut configure, dlls), &log_file, false)? {
             print_tail(&log_file, 40);
             fail!("configure of netcdf-c for Windows ({flavour}) failed (log: {})", log_file.display());
         }
@@ -176,7 +206,7 @@ fn build_netcdf(
     let started = Instant::now();
     let mut make = cmd("cmake", ["--build"]);
     make.arg(build).arg(format!("-j{}", h.jobs)).arg("--target").args(TARGETS);
-    if !succeeds_into_log(wine_env(h, &mut make, &[]), &log_file, true)? {
+    if !succeeds_into_log(wine_env(h, &mut make, dlls), &log_file, true)? {
         crate::text::print_matching(&log_file, &["error", "undefined"], 40);
         fail!("build of netcdf-c for Windows ({flavour}) failed (log: {})", log_file.display());
     }
@@ -241,12 +271,12 @@ fn ncfilters_functions(header: &str) -> BTreeSet<String> {
 
 /// Under Wine, with no plugin path: the module's ncgen writes [`FILTERED_CDL`] to a netCDF-4
 /// file and its ncdump shows the filters and the values.
-fn write_and_read_filters(h: &Harness, root: &Path, hdf5: &Path) -> Result {
+fn write_and_read_filters(h: &Harness, root: &Path, libraries: &[PathBuf]) -> Result {
     let build = root.join("build-ncfilters");
     let work = root.join("filters");
     create_dir_all(&work)?;
     write_file(&work.join("filtered.cdl"), FILTERED_CDL)?;
-    let dlls = [hdf5.join("bin"), build.clone()];
+    let dlls: Vec<PathBuf> = libraries.iter().cloned().chain([build.clone()]).collect();
     let mut ncgen = cmd("wine", [build.join("ncgen/ncgen.exe").as_os_str()]);
     ncgen.args(["-4", "-o", "filtered.nc", "filtered.cdl"]).current_dir(&work);
     run(wine_env(h, &mut ncgen, &dlls))?;
@@ -297,10 +327,9 @@ fn interchange_data() -> String {
 /// Files and NCZarr stores with zstd, bzip2 and blosc, written by the Windows build under Wine
 /// and by the Linux build of `linux` (both with no plugin path), each read by the other: the
 /// same `ncdump` text, the values unchanged.
-fn interchange_with_linux(h: &Harness, root: &Path, hdf5: &Path, linux: &Path) -> Result {
+fn interchange_with_linux(h: &Harness, root: &Path, libraries: &[PathBuf], linux: &Path) -> Result {
     let build = root.join("build-ncfilters");
-    let native = crate::windows::target_dir(h).join("native");
-    let dlls = [hdf5.join("bin"), build.clone(), crate::windows_libraries::native_dlls(h, &native, GNU)?];
+    let dlls: Vec<PathBuf> = libraries.iter().cloned().chain([build.clone()]).collect();
     let work = root.join("interchange");
     harness::remove_dir_all_if_exists(&work)?;
     let cdl = INTERCHANGE_CDL.trim_end_matches("}\n").to_string() + &interchange_data();
