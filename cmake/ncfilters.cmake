@@ -76,7 +76,7 @@ include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_platform.cmake")
 ncfilters_platform(NCFILTERS_PLATFORM)
 
 # NCFILTERS_BUILD, e.g. "0.3.0 (git 1a2b3c4d5e6f)", goes into libnetcdf.settings, nc-config --all and
-# the report (core/build.rs reads NCFILTERS_BUILD_SOURCE).
+# the report (logic/build.rs reads NCFILTERS_BUILD_SOURCE).
 include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_provenance.cmake")
 ncfilters_provenance()
 message(STATUS "ncfilters: ${NCFILTERS_BUILD}")
@@ -272,7 +272,7 @@ endif()
 # packager names the known release it behaves like (NCFILTERS_NETCDF_LIKE): a point release, or a
 # snapshot of netcdf-c's main branch, is then built with that release's behaviour, and configure
 # stops unless every mirrored struct of that release matches this tree (ncfilters_layout_check).
-# The same list as core/build.rs's and xtask/src/release.rs's (checked by xtask's tests).
+# The same list as logic/build.rs's and xtask/src/release.rs's (checked by xtask's tests).
 set(NCFILTERS_KNOWN_RELEASES 4.9.0 4.9.2 4.9.3 4.10.0 4.10.1)
 set(NCFILTERS_NETCDF_LIKE "" CACHE STRING
     "Build a netcdf-c release ncfilters does not know with the behaviour of this known one (its struct layouts are checked)")
@@ -320,7 +320,7 @@ endfunction()
 ncfilters_detect_release()
 message(STATUS "ncfilters: netcdf-c ${NCFILTERS_NETCDF_TREE_VERSION}")
 # What differs between the releases' build systems and sources, each fact with the first release
-# that has it (as core/build.rs's RELEASE_CFGS); each sets NCFILTERS_<fact> ON or OFF:
+# that has it (as logic/build.rs's RELEASE_CFGS); each sets NCFILTERS_<fact> ON or OFF:
 #   PLUGIN_PATH_RELEASE  its own plugin-path code (dplugins.c, hdf5plugins.c, zplugins.c and
 #                        daux.c's ncaux_plugin_path_*), which ncfilters replaces;
 #   NETCDF_OPTIONS       options and config.h macros named NETCDF_ENABLE_* (ENABLE_* before), the

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The netcdf-c release ncfilters is built for, and what differs between releases: the one
-//! release table. The crates above read its cfgs through this crate's `links` metadata
-//! (`DEP_NCFILTERS_RELEASE_*`), so none keeps a copy; the release itself is `NETCDF_RELEASE`.
+//! release table. ncfilters-core reads its cfgs through this crate's `links` metadata
+//! (`DEP_NCFILTERS_RELEASE_TABLE_*`) and passes them on, so no crate keeps a copy; the release
+//! itself is `NETCDF_RELEASE`.
 
 /// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's
 /// release table list the same (checked by xtask's tests).
@@ -73,7 +74,7 @@ fn main() {
         }
         all.push(cfg);
     }
-    // For the crates above (their build.rs: DEP_NCFILTERS_RELEASE_CFGS, _ALL_CFGS).
+    // For the crates above (ncfilters-core's build.rs: DEP_NCFILTERS_RELEASE_TABLE_CFGS, _ALL_CFGS).
     println!("cargo:cfgs={}", active.join(","));
     println!("cargo:all_cfgs={}", all.join(","));
 
@@ -90,14 +91,6 @@ fn main() {
     let source = source.as_deref().unwrap_or("built by cargo, not by the CMake module");
     let version = std::env::var("CARGO_PKG_VERSION").expect("cargo sets CARGO_PKG_VERSION");
     println!("cargo:rustc-env=NCFILTERS_BUILD={version} ({source})");
-
-    // zstd-sys links the system's libzstd (set by cmake/ncfilters.cmake for NCFILTERS_SYSTEM_LIBS
-    // and NCFILTERS_SYSTEM_ZSTD), which may lack the thread-pool functions (zstd_context.rs).
-    println!("cargo:rerun-if-env-changed=ZSTD_SYS_USE_PKG_CONFIG");
-    println!("cargo:rustc-check-cfg=cfg(ncfilters_system_zstd)");
-    if std::env::var_os("ZSTD_SYS_USE_PKG_CONFIG").is_some_and(|value| !value.is_empty()) {
-        println!("cargo:rustc-cfg=ncfilters_system_zstd");
-    }
 }
 
 /// Without the CMake module, netcdf-c's CMake default for prefix /usr/local: that prefix's

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! Three crates in layers: ncfilters-core (`core/src/`), then ncfilters-plugin
+//! Four crates in layers: ncfilters-logic (`logic/src/`, the pure logic, which forbids unsafe
+//! code), then ncfilters-core (`core/src/`, the C runtime), then ncfilters-plugin
 //! (`plugins/common/src/`), then the library (`src/`), and in each the modules its `lib.rs`
 //! declares, in the order it declares them, lowest first. A module uses only modules below it
 //! (those of the crates below included), so the module graph has no cycle, nothing outside
@@ -7,7 +8,7 @@
 //! where they are declared.
 //!
 //! The sources are read by `ncfilters-source-scan` (syn and its tokenizer): what a file uses are the
-//! `crate::`/`$crate::`/`ncfilters_core::`/`ncfilters_plugin::` paths it names, in `use` trees
+//! `crate::`/`$crate::`/`ncfilters_logic::`/`ncfilters_core::`/`ncfilters_plugin::` paths it names, in `use` trees
 //! (grouped ones expanded) and anywhere in code, and, in a top-level module's own files,
 //! `super::` paths (the crate root there).
 use std::collections::BTreeSet;
@@ -27,9 +28,14 @@ struct Crate {
     layers: Vec<String>,
 }
 
+fn logic() -> Crate {
+    let src = root().join("logic/src");
+    Crate { layers: own_layers(&src), src }
+}
+
 fn core() -> Crate {
     let src = root().join("core/src");
-    Crate { layers: own_layers(&src), src }
+    Crate { layers: [logic().layers, own_layers(&src)].concat(), src }
 }
 
 fn plugin() -> Crate {
@@ -61,9 +67,9 @@ fn rank(layers: &[String], module: &str) -> usize {
 /// and `super::x…` where `super` is the crate root (`src/<module>.rs`, `src/<module>/mod.rs`).
 fn modules_used(file: &Path, super_is_root: bool, layers: &[String]) -> BTreeSet<String> {
     let roots: &[&str] = if super_is_root {
-        &["crate", "ncfilters_core", "ncfilters_plugin", "super"]
+        &["crate", "ncfilters_logic", "ncfilters_core", "ncfilters_plugin", "super"]
     } else {
-        &["crate", "ncfilters_core", "ncfilters_plugin"]
+        &["crate", "ncfilters_logic", "ncfilters_core", "ncfilters_plugin"]
     };
     paths_from(file, roots).into_iter().map(|(_, module)| module).filter(|m| layers.contains(m)).collect()
 }
@@ -86,7 +92,8 @@ fn upward_uses(krate: &Crate) -> Vec<String> {
 
 #[test]
 fn every_module_uses_only_lower_layers() {
-    let upward = [upward_uses(&core()), upward_uses(&plugin()), upward_uses(&library())].concat();
+    let upward =
+        [upward_uses(&logic()), upward_uses(&core()), upward_uses(&plugin()), upward_uses(&library())].concat();
     assert!(upward.is_empty(), "uses of a higher layer:\n{}", upward.join("\n"));
 }
 
@@ -110,13 +117,17 @@ fn files_naming(krate: &Crate, crates: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The crates form layers too: the core uses neither crate above it, the plugin crate only the
-/// core; nothing uses the library.
+/// The crates form layers too: the pure logic uses none of the others, the core only the logic,
+/// the plugin crate only the core; nothing uses the library.
 #[test]
 fn the_crates_use_only_the_crates_below() {
+    let logic_manifest = root().join("logic/Cargo.toml");
     let core_manifest = root().join("core/Cargo.toml");
     let plugin_manifest = root().join("plugins/common/Cargo.toml");
-    assert_eq!(dependencies(&core_manifest), Vec::<String>::new(), "core/Cargo.toml");
+    assert_eq!(dependencies(&logic_manifest), Vec::<String>::new(), "logic/Cargo.toml");
+    assert_eq!(dependencies(&core_manifest), ["ncfilters-logic"], "core/Cargo.toml");
+    let above_logic = ["ncfilters", "ncfilters_core", "ncfilters_plugin"];
+    assert_eq!(files_naming(&logic(), &above_logic), Vec::<String>::new(), "ncfilters-logic files");
     assert_eq!(dependencies(&plugin_manifest), ["ncfilters-core"], "plugins/common/Cargo.toml");
     assert_eq!(files_naming(&core(), &["ncfilters", "ncfilters_plugin"]), Vec::<String>::new(), "core files");
     assert_eq!(files_naming(&plugin(), &["ncfilters"]), Vec::<String>::new(), "ncfilters-plugin files");
@@ -129,6 +140,15 @@ fn the_crates_use_only_the_crates_below() {
     for (tool, uses) in tools {
         assert_eq!(dependencies(&root().join(tool).join("Cargo.toml")), uses, "{tool}/Cargo.toml");
     }
+}
+
+/// The pure logic's crate forbids unsafe code at its root, so no module of it can allow it again
+/// (the compiler refuses `allow` or `expect` of a forbidden lint).
+#[test]
+fn the_pure_logic_forbids_unsafe_code() {
+    let lib = std::fs::read_to_string(logic().src.join("lib.rs")).unwrap();
+    assert!(lib.lines().any(|line| line.trim() == "#![forbid(unsafe_code)]"), "logic/src/lib.rs");
+    assert!(own_layers(&logic().src).len() >= 8, "the pure logic's modules: {:?}", own_layers(&logic().src));
 }
 
 /// Each module that holds unsafe code says why where it is declared: `#[expect(unsafe_code, reason
@@ -161,7 +181,7 @@ fn modules_with_unsafe_code_give_their_reason_where_declared() {
 #[test]
 fn only_the_boundary_macro_catches_panics_for_c() {
     let mut calls = Vec::new();
-    for krate in [core(), plugin(), library()] {
+    for krate in [logic(), core(), plugin(), library()] {
         for file in rust_files(&krate.src).iter().filter(|f| !f.ends_with("ffi_boundary.rs")) {
             for call in calls_of(file, &["guarded", "exported", "status_of"]) {
                 calls.push(format!("{}: {call}", file.display()));
@@ -177,9 +197,9 @@ fn only_the_boundary_macro_catches_panics_for_c() {
 #[test]
 fn nothing_but_the_boundary_catches_a_panic() {
     const EXCEPTIONS: [&str; 4] =
-        ["core/src/error.rs", "core/src/c_heap.rs", "core/src/plugin_registry.rs", "core/src/filters/mod.rs"];
+        ["logic/src/error.rs", "core/src/c_heap.rs", "core/src/plugin_registry.rs", "core/src/filters/mod.rs"];
     let mut calls = Vec::new();
-    for krate in [core(), plugin(), library()] {
+    for krate in [logic(), core(), plugin(), library()] {
         for file in rust_files(&krate.src).iter().filter(|f| !f.ends_with("ffi_boundary.rs")) {
             let found = calls_of(file, &["catch_unwind"]).len();
             let allowed = usize::from(EXCEPTIONS.iter().any(|t| file.ends_with(t)));

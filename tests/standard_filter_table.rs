@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! What cannot be generated from the table of standard filters (`core/src/standard_filter_table.rs`)
+//! What cannot be generated from the table of standard filters (`logic/src/standard_filter_table.rs`)
 //! must agree with it: the plugin crates (one per library, library names, the row each exports,
 //! what their descriptions say) and the interop tests' list of standard ids. The generated files
 //! (`cmake/ncfilters_plugins.cmake`, the README's table) are checked by tools/gen-headers.

@@ -238,10 +238,16 @@ pub unsafe fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, 
     Ok(Some((keep, contents)))
 }
 
-/// [`load`] of a file found in a directory of the plugin path (the registry's discovery).
-pub(crate) fn load_from_plugin_path(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
+/// [`load`] of a file found in a directory of the plugin path (the registry's discovery), within
+/// a call from C: a library's initialisers and entry points are plugin code, which runs only on
+/// the thread that uses netcdf-c and HDF5, as every other call into a plugin does.
+pub(crate) fn load_from_plugin_path(
+    _call: &Call<'_>,
+    path: &Path,
+) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
     // SAFETY: libraries on the plugin path are trusted code, by HDF5's and netcdf-c's own rules:
-    // whoever sets the path vouches for what is in it.
+    // whoever sets the path vouches for what is in it; and `_call` puts this on netcdf-c's
+    // thread, within a call.
     unsafe { load(path) }
 }
 

@@ -524,15 +524,15 @@ fn outcome_of(events: Vec<FileEvent>) -> FileOutcome {
 pub type Builtins = fn() -> Vec<(FilterPart, CodecPart)>;
 
 /// Loads every directory of the plugin path in force and pairs what it found with the `builtins`.
-fn discover(builtins: Builtins) -> Registry {
+fn discover(call: &Call<'_>, builtins: Builtins) -> Registry {
     let path = crate::plugin_path::snapshot();
-    let mut registry = discover_in(&path.dirs, path.plugin_path_env, builtins);
+    let mut registry = discover_in(call, &path.dirs, path.plugin_path_env, builtins);
     registry.generation = path.generation;
     registry
 }
 
 /// [`discover`] in `dirs`, recording `plugin_path_env` as `HDF5_PLUGIN_PATH`.
-fn discover_in(dirs: &[PluginDir], plugin_path_env: Option<String>, builtins: Builtins) -> Registry {
+fn discover_in(call: &Call<'_>, dirs: &[PluginDir], plugin_path_env: Option<String>, builtins: Builtins) -> Registry {
     let mut builder = RegistryBuilder::default();
     builder.add_builtins(builtins());
     builder.set_plugin_path(plugin_path_env);
@@ -562,7 +562,7 @@ fn discover_in(dirs: &[PluginDir], plugin_path_env: Option<String>, builtins: Bu
                 builder.ignore_file(&path, if path.is_dir() { A_DIRECTORY } else { NOT_A_LIBRARY_NAME });
                 continue;
             }
-            match plugin_loader::load_from_plugin_path(&path) {
+            match plugin_loader::load_from_plugin_path(call, &path) {
                 Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
                 Ok(None) => {
                     debug(format_args!("{}: no plugin entry points, ignored", path.display()));
@@ -633,7 +633,7 @@ thread_local! {
 /// ```compile_fail,E0061
 /// std::thread::spawn(|| ncfilters_core::plugin_registry::registry(Vec::new));
 /// ```
-pub fn registry(_: &Call<'_>, builtins: Builtins) -> Arc<Registry> {
+pub fn registry(call: &Call<'_>, builtins: Builtins) -> Arc<Registry> {
     if let Some(registry) = current() {
         return registry;
     }
@@ -654,7 +654,7 @@ pub fn registry(_: &Call<'_>, builtins: Builtins) -> Arc<Registry> {
     if PANIC_IN_DISCOVERY.with(|p| p.replace(false)) {
         panic!("discovery panics (test)");
     }
-    let registry = Arc::new(discover(builtins));
+    let registry = Arc::new(discover(call, builtins));
     drop(discovering);
     *lock(&REGISTRY) = Some(registry.clone());
     registry
@@ -835,7 +835,7 @@ mod tests {
         let path = format!("{}{separator}{}{separator}{}", root.display(), missing.display(), file.display());
         let mut dirs = crate::plugin_path::initial_dirs(Some(&path));
         dirs.push(PluginDir { dir: "/elsewhere".into(), origin: DirOrigin::Default });
-        let log = discover_in(&dirs, Some(path.clone()), builtins).log;
+        let log = with_call(test_thread(), |call| discover_in(call, &dirs, Some(path.clone()), builtins).log);
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(log.plugin_path, Some(path));
         let dir = |i: usize| (log.dirs[i].dir.clone(), log.dirs[i].origin, log.dirs[i].state.clone());

@@ -155,11 +155,7 @@ unsafe impl Sync for Batch {}
 impl Batch {
     /// Claims and runs pieces until none is left.
     fn run_pieces(&self) {
-        loop {
-            let piece = self.next.fetch_add(1, Ordering::Relaxed);
-            if piece >= self.pieces {
-                return;
-            }
+        while let Some(piece) = self.claim() {
             // SAFETY: the piece was claimed above and is below `pieces`, so the caller of `run`
             // is still waiting for it and the closure is alive (see `work`).
             let work = unsafe { &*self.work };
@@ -172,6 +168,13 @@ impl Batch {
                 self.all_finished.notify_all();
             }
         }
+    }
+
+    /// The next piece, if one is left. The counter never passes `pieces`: a counter that
+    /// wrapped (`pieces` near `usize::MAX`) would hand out pieces again after [`run`] returned.
+    fn claim(&self) -> Option<usize> {
+        let next_piece = |next: usize| (next < self.pieces).then(|| next + 1);
+        self.next.fetch_update(Ordering::Relaxed, Ordering::Relaxed, next_piece).ok()
     }
 
     fn exhausted(&self) -> bool {
@@ -367,6 +370,33 @@ mod tests {
         });
         assert!(outcome.is_err(), "the piece's panic is the call's failure");
         assert_eq!(pieces_ran.into_inner(), 4, "every piece ran before run returned");
+    }
+
+    /// With `pieces` at `usize::MAX`, the claim that finds none left does not wrap the counter
+    /// round to piece 0 (which `run` would hand out again after returning).
+    #[test]
+    fn the_last_claim_leaves_no_piece_to_claim_again() {
+        let ran = AtomicUsize::new(0);
+        let work = |_: usize| {
+            ran.fetch_add(1, Ordering::Relaxed);
+        };
+        let work: &(dyn Fn(usize) + Sync) = &work;
+        // SAFETY: only the lifetime is erased; the batch is used only within this test, while
+        // `work` lives.
+        let work: *const (dyn Fn(usize) + Sync + 'static) = unsafe { std::mem::transmute(work) };
+        let batch = Batch {
+            work,
+            pieces: usize::MAX,
+            next: AtomicUsize::new(usize::MAX - 2),
+            finished: Mutex::new(0),
+            all_finished: Condvar::new(),
+            panicked: AtomicBool::new(false),
+        };
+        batch.run_pieces();
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "the last two pieces");
+        assert!(batch.exhausted(), "no piece left");
+        batch.run_pieces();
+        assert_eq!(ran.load(Ordering::Relaxed), 2, "none claimed again");
     }
 
     #[test]

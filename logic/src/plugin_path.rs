@@ -5,10 +5,10 @@
 //! between threads (netcdf-c's own list is an unguarded global).
 //!
 //! The initial list follows the release ncfilters is built into (Windows in brackets):
-//! - 4.9.0: `HDF5_PLUGIN_PATH` split on `;` and `:` [`;`], empty pieces dropped (an empty variable
+//! - 4.9.0: `HDF5_PLUGIN_PATH` split on `;` and `:` \[`;`\], empty pieces dropped (an empty variable
 //!   counts as unset), then netcdf-c's default `/usr/local/hdf5/plugin`
 //!   [`%ALLUSERSPROFILE%/hdf5/lib/plugin`, none when that is unset] unless listed;
-//! - 4.9.3 and later: `HDF5_PLUGIN_PATH` split on `:` [`;`] only, empty pieces kept (an empty
+//! - 4.9.3 and later: `HDF5_PLUGIN_PATH` split on `:` \[`;`\] only, empty pieces kept (an empty
 //!   variable is an empty list), and when it is unset the build's `NETCDF_PLUGIN_SEARCH_PATH`.
 //!
 //! A change (`nc_plugin_path_set`) bumps a generation number; the NCZarr registry discovers

@@ -4,12 +4,12 @@
 //! Everything else is derived from it: the [`Codec`] enum and its ids, the plugin libraries'
 //! classes and codecs and the codec-defaults lists (ncfilters-plugin's `plugin`), the HDF5 stand-ins and
 //! NCZarr's built-ins (`abi::builtin`), which filters need a C library loaded at run time
-//! ([`crate::filters`]), and, through `tools/gen-headers`, the CMake module's plugin list
+//! (ncfilters-core's `filters`), and, through `tools/gen-headers`, the CMake module's plugin list
 //! (`cmake/ncfilters_plugins.cmake`), the harness's plugin checks and the README's table.
 //! `tests/standard_filter_table.rs` checks what cannot be generated (the plugin crates).
 //!
 //! Adding a standard filter is one row here plus its byte format: its module in `core/src/filters/`,
-//! its `H5Z_func_t` in `plugins/common/src/h5z.rs` (bound in `h5z::hdf5_functions`), its codec in `core/src/codecs.rs`
+//! its `H5Z_func_t` in `plugins/common/src/h5z.rs` (bound in `h5z::hdf5_functions`), its codec in `logic/src/codecs.rs`
 //! (the compiler lists the `match`es that lack it) and its plugin crate `plugins/h5<filter>`.
 #![forbid(unsafe_code)]
 

@@ -20,7 +20,7 @@ const NOT_NETCDF_API: [&str; 5] = ["ncfilters_", "rust_", "_ZN", "_R", "__"];
 const OWN_API: [&str; 3] = ["ncfilters_report", "ncfilters_describe_spec", "ncfilters_describe_codec"];
 
 /// The CMake module's list of replaced plugin targets, generated from the table of standard
-/// filters (core/src/standard_filter_table.rs).
+/// filters (logic/src/standard_filter_table.rs).
 const PLUGIN_LIST: &str = include_str!("../../cmake/ncfilters_plugins.cmake");
 const HEADERS: [&str; 3] = ["netcdf_filter.h", "netcdf_filter_build.h", "netcdf_filter_hdf5_build.h"];
 /// Shared libraries ncfilters may add: Rust's unwinder (libgcc_s, for the panic boundary) and

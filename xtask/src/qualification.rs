@@ -15,7 +15,7 @@ use crate::process::{cmd, output};
 /// What the CMake build and the release tarball's crates are made of: the shipped crates
 /// (`licences::shipped_members`, held to this list by a test), the module, the headers, the
 /// licences and the packagers' files.
-pub const SHIPPED_PATHS: [&str; 13] = [
+pub const SHIPPED_PATHS: [&str; 14] = [
     "Cargo.lock",
     "Cargo.toml",
     "LICENSE",
@@ -25,6 +25,7 @@ pub const SHIPPED_PATHS: [&str; 13] = [
     "cmake",
     "core",
     "include",
+    "logic",
     "packaging",
     "plugins",
     "src",

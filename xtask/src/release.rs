@@ -320,7 +320,7 @@ pub static RELEASES: [Release; 5] = [
 /// netcdf-c's main branch after 4.10.1 (`../shared/netcdf-c`), which calls itself 4.10.2: the
 /// next release before it ships, built as 4.10.1 (`cargo xtask development`). Its changes since
 /// 4.10.1 leave what ncfilters mirrors and replaces as it was, so it needs no row of its own in
-/// core/build.rs's table.
+/// logic/build.rs's table.
 pub static DEVELOPMENT_SNAPSHOT: Release = Release {
     version: "4.10.2-development",
     built_like: Some("4.10.1"),
@@ -382,15 +382,15 @@ pub fn newest() -> &'static Release {
 mod tests {
     use super::*;
 
-    /// core/build.rs and the CMake module keep their own copy of the release list (neither can read
+    /// logic/build.rs and the CMake module keep their own copy of the release list (neither can read
     /// this table); they must list the same releases in the same order.
     #[test]
     fn build_rs_and_the_cmake_module_list_the_table_s_releases() {
         let versions: Vec<&str> = RELEASES.iter().map(|r| r.version).collect();
-        let build_rs = include_str!("../../core/build.rs");
-        let line = build_rs.lines().find(|l| l.starts_with("const RELEASES:")).expect("core/build.rs lists RELEASES");
+        let build_rs = include_str!("../../logic/build.rs");
+        let line = build_rs.lines().find(|l| l.starts_with("const RELEASES:")).expect("logic/build.rs lists RELEASES");
         let listed: Vec<&str> = line.split('"').skip(1).step_by(2).collect();
-        assert_eq!(listed, versions, "core/build.rs");
+        assert_eq!(listed, versions, "logic/build.rs");
         let cmake = include_str!("../../cmake/ncfilters.cmake");
         let line =
             cmake.lines().find(|l| l.starts_with("set(NCFILTERS_KNOWN_RELEASES ")).expect("the module lists them");

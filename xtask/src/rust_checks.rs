@@ -47,6 +47,8 @@ pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
             "--release",
             "--locked",
             "-p",
+            "ncfilters-logic",
+            "-p",
             "ncfilters-core",
             "-p",
             "ncfilters",
@@ -242,6 +244,8 @@ pub fn test_clippy(h: &Harness, releases: &[&'static Release]) -> Result {
             "clippy",
             "-q",
             "-p",
+            "ncfilters-logic",
+            "-p",
             "ncfilters-core",
             "-p",
             "ncfilters",
@@ -302,9 +306,13 @@ const MIRI_TESTS: [&str; 17] = [
 pub fn test_miri(h: &Harness) -> Result {
     log("Miri needs the nightly toolchain's miri and rust-src components");
     run(&mut cmd("rustup", ["+nightly", "component", "add", "miri", "rust-src"]))?;
-    log(format!("cargo +nightly miri test -p ncfilters-core -p ncfilters --lib ({})", MIRI_TESTS.join(" ")));
-    let mut miri =
-        cargo(h, ["+nightly", "miri", "test", "-p", "ncfilters-core", "-p", "ncfilters", "--lib", "--locked", "--"]);
+    log(format!(
+        "cargo +nightly miri test -p ncfilters-logic -p ncfilters-core -p ncfilters --lib ({})",
+        MIRI_TESTS.join(" ")
+    ));
+    let packages = ["-p", "ncfilters-logic", "-p", "ncfilters-core", "-p", "ncfilters"];
+    let mut miri = cargo(h, ["+nightly", "miri", "test"]);
+    miri.args(packages).args(["--lib", "--locked", "--"]);
     // Isolation off: the registry tests read plugin directories they create. SSSE3 on, so that
     // the shuffle's SIMD kernels (chosen at run time) are the code Miri checks.
     miri.args(MIRI_TESTS)
@@ -340,13 +348,26 @@ pub fn test_miri(h: &Harness) -> Result {
     let s390x = crate::cross::target("s390x")?;
     crate::cross::prepare(&[s390x])?;
     log(format!(
-        "cargo +nightly miri test --target {} -p ncfilters-core --lib ({})",
+        "cargo +nightly miri test --target {} -p ncfilters-logic -p ncfilters-core --lib ({})",
         s390x.triple,
         MIRI_BYTE_ORDER_TESTS.join(" ")
     ));
     let mut big_endian = cargo(
         h,
-        ["+nightly", "miri", "test", "--target", s390x.triple, "-p", "ncfilters-core", "--lib", "--locked", "--"],
+        [
+            "+nightly",
+            "miri",
+            "test",
+            "--target",
+            s390x.triple,
+            "-p",
+            "ncfilters-logic",
+            "-p",
+            "ncfilters-core",
+            "--lib",
+            "--locked",
+            "--",
+        ],
     );
     big_endian
         .args(MIRI_BYTE_ORDER_TESTS)
@@ -356,7 +377,7 @@ pub fn test_miri(h: &Harness) -> Result {
     run(&mut big_endian)?;
     // Only nightly's rustdoc checks a compile_fail doctest's error code: stable's passes one that
     // fails to compile for any reason (a private path, a missing argument).
-    log("cargo +nightly test --doc -p ncfilters-core -p ncfilters-plugin -p ncfilters (compile_fail error codes)");
+    log("cargo +nightly test --doc of the crates but the tools (compile_fail error codes)");
     run(&mut cargo(
         h,
         [
@@ -365,6 +386,8 @@ pub fn test_miri(h: &Harness) -> Result {
             "-q",
             "--doc",
             "--locked",
+            "-p",
+            "ncfilters-logic",
             "-p",
             "ncfilters-core",
             "-p",
@@ -430,7 +453,8 @@ pub fn test_abi_parallel(h: &Harness, netcdf_src: &Path, netcdf_build: &Path) ->
 pub fn test_parallel_rules(h: &Harness) -> Result {
     for features in ["parallel4,hdf5-parallel-filters", "parallel4"] {
         log(format!("unit tests of the filter rules with --features {features}"));
-        let mut test = cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters-core", "--lib", "--features"]);
+        let mut test =
+            cargo(h, ["test", "-q", "--release", "--locked", "-p", "ncfilters-logic", "--lib", "--features"]);
         test.args([features, "filter_rules::"]).env("CARGO_TARGET_DIR", h.cargo_target().join("parallel"));
         run(&mut test)?;
     }

@@ -148,7 +148,7 @@ fn compress_into(
              its own blosc filter does (4.9.3 on store it)",
             input.len(),
             dest.len(),
-            env!("NCFILTERS_NETCDF_VERSION")
+            crate::NETCDF_RELEASE
         )),
         // c-blosc's "no support for this compressor": the library was built without it.
         Err(_) if written == NO_CODEC_SUPPORT => fail(built_without(compressor_name(settings.compressor))),

@@ -34,7 +34,9 @@ pub struct Blosc {
         numinternalthreads: c_int,
     ) -> c_int,
     pub cbuffer_validate: unsafe extern "C" fn(cbuffer: *const c_void, cbytes: usize, nbytes: *mut usize) -> c_int,
-    list_compressors: unsafe extern "C" fn() -> *const c_char,
+    /// `blosc_list_compressors`' answer, asked once when the library loads: c-blosc fills a
+    /// static buffer on its first call, unlocked, so two threads asking at once would race.
+    compressors: Vec<u8>,
 }
 
 impl Blosc {
@@ -42,12 +44,20 @@ impl Blosc {
     /// c-blosc build may leave some out, snappy most often (MinGW-w64 builds from c-blosc's own
     /// tree, which no longer bundles it).
     pub fn has_compressor(&self, name: &str) -> bool {
-        // SAFETY: blosc_list_compressors takes nothing and returns NULL or a static C string.
-        let list = unsafe { (self.list_compressors)() };
-        // SAFETY: NULL or NUL-terminated, and static (c-blosc's own constant).
-        let list = unsafe { crate::ffi_boundary::c_str_bytes(list) }.unwrap_or_default();
-        list.split(|&byte| byte == b',').any(|listed| listed == name.as_bytes())
+        self.compressors.split(|&byte| byte == b',').any(|listed| listed == name.as_bytes())
     }
+}
+
+/// `blosc_list_compressors`' answer, copied.
+///
+/// # Safety
+/// `list_compressors` is c-blosc's `blosc_list_compressors`, called by no other thread meanwhile.
+unsafe fn compressors(list_compressors: unsafe extern "C" fn() -> *const c_char) -> Vec<u8> {
+    // SAFETY: it takes nothing and returns NULL or a C string in c-blosc's static buffer, which
+    // no other call writes meanwhile (per the contract).
+    let list = unsafe { list_compressors() };
+    // SAFETY: NULL or NUL-terminated, as above; copied before anything can call it again.
+    unsafe { crate::ffi_boundary::c_str_bytes(list) }.unwrap_or_default().to_vec()
 }
 
 /// `SZ_com_t`.
@@ -103,13 +113,14 @@ pub fn blosc() -> Result<&'static Blosc, String> {
         .get_or_init(|| {
             let library = open(NativeLibrary::Libblosc.sonames())?;
             // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h); the library is kept in the
-            // static with the pointers.
+            // static with the pointers. The OnceLock runs this once, so no other call of ours
+            // asks for the compressors meanwhile.
             unsafe {
                 Ok(Blosc {
                     compress_ctx: function(&library, "blosc_compress_ctx")?,
                     decompress_ctx: function(&library, "blosc_decompress_ctx")?,
                     cbuffer_validate: function(&library, "blosc_cbuffer_validate")?,
-                    list_compressors: function(&library, "blosc_list_compressors")?,
+                    compressors: compressors(function(&library, "blosc_list_compressors")?),
                     _library: library,
                 })
             }

@@ -49,7 +49,7 @@ extern "C" {
     fn ncfilters_H5Sget_simple_extent_dims(space: Hid, dims: *mut u64, maxdims: *mut u64) -> c_int;
     fn ncfilters_H5Sget_simple_extent_npoints(space: Hid) -> i64;
     fn ncfilters_H5PLsize(count: *mut c_uint) -> c_int;
-    fn ncfilters_H5PLget(index: c_uint, path: *mut std::os::raw::c_char, size: usize) -> std::os::raw::c_long;
+    fn ncfilters_H5PLget(index: c_uint, path: *mut std::os::raw::c_char, size: usize) -> isize;
     fn ncfilters_H5PLremove(index: c_uint) -> c_int;
     fn ncfilters_H5PLappend(path: *const std::os::raw::c_char) -> c_int;
 }

@@ -285,6 +285,8 @@ FORWARD("hdf5", long long, -2, H5Sget_simple_extent_npoints, (hid_t space), (spa
 FORWARD("hdf5", int, -2, H5Zget_filter_info, (int id, unsigned *flags), (id, flags))
 /* HDF5's plugin search table, which the plugin path steers (the ncfilters crate's abi/plugin_path_api.rs). */
 FORWARD("hdf5", int, -2, H5PLsize, (unsigned *count), (count))
-FORWARD("hdf5", long, -2, H5PLget, (unsigned index, char *path, size_t size), (index, path, size))
+/* H5PLget returns an ssize_t, which MSVC lacks: ptrdiff_t has its size on every platform (long has
+   not on 64-bit Windows). */
+FORWARD("hdf5", ptrdiff_t, -2, H5PLget, (unsigned index, char *path, size_t size), (index, path, size))
 FORWARD("hdf5", int, -2, H5PLremove, (unsigned index), (index))
 FORWARD("hdf5", int, -2, H5PLappend, (const char *path), (path))

@@ -206,7 +206,7 @@ fn standard_filter_lists(check_only: bool) {
     }
     if !stale.is_empty() {
         fail(format!(
-            "stale files derived from core/src/standard_filter_table.rs: {} (run `cargo run -p gen-headers` and commit the result)",
+            "stale files derived from logic/src/standard_filter_table.rs: {} (run `cargo run -p gen-headers` and commit the result)",
             stale.join(", ")
         ));
     }
@@ -292,7 +292,7 @@ const HDF5_FUNCTIONS: [(&str, &str); 19] = [
 ];
 
 /// Each HDF5 type of [`HDF5_FUNCTIONS`] and the callbacks, and the integer type the shim and
-/// core/src/c_types.rs use for it: the same size and signedness is the same ABI.
+/// logic/src/c_types.rs use for it: the same size and signedness is the same ABI.
 const HDF5_TYPES_AS_SHIM_DECLARES: [(&str, &str); 10] = [
     ("hid_t", "long long"),
     ("hsize_t", "unsigned long long"),
