@@ -10,9 +10,9 @@ fn main() {
     if std::env::var("CARGO_CFG_TARGET_VENDOR").as_deref() == Ok("apple") {
         println!("cargo:rustc-link-arg=-Wl,-undefined,dynamic_lookup");
     }
-    // The release's cfgs, as ncfilters-core's build.rs (the one release table) chose them.
+    // The release's cfgs, as ncfilters-logic's build.rs (the one release table) chose them.
     let release =
-        |key: &str| std::env::var(format!("DEP_NCFILTERS_RELEASE_{key}")).expect("ncfilters-core's links metadata");
+        |key: &str| std::env::var(format!("DEP_NCFILTERS_RELEASE_{key}")).expect("ncfilters-logic's links metadata");
     println!("cargo:rerun-if-env-changed=NCFILTERS_NETCDF_VERSION");
     for cfg in release("ALL_CFGS").split(',') {
         println!("cargo:rustc-check-cfg=cfg({cfg})");

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The netcdf-c release ncfilters is built for, and what differs between releases: the one
-//! release table. ncfilters-core reads its cfgs through this crate's `links` metadata
-//! (`DEP_NCFILTERS_RELEASE_TABLE_*`) and passes them on, so no crate keeps a copy; the release
-//! itself is `NETCDF_RELEASE`.
+//! release table. The library reads its cfgs through this crate's `links` metadata
+//! (`DEP_NCFILTERS_RELEASE_*`), so no crate keeps a copy; ncfilters-core needs none (it reads the
+//! few facts it uses as constants of this crate); the release itself is `NETCDF_RELEASE`.
 
 /// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's
 /// release table list the same (checked by xtask's tests).
@@ -74,7 +74,7 @@ fn main() {
         }
         all.push(cfg);
     }
-    // For the crates above (ncfilters-core's build.rs: DEP_NCFILTERS_RELEASE_TABLE_CFGS, _ALL_CFGS).
+    // For the library's build.rs (DEP_NCFILTERS_RELEASE_CFGS, _ALL_CFGS).
     println!("cargo:cfgs={}", active.join(","));
     println!("cargo:all_cfgs={}", all.join(","));
 

@@ -82,6 +82,10 @@ pub fn blosc_local_params(
     Ok(params)
 }
 
+/// The release's H5Zblosc.c gives c-blosc only the chunk's size as room, so a chunk it cannot
+/// shrink fails (at level 0 every chunk).
+pub const BLOSC_FAILS_INCOMPRESSIBLE: bool = cfg!(ncf_blosc_fails_incompressible);
+
 /// blosc's HDF5 `set_local` parameters: [`blosc_local_params`], except that netcdf-c 4.9.3 on
 /// stores 0, 0 in the first two slots (its NCZarr codec keeps the revision and format; the
 /// decoder reads neither).

@@ -82,9 +82,8 @@ pub fn encode(settings: Settings, input: &[u8]) -> FilterResult<CVec> {
     compress(blosc, settings, input, 0, room)
 }
 
-/// The release's H5Zblosc.c gives c-blosc only the chunk's size as room, so a chunk it cannot
-/// shrink fails (at level 0 every chunk).
-const FAILS_INCOMPRESSIBLE: bool = cfg!(ncf_blosc_fails_incompressible);
+/// [`crate::standard_filters::BLOSC_FAILS_INCOMPRESSIBLE`], the release's.
+const FAILS_INCOMPRESSIBLE: bool = crate::standard_filters::BLOSC_FAILS_INCOMPRESSIBLE;
 
 /// Chunks from this size on are compressed and decompressed in pieces on the worker pool.
 pub const PIECES_FROM: usize = 512 << 10;
