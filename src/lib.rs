@@ -30,7 +30,8 @@ pub use ncfilters_core::{
     standard_filter_table, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
 };
 pub(crate) use ncfilters_core::{
-    c_heap, filter_chain, filter_report, filter_rules, plugin_loader, plugin_path, plugin_registry, standard_filters,
+    c_heap, filter_chain, filter_report, filter_rules, plugin_loader, plugin_path, plugin_registry, registry_report,
+    standard_filters,
 };
 
 pub(crate) use ncfilters_plugin::hdf5_sys;

@@ -131,10 +131,10 @@ fn the_crates_use_only_the_crates_below() {
     assert_eq!(dependencies(&plugin_manifest), ["ncfilters-core"], "plugins/common/Cargo.toml");
     assert_eq!(files_naming(&core(), &["ncfilters", "ncfilters_plugin"]), Vec::<String>::new(), "core files");
     assert_eq!(files_naming(&plugin(), &["ncfilters"]), Vec::<String>::new(), "ncfilters-plugin files");
-    // The command reads the core's report types; the benchmark also times the plugin crate's
-    // H5Z entry points. Neither links the C exports.
+    // The command reads the pure logic's report types and explain, with no C runtime; the
+    // benchmark also times the plugin crate's H5Z entry points. Neither links the C exports.
     let tools: [(&str, &[&str]); 2] = [
-        ("tools/ncfilters-cli", &["ncfilters-core"]),
+        ("tools/ncfilters-cli", &["ncfilters-logic"]),
         ("tools/bench-filters", &["ncfilters-core", "ncfilters-plugin"]),
     ];
     for (tool, uses) in tools {

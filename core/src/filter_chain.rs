@@ -24,6 +24,7 @@
 #![cfg_attr(test, deny(unsafe_code))]
 
 use crate::c_heap::{CParams, ChunkBuffer};
+pub use crate::chunk_bounds::{chunk_byte_size, codecs_json_array, decode_limit_for};
 use crate::codec_json::{self, Dialect};
 use crate::error::{report, NcResult, NC_EFILTER, NC_ENOFILTER};
 use crate::ffi_boundary::Call;
@@ -280,17 +281,10 @@ pub fn encode_codec(
     Ok((codec.codec_id.clone(), text))
 }
 
-/// `_Codecs`: the codec texts of a variable's filters in chain order, as a JSON array
-/// (`None` when the variable has no filter at all). Filters whose codec text is not known yet
-/// (defined but not written) are left out.
+/// `_Codecs` of a variable's filters ([`codecs_json_array`] of their chain positions and codec
+/// texts; `None` when the variable has no filter at all).
 pub fn codecs_attribute(filters: &[&ZarrFilter]) -> Option<String> {
-    if filters.is_empty() {
-        return None;
-    }
-    let mut ordered: Vec<&ZarrFilter> = filters.to_vec();
-    ordered.sort_by_key(|f| f.chain_index);
-    let texts: Vec<&str> = ordered.iter().filter_map(|f| f.codec_text.as_deref()).collect();
-    Some(format!("[{}]", texts.join(",")))
+    codecs_json_array(filters.iter().map(|f| (f.chain_index, f.codec_text.as_deref())))
 }
 
 /// One stage of a chain application, owned: nothing in it refers to the variable.
@@ -305,37 +299,6 @@ impl Stage {
     pub fn built_in(&self) -> Option<(u32, &[u32])> {
         let built_in = self.plugin.filter_source == Some(PartSource::BuiltIn);
         built_in.then(|| (self.plugin.id, self.working.as_slice()))
-    }
-}
-
-/// How much bigger than the chunk an intermediate decoded stage may be: what an earlier stage's
-/// encoding adds (fletcher32's 4 bytes, a blosc header, a compressor's worst-case expansion on
-/// incompressible data, about 1% for bzip2).
-pub fn decode_limit_for(chunk_bytes: usize) -> usize {
-    chunk_bytes.saturating_add(chunk_bytes / 32).saturating_add(4096)
-}
-
-/// The byte size of a variable's decoded chunk: `chunksize` (`NCZ_VAR_INFO_T`), or for a string
-/// variable stored as `char[maxstrlen]` per element (4.9.2 on), `chunkproduct * maxstrlen`.
-/// A size that is zero, negative or overflows (a hostile `.zarray` or attribute) is an error:
-/// the chain decodes nothing it cannot bound.
-pub fn chunk_byte_size(chunksize: u64, string_elements: Option<(u64, c_int)>) -> Result<usize, String> {
-    let size = match string_elements {
-        Some((elements, maxstrlen)) => {
-            let maxstrlen = u64::try_from(maxstrlen)
-                .ok()
-                .filter(|&len| len > 0)
-                .ok_or_else(|| format!("its string length {maxstrlen} is not positive"))?;
-            elements
-                .checked_mul(maxstrlen)
-                .ok_or_else(|| format!("its {elements} strings of {maxstrlen} bytes overflow a chunk's size"))?
-        }
-        None => chunksize,
-    };
-    match usize::try_from(size) {
-        Ok(0) => Err("its chunk size is 0".into()),
-        Ok(size) => Ok(size),
-        Err(_) => Err(format!("its chunk size {size} does not fit in memory")),
     }
 }
 

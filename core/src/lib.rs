@@ -6,8 +6,8 @@
 //!
 //! Below it is ncfilters-logic, the pure logic, which forbids unsafe code; its modules are
 //! re-exported here under their own names ([`error`], [`c_types`], [`platform_names`],
-//! [`filterspec`], [`plugin_path`], [`filter_rules`], [`standard_filter_table`],
-//! [`standard_filters`], [`codec_json`], [`codecs`]).
+//! [`filterspec`], [`plugin_path`], [`discovery_log`], [`filter_rules`], [`standard_filter_table`],
+//! [`standard_filters`], [`codec_json`], [`codecs`], [`chunk_bounds`], [`filter_report`], [`filter_explain`]).
 //!
 //! This crate's modules form layers above those, lowest first: a module uses only modules below
 //! it, so the module graph has no cycle (`tests/layers.rs` checks the order):
@@ -20,9 +20,8 @@
 //! 3. [`plugin_loader`]: plugin libraries' FFI, and ncfilters' own codecs as native parts; then
 //!    [`plugin_registry`]: NCZarr plugin discovery and pairing (the built-in parts are handed in
 //!    by its caller); then [`filter_chain`]: an NCZarr variable's filters and the chunk filter
-//!    chain; then [`filter_report`]: the typed report behind `ncfilters_report` and the
-//!    `ncfilters` command; then [`filter_explain`]: why a filter is usable or not, and what to
-//!    change, read from that report.
+//!    chain; then [`registry_report`]: the filter report and the spec and codec descriptions,
+//!    made from the registry.
 //!
 //! Unsafe code is denied here. The modules that must hold it say so where they are declared:
 //! C-heap ownership, the panic boundary, the worker threads, libzstd's context, loading plugin
@@ -39,8 +38,9 @@ pub const SYSTEM_LIBS: bool = cfg!(feature = "system-libs");
 
 // The pure logic's modules and constants, under their names of before the split.
 pub use ncfilters_logic::{
-    c_types, codec_json, codecs, error, filter_rules, filterspec, platform_names, plugin_path, standard_filter_table,
-    standard_filters, NCFILTERS_BUILD, NETCDF_RELEASE, PLUGIN_PATH_RELEASE,
+    c_types, chunk_bounds, codec_json, codecs, discovery_log, error, filter_explain, filter_report, filter_rules,
+    filterspec, platform_names, plugin_path, standard_filter_table, standard_filters, NCFILTERS_BUILD, NETCDF_RELEASE,
+    PLUGIN_PATH_RELEASE,
 };
 
 // The layers, lowest first: `tests/layers.rs` reads this order (rustfmt keeps it:
@@ -64,5 +64,4 @@ pub mod filters;
 pub mod plugin_loader;
 pub mod plugin_registry;
 pub mod filter_chain;
-pub mod filter_report;
-pub mod filter_explain;
+pub mod registry_report;

@@ -11,11 +11,14 @@
 //!    public filter headers;
 //! 2. [`platform_names`]: the names and path rules netcdf-c picks per platform;
 //!    [`filterspec`]: the filter-spec parser; [`plugin_path`]: the plugin path's directories and
-//!    rules; [`filter_rules`]: ordering and conflict rules of a variable's filter list;
+//!    rules; [`discovery_log`]: what plugin discovery found; [`filter_rules`]: ordering and conflict rules of a variable's filter list;
 //!    [`standard_filter_table`]: the table of standard filters (ids, names, codecs, libraries);
 //!    [`standard_filters`]: parameters of the bzip2/zstd/blosc helpers; [`codec_json`]: NCZarr
 //!    codec JSON, its numeric and legacy dialects; then [`codecs`]: the standard filters' Zarr
-//!    codecs.
+//!    codecs; [`chunk_bounds`]: a chunk filter chain's bounds and its `_Codecs` order;
+//! 3. [`filter_report`]: the typed report behind `ncfilters_report` and the `ncfilters` command,
+//!    and its rules; then [`filter_explain`]: why a filter is usable or not, and what to change,
+//!    read from that report.
 #![forbid(unsafe_code)]
 // Public items' docs name the private helpers they rest on.
 #![allow(rustdoc::private_intra_doc_links)]
@@ -38,8 +41,12 @@ pub mod c_types;
 pub mod platform_names;
 pub mod filterspec;
 pub mod plugin_path;
+pub mod discovery_log;
 pub mod filter_rules;
 pub mod standard_filter_table;
 pub mod standard_filters;
 pub mod codec_json;
 pub mod codecs;
+pub mod chunk_bounds;
+pub mod filter_report;
+pub mod filter_explain;

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! ncfilters' own C API (`include/ncfilters.h`, not part of netcdf-c): the filter report and
-//! the spec and codec descriptions of [`crate::filter_report`], as JSON text on the C heap.
+//! the spec and codec descriptions of [`crate::registry_report`], as JSON text on the C heap.
 
 use crate::c_args::{FromRawArgument, Out, Text};
 use crate::c_heap::c_string;
 use crate::codec_json::Dialect;
 use crate::error::{check, NcResult, NC_EFILTER, NC_EINTERNAL, NC_EINVAL, NC_NOERR};
 use crate::ffi_boundary::Call;
-use crate::filter_report::{self, Hdf5Facts, Refusal};
+use crate::filter_report::{Hdf5Facts, Refusal};
+use crate::registry_report;
 use serde_json::{json, Value};
 use std::os::raw::{c_char, c_int};
 
@@ -83,7 +84,7 @@ pub unsafe extern "C" fn ncfilters_report(json_out: *mut *mut c_char) -> c_int {
         let body = || {
             // Registers the built-in filters with HDF5 (nothing to do without netcdf-c).
             let _ = crate::netcdf_internals::initialize(call);
-            Ok(filter_report::report(&crate::nczarr_filters::registry(call), |id| hdf5_facts(call, id)))
+            Ok(registry_report::report(&crate::nczarr_filters::registry(call), |id| hdf5_facts(call, id)))
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
@@ -113,7 +114,7 @@ pub unsafe extern "C" fn ncfilters_describe_spec(spec: *const c_char, json_out: 
         let spec = unsafe { Text::from_raw(call, spec) };
         let body = || {
             let spec = text_arg(spec, "the filter spec")?;
-            filter_report::describe_spec(call, &crate::nczarr_filters::registry(call), spec, Dialect::current())
+            registry_report::describe_spec(call, &crate::nczarr_filters::registry(call), spec, Dialect::current())
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)
@@ -139,7 +140,7 @@ pub unsafe extern "C" fn ncfilters_describe_codec(codec_json: *const c_char, jso
         let codec_json = unsafe { Text::from_raw(call, codec_json) };
         let body = || {
             let text = text_arg(codec_json, "the codec JSON")?;
-            filter_report::describe_codec(call, &crate::nczarr_filters::registry(call), text)
+            registry_report::describe_codec(call, &crate::nczarr_filters::registry(call), text)
         };
         // SAFETY: `json_out` is NULL or valid for a write (the export's `# Safety`).
         answer(crate::function_name!(), unsafe { Out::<*mut c_char>::from_raw(call, json_out) }, body)

@@ -148,24 +148,6 @@ fn a_codec_is_initialized_by_the_job_not_while_the_filter_is_borrowed() {
     assert!(codec.is_initialized());
 }
 
-/// A chunk size that is not known (zero, a bad string length, an overflow) is an error, so
-/// that no decode runs unbounded.
-#[test]
-fn a_chunk_size_that_is_not_known_is_an_error() {
-    assert_eq!(chunk_byte_size(400, None), Ok(400));
-    assert_eq!(chunk_byte_size(800, Some((100, 12))), Ok(1200), "strings: char[maxstrlen] per element");
-    for (chunksize, strings, why) in [
-        (0, None, "chunk size is 0"),
-        (8, Some((0, 12)), "chunk size is 0"),
-        (8, Some((100, 0)), "string length 0 is not positive"),
-        (8, Some((100, -1)), "string length -1 is not positive"),
-        (8, Some((u64::MAX / 4, 8)), "overflow"),
-    ] {
-        let error = chunk_byte_size(chunksize, strings).unwrap_err();
-        assert!(error.contains(why), "{chunksize} {strings:?}: {error}");
-    }
-}
-
 /// [`apply_chain`] on variable "v", within a test's call.
 fn apply(stages: &[Stage], chunk: ChunkBuffer, direction: Direction) -> NcResult<ChunkBuffer> {
     in_test_call(|call| apply_chain(call, stages, "v", chunk, direction))

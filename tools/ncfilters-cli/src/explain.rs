@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! `ncfilters explain ID|NAME`, printed: the findings and advice of ncfilters-core's
+//! `ncfilters explain ID|NAME`, printed: the findings and advice of ncfilters-logic's
 //! `filter_explain` for the report, with the directories searched and the libraries that declare
 //! the filter.
 
 use std::fmt::Write as _;
 
-use ncfilters_core::filter_explain::Explanation;
-use ncfilters_core::filter_report::{LibraryReport, Report};
+use ncfilters_logic::filter_explain::Explanation;
+use ncfilters_logic::filter_report::{LibraryReport, Report};
 use serde_json::{json, Value};
 
 use crate::render::{libraries_in, path_variable, state_text, table};
@@ -134,7 +134,7 @@ pub fn json(report_json: &Value, report: &Report, query: &str, explanations: &[E
 mod tests {
     use super::*;
     use crate::tests::fixture_report;
-    use ncfilters_core::filter_explain::explain;
+    use ncfilters_logic::filter_explain::explain;
 
     #[test]
     fn names_match_the_report_name_and_codec_id_case_insensitively() {
@@ -171,8 +171,8 @@ mod tests {
     #[test]
     fn a_filter_missing_its_c_library_says_what_to_install() {
         // The fixture's loader message, in this platform's library name (libblosc.dll on Windows).
-        use ncfilters_core::platform_names::Platform;
-        use ncfilters_core::standard_filter_table::NativeLibrary;
+        use ncfilters_logic::platform_names::Platform;
+        use ncfilters_logic::standard_filter_table::NativeLibrary;
         let library = NativeLibrary::Libblosc.sonames_on(Platform::CURRENT)[0];
         let report: Report =
             serde_json::from_str(&crate::tests::FIXTURE_REPORT.replace("libblosc.so.1", library)).unwrap();

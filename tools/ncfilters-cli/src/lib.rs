@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The `ncfilters` command, without its C calls: the argument model ([`cli`]), the rendering
-//! ([`render`], [`explain`]) of the JSON the library returns, read into ncfilters-core's report
+//! ([`render`], [`explain`]) of the JSON the library returns, read into ncfilters-logic's report
 //! types, and the exit codes ([`Exit`]). What `explain` finds and advises is the core's
 //! (`filter_explain`); this crate only prints it.
 //! `main.rs` implements [`Netcdf`] with the C functions of libnetcdf built with ncfilters
@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
 pub use cli::{command, Cli, Command};
-use ncfilters_core::filter_report::{CodecDescription, Report, SpecDescription};
+use ncfilters_logic::filter_report::{CodecDescription, Report, SpecDescription};
 
 /// `NC_ENOMEM`: never the input's fault.
 const NC_ENOMEM: i32 = -61;
@@ -127,7 +127,7 @@ pub fn output(cli: &Cli, netcdf: &mut dyn Netcdf) -> Result<(String, Exit), Fail
         }
         Command::Explain { filter } => {
             let (value, report) = fetch_report(netcdf)?;
-            let explanations = ncfilters_core::filter_explain::explain(&report, filter)
+            let explanations = ncfilters_logic::filter_explain::explain(&report, filter)
                 .map_err(|unknown| Failure { exit: Exit::Input, message: unknown.to_string() })?;
             let exit = if explanations.iter().any(|explanation| explanation.usable_anywhere(&report)) {
                 Exit::Success
@@ -216,8 +216,8 @@ pub(crate) mod tests {
     /// A report shaped like the contract: a plugin zstd winning over the built-in one for netCDF-4,
     /// blosc missing libblosc, szip without NCZarr codec, a plugin-only filter, and every library
     /// outcome and path state.
-    /// A report of every kind of entry, shared with ncfilters-core's tests of explain.
-    pub(crate) const FIXTURE_REPORT: &str = include_str!("../../../core/testdata/report.json");
+    /// A report of every kind of entry, shared with ncfilters-logic's tests of explain.
+    pub(crate) const FIXTURE_REPORT: &str = include_str!("../../../logic/testdata/report.json");
 
     pub(crate) fn fixture_report() -> Report {
         serde_json::from_str(FIXTURE_REPORT).unwrap()

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use ncfilters_core::filter_report::{
+use ncfilters_logic::filter_report::{
     CodecDescription, DirStateReport, FilterReport, LibraryOutcome, LibraryReport, PluginPathReport, Report,
     SpecDescription,
 };

@@ -4,7 +4,6 @@
 //! the report's sources follow (`hdf5_side`): for netCDF-4 a class registered with HDF5, then a
 //! library on the plugin path, then the filter built into libnetcdf. The `ncfilters` command
 //! renders the result; nothing here is text the command re-reads.
-#![forbid(unsafe_code)]
 
 use crate::filter_report::{
     debian_package, hdf5_predefined, DirOriginReport, DirStateReport, FilterReport, Hdf5Source, LibraryOutcome,
