@@ -2,10 +2,13 @@
 //! The panic boundary and the pointer helpers of the C interfaces.
 
 use crate::error::{report, status_code, NcResult, NC_EINTERNAL, NC_EINVAL};
+use std::cell::Cell;
 use std::ffi::CStr;
 use std::marker::PhantomData;
 use std::os::raw::{c_char, c_int, c_uint};
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 /// One call from C: the scope every handle of the call borrows. Neither `Send` nor `Sync`, and
 /// made only by [`with_call`], for the length of a closure, from the call's [`CallersThread`].
@@ -59,7 +62,89 @@ impl CallersThread {
 /// nor anything borrowed from one can be kept after it returns.
 pub fn with_call<R>(thread: CallersThread, body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
     let CallersThread { _this_thread } = thread;
+    let _scope = CallScope::enter();
     body(&Call { _scope: PhantomData, _this_thread })
+}
+
+thread_local! {
+    /// How many calls from C run on this thread (a callback's call nests in an export's).
+    static CALLS_ON_THIS_THREAD: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Values a [`DropInCall`] could not drop where it was dropped, waiting for a call to end.
+static DROPS_WAITING: Mutex<Vec<Box<dyn Send>>> = Mutex::new(Vec::new());
+/// [`DROPS_WAITING`] is not empty: one load at the end of each call, no lock.
+static ANY_DROP_WAITING: AtomicBool = AtomicBool::new(false);
+
+/// A call from C running on this thread, for as long as it lives; at its end, the values that
+/// wait for a call are dropped.
+struct CallScope;
+
+impl CallScope {
+    fn enter() -> Self {
+        CALLS_ON_THIS_THREAD.with(|calls| calls.set(calls.get() + 1));
+        CallScope
+    }
+}
+
+impl Drop for CallScope {
+    fn drop(&mut self) {
+        // Not while unwinding: a drop that panicked then would abort the process.
+        if ANY_DROP_WAITING.load(Ordering::Acquire) && !std::thread::panicking() {
+            let waiting = {
+                let mut waiting = DROPS_WAITING.lock().unwrap_or_else(PoisonError::into_inner);
+                ANY_DROP_WAITING.store(false, Ordering::Release);
+                std::mem::take(&mut *waiting)
+            };
+            drop(waiting);
+        }
+        CALLS_ON_THIS_THREAD.with(|calls| calls.set(calls.get() - 1));
+    }
+}
+
+/// Whether a call from C is running on this thread: false on a worker, a spawned thread, or C's
+/// own thread between calls.
+pub fn in_call() -> bool {
+    CALLS_ON_THIS_THREAD.try_with(|calls| calls.get() > 0).unwrap_or(false)
+}
+
+/// A value whose drop runs code that may only run within a call from C, on C's thread: a plugin
+/// library, whose unloading runs its finalisers, which may call HDF5 or netcdf-c. Dropped outside
+/// a call (on a spawned thread, a worker, after the last call) it waits, and is dropped when the
+/// next call on any thread ends; never, if none does.
+pub struct DropInCall<T: Send + 'static>(Option<T>);
+
+impl<T: Send + 'static> DropInCall<T> {
+    pub fn new(value: T) -> Self {
+        DropInCall(Some(value))
+    }
+}
+
+impl<T: Send + 'static> std::ops::Deref for DropInCall<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        // Some until dropped.
+        self.0.as_ref().expect("a DropInCall's value is there until it is dropped")
+    }
+}
+
+impl<T: Send + 'static> Drop for DropInCall<T> {
+    fn drop(&mut self) {
+        let Some(value) = self.0.take() else { return };
+        if in_call() {
+            drop(value);
+        } else {
+            let mut waiting = DROPS_WAITING.lock().unwrap_or_else(PoisonError::into_inner);
+            waiting.push(Box::new(value));
+            ANY_DROP_WAITING.store(true, Ordering::Release);
+        }
+    }
+}
+
+impl<T: Send + std::fmt::Debug + 'static> std::fmt::Debug for DropInCall<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.fmt(f)
+    }
 }
 
 /// What a function called from C returns when its body panics: every return type crossing the
@@ -377,6 +462,35 @@ pub(crate) mod tests {
     /// `body` within a unit test's call ([`test_thread`]).
     pub(crate) fn in_test_call<R>(body: impl for<'call> FnOnce(&Call<'call>) -> R) -> R {
         with_call(test_thread(), body)
+    }
+
+    /// A value dropped on a thread with no call waits for a call to end, and is dropped there,
+    /// on that call's thread; within a call it is dropped at once.
+    #[test]
+    fn a_value_dropped_outside_a_call_waits_for_one() {
+        use std::sync::Arc;
+        use std::thread::ThreadId;
+        type Drops = Arc<Mutex<Vec<(ThreadId, bool)>>>;
+        struct Recorder(Drops);
+        impl Drop for Recorder {
+            fn drop(&mut self) {
+                self.0.lock().unwrap().push((std::thread::current().id(), in_call()));
+            }
+        }
+        let drops: Drops = Arc::default();
+        let value = DropInCall::new(Recorder(drops.clone()));
+        let spawned = std::thread::spawn(move || drop(value));
+        let spawned_id = spawned.thread().id();
+        spawned.join().unwrap();
+        // Another test's call, on another thread, may have ended since: it drops the value.
+        in_test_call(|_| {});
+        let seen = drops.lock().unwrap().clone();
+        assert_eq!(seen.len(), 1, "dropped once, by the end of a call");
+        assert_ne!(seen[0].0, spawned_id, "not on the thread with no call");
+        assert!(seen[0].1, "within a call");
+
+        in_test_call(|_| drop(DropInCall::new(Recorder(drops.clone()))));
+        assert_eq!(drops.lock().unwrap()[1], (std::thread::current().id(), true), "at once, within the call");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::c_types::{
 };
 use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
-use crate::ffi_boundary::Call;
+use crate::ffi_boundary::{Call, DropInCall};
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
 use std::path::Path;
@@ -196,8 +196,9 @@ pub enum LibraryContents {
 /// ```
 pub unsafe fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
     // SAFETY: a trusted library (the caller's contract); the flags are netcdf-c's.
-    let library =
-        Arc::new(unsafe { crate::platform::open_plugin(path) }.map_err(|e| format!("cannot be loaded: {e}"))?);
+    let opened = unsafe { crate::platform::open_plugin(path) }.map_err(|e| format!("cannot be loaded: {e}"))?;
+    // Unloading runs the library's finalisers, which are plugin code too: only within a call.
+    let library = Arc::new(DropInCall::new(opened));
     let keep: KeepAlive = library.clone();
     let symbol = |name: &[u8]| -> Option<*const c_void> {
         // SAFETY: only the symbol's address is read; it is called later with the type the
