@@ -16,9 +16,10 @@ use crate::c_types::{
 use crate::codecs::Codec;
 use crate::error::{NcResult, NC_EFILTER};
 use crate::ffi_boundary::{Call, DropInCall};
+use crate::plugin_path::PluginDir;
 use std::ffi::CString;
 use std::os::raw::{c_char, c_int, c_void};
-use std::path::Path;
+use std::path::{Component, Path};
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 
@@ -239,17 +240,50 @@ pub unsafe fn load(path: &Path) -> Result<Option<(KeepAlive, LibraryContents)>, 
     Ok(Some((keep, contents)))
 }
 
-/// [`load`] of a file found in a directory of the plugin path (the registry's discovery), within
-/// a call from C: a library's initialisers and entry points are plugin code, which runs only on
-/// the thread that uses netcdf-c and HDF5, as every other call into a plugin does.
+/// A directory of the plugin path in force: the only kind of directory [`load_from_plugin_path`]
+/// loads from. Made only from the plugin path itself ([`PluginPathDir::in_force`]), so no
+/// crate-internal path reaches the loader.
+#[derive(Debug, Clone)]
+pub(crate) struct PluginPathDir(PluginDir);
+
+impl PluginPathDir {
+    /// The directories of the plugin path in force, its `HDF5_PLUGIN_PATH` and generation
+    /// ([`crate::plugin_path::snapshot`]).
+    pub(crate) fn in_force() -> (Vec<PluginPathDir>, Option<String>, u64) {
+        let snapshot = crate::plugin_path::snapshot();
+        (snapshot.dirs.into_iter().map(PluginPathDir).collect(), snapshot.plugin_path_env, snapshot.generation)
+    }
+
+    /// A directory a unit test trusts as it would a directory of the plugin path.
+    #[cfg(test)]
+    pub(crate) fn trusted_by_test(dir: PluginDir) -> Self {
+        PluginPathDir(dir)
+    }
+
+    pub(crate) fn dir(&self) -> &PluginDir {
+        &self.0
+    }
+}
+
+/// [`load`] of the file `file_name` of a directory of the plugin path (the registry's discovery),
+/// within a call from C: a library's initialisers and entry points are plugin code, which runs
+/// only on the thread that uses netcdf-c and HDF5, as every other call into a plugin does. A name
+/// that is not one file name (`..`, `a/b`, an absolute path) is refused, so nothing outside the
+/// directory is loaded.
 pub(crate) fn load_from_plugin_path(
     _call: &Call<'_>,
-    path: &Path,
+    dir: &PluginPathDir,
+    file_name: &str,
 ) -> Result<Option<(KeepAlive, LibraryContents)>, LoadError> {
+    let mut components = Path::new(file_name).components();
+    if !matches!((components.next(), components.next()), (Some(Component::Normal(_)), None)) {
+        return Err(format!("{file_name:?} is not the name of a file in {}", dir.0.dir).into());
+    }
+    let path = Path::new(&dir.0.dir).join(file_name);
     // SAFETY: libraries on the plugin path are trusted code, by HDF5's and netcdf-c's own rules:
-    // whoever sets the path vouches for what is in it; and `_call` puts this on netcdf-c's
-    // thread, within a call.
-    unsafe { load(path) }
+    // whoever sets the path vouches for what is in it (and `dir` is a directory of it, the name
+    // one file of it); and `_call` puts this on netcdf-c's thread, within a call.
+    unsafe { load(&path) }
 }
 
 /// Calls a `const void* (void)` entry point.
@@ -720,6 +754,21 @@ pub mod test_parts {
 mod tests {
     use super::*;
     use crate::error::{NC_EINTERNAL, NC_EINVAL};
+
+    /// Only a file of the directory itself is loaded: a name that leads elsewhere is refused
+    /// before anything is opened.
+    #[test]
+    fn only_a_file_of_a_plugin_path_directory_is_loaded() {
+        let dir = PluginPathDir::trusted_by_test(PluginDir {
+            dir: "/nonexistent/plugins".into(),
+            origin: crate::plugin_path::DirOrigin::PluginPath,
+        });
+        for name in ["../libx.so", "sub/libx.so", "/usr/lib/libx.so", "..", ""] {
+            let refused = crate::ffi_boundary::tests::in_test_call(|call| load_from_plugin_path(call, &dir, name));
+            let why = refused.err().map(|e| e.reason).unwrap_or_default();
+            assert!(why.contains("is not the name of a file in /nonexistent/plugins"), "{name:?}: {why}");
+        }
+    }
 
     fn working_of(_: &Call<'_>, codec: Codec, ncid: c_int, varid: c_int, visible: &[u32]) -> NcResult<Vec<u32>> {
         match (ncid, varid) {

@@ -23,7 +23,7 @@
 
 use crate::error::report;
 use crate::ffi_boundary::Call;
-use crate::plugin_loader::{self, CodecPart, FilterPart, KeepAlive, LibraryContents};
+use crate::plugin_loader::{self, CodecPart, FilterPart, KeepAlive, LibraryContents, PluginPathDir};
 use crate::plugin_path::PluginDir;
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -442,18 +442,24 @@ pub type Builtins = fn() -> Vec<(FilterPart, CodecPart)>;
 
 /// Loads every directory of the plugin path in force and pairs what it found with the `builtins`.
 fn discover(call: &Call<'_>, builtins: Builtins) -> Registry {
-    let path = crate::plugin_path::snapshot();
-    let mut registry = discover_in(call, &path.dirs, path.plugin_path_env, builtins);
-    registry.generation = path.generation;
+    let (dirs, plugin_path_env, generation) = PluginPathDir::in_force();
+    let mut registry = discover_in(call, &dirs, plugin_path_env, builtins);
+    registry.generation = generation;
     registry
 }
 
 /// [`discover`] in `dirs`, recording `plugin_path_env` as `HDF5_PLUGIN_PATH`.
-fn discover_in(call: &Call<'_>, dirs: &[PluginDir], plugin_path_env: Option<String>, builtins: Builtins) -> Registry {
+fn discover_in(
+    call: &Call<'_>,
+    dirs: &[PluginPathDir],
+    plugin_path_env: Option<String>,
+    builtins: Builtins,
+) -> Registry {
     let mut builder = RegistryBuilder::default();
     builder.add_builtins(builtins());
     builder.set_plugin_path(plugin_path_env);
-    for PluginDir { dir, origin } in dirs {
+    for plugin_path_dir in dirs {
+        let PluginDir { dir, origin } = plugin_path_dir.dir();
         let (dir, origin) = (PathBuf::from(dir), *origin);
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
@@ -479,7 +485,7 @@ fn discover_in(call: &Call<'_>, dirs: &[PluginDir], plugin_path_env: Option<Stri
                 builder.ignore_file(&path, if path.is_dir() { A_DIRECTORY } else { NOT_A_LIBRARY_NAME });
                 continue;
             }
-            match plugin_loader::load_from_plugin_path(call, &path) {
+            match plugin_loader::load_from_plugin_path(call, plugin_path_dir, &name) {
                 Ok(Some((keep_alive, contents))) => builder.add(LoadedLibrary { path, keep_alive, contents }),
                 Ok(None) => {
                     debug(format_args!("{}: no plugin entry points, ignored", path.display()));
@@ -752,6 +758,7 @@ mod tests {
         let path = format!("{}{separator}{}{separator}{}", root.display(), missing.display(), file.display());
         let mut dirs = crate::plugin_path::initial_dirs(Some(&path));
         dirs.push(PluginDir { dir: "/elsewhere".into(), origin: DirOrigin::Default });
+        let dirs: Vec<PluginPathDir> = dirs.into_iter().map(PluginPathDir::trusted_by_test).collect();
         let log = with_call(test_thread(), |call| discover_in(call, &dirs, Some(path.clone()), builtins).log);
         std::fs::remove_dir_all(&root).unwrap();
         assert_eq!(log.plugin_path, Some(path));
