@@ -96,7 +96,14 @@ impl Drop for CallScope {
                 ANY_DROP_WAITING.store(false, Ordering::Release);
                 std::mem::take(&mut *waiting)
             };
-            drop(waiting);
+            // Each drop contained: a panic let out here would replace the export's result after
+            // its effects were handed to C, and leave this thread counted as in a call.
+            for value in waiting {
+                if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
+                    drop_payload(payload);
+                    report(format_args!("internal error (panic) dropping a value at the end of a call; ignored"));
+                }
+            }
         }
         CALLS_ON_THIS_THREAD.with(|calls| calls.set(calls.get() - 1));
     }
@@ -112,10 +119,10 @@ pub fn in_call() -> bool {
 /// library, whose unloading runs its finalisers, which may call HDF5 or netcdf-c. Dropped outside
 /// a call (on a spawned thread, a worker, after the last call) it waits, and is dropped when the
 /// next call on any thread ends; never, if none does.
-pub struct DropInCall<T: Send + 'static>(Option<T>);
+pub(crate) struct DropInCall<T: Send + 'static>(Option<T>);
 
 impl<T: Send + 'static> DropInCall<T> {
-    pub fn new(value: T) -> Self {
+    pub(crate) fn new(value: T) -> Self {
         DropInCall(Some(value))
     }
 }
@@ -491,6 +498,18 @@ pub(crate) mod tests {
 
         in_test_call(|_| drop(DropInCall::new(Recorder(drops.clone()))));
         assert_eq!(drops.lock().unwrap()[1], (std::thread::current().id(), true), "at once, within the call");
+
+        // A waiting value whose drop panics: the call still returns its own result, and this
+        // thread is no longer counted as in a call afterwards.
+        struct Panics;
+        impl Drop for Panics {
+            fn drop(&mut self) {
+                panic!("drop panics");
+            }
+        }
+        std::thread::spawn(|| drop(DropInCall::new(Panics))).join().unwrap();
+        assert_eq!(in_test_call(|_| 7), 7);
+        assert!(!in_call(), "the call ended");
     }
 
     #[test]
