@@ -99,10 +99,7 @@ impl Drop for CallScope {
             // Each drop contained: a panic let out here would replace the export's result after
             // its effects were handed to C, and leave this thread counted as in a call.
             for value in waiting {
-                if let Err(payload) = catch_unwind(AssertUnwindSafe(|| drop(value))) {
-                    drop_payload(payload);
-                    report(format_args!("internal error (panic) dropping a value at the end of a call; ignored"));
-                }
+                contained("a drop at the end of a call", || drop(value));
             }
         }
         CALLS_ON_THIS_THREAD.with(|calls| calls.set(calls.get() - 1));

@@ -34,6 +34,11 @@ pub fn plugin_facts(plugin: &Plugin) -> PluginFacts<'_> {
     }
 }
 
+/// The name of a plugin's HDF5 class, if it has an HDF5 filter.
+fn class_name(plugin: &Plugin) -> Option<&str> {
+    plugin.filter.as_ref().map(|filter| filter.name())
+}
+
 /// The report of `ncfilters_report` for `registry`; `hdf5` is asked once per id, in id order
 /// (`None`: HDF5 is not in the process).
 pub fn registry_report(registry: &Registry, hdf5: impl FnMut(u32) -> Option<Hdf5Facts>) -> Report {
@@ -55,14 +60,13 @@ pub fn describe_spec(call: &Call<'_>, registry: &Registry, spec: &str, dialect: 
         .iter()
         .map(|filter| {
             let plugin = registry.get(filter.id);
-            let facts = plugin.map(|p| plugin_facts(p));
             let (codec, codec_error) = match codec_of(call, filter.id, plugin.map(|p| &**p), &filter.params, dialect) {
                 Ok((codec, problem)) => (Some(codec).filter(|codec| !codec.is_null()), problem),
                 Err(problem) => (None, Some(problem)),
             };
             SpecFilter {
                 id: filter.id,
-                name: filter_name(filter.id, facts.as_ref()),
+                name: filter_name(filter.id, plugin.and_then(|p| class_name(p))),
                 params: filter.params.to_vec(),
                 codec,
                 codec_error,
@@ -90,7 +94,7 @@ fn codec_of(
     let codec = serde_json::from_str(&text).map_err(|e| format!("codec \"{codec_id}\" wrote bad JSON {text}: {e}"))?;
     let problem = match &plugin.filter {
         None => Some(format!("codec \"{codec_id}\" has no HDF5 filter {id}, so NCZarr does not apply it")),
-        Some(_) => builtin_unavailable(id, &plugin_facts(plugin)),
+        Some(_) => builtin_unavailable(id, plugin.unavailable_reason()),
     };
     Ok((codec, problem))
 }
@@ -112,7 +116,7 @@ pub fn describe_codec(call: &Call<'_>, registry: &Registry, text: &str) -> Resul
     })?;
     Ok(to_json(&CodecDescription {
         id: plugin.id,
-        name: filter_name(plugin.id, Some(&plugin_facts(plugin))),
+        name: filter_name(plugin.id, class_name(plugin)),
         params: params.as_slice().to_vec(),
     }))
 }

@@ -92,12 +92,13 @@ pub fn report_ids(plugin_ids: impl IntoIterator<Item = u32>) -> Vec<u32> {
     ids
 }
 
-/// A filter's name: the standard table's, else its class's, else HDF5's for nbit/scaleoffset.
-pub fn filter_name(id: u32, plugin: Option<&PluginFacts<'_>>) -> Option<String> {
+/// A filter's name: the standard table's, else its HDF5 class's (`class_name`), else HDF5's for
+/// nbit/scaleoffset.
+pub fn filter_name(id: u32, class_name: Option<&str>) -> Option<String> {
     if let Some(row) = standard_filter(id) {
         return Some(row.name.to_string());
     }
-    let class_name = plugin.and_then(|p| p.filter).map(|f| f.name.to_string()).filter(|n| !n.is_empty());
+    let class_name = class_name.filter(|n| !n.is_empty()).map(str::to_string);
     class_name.or_else(|| OTHER_HDF5_PREDEFINED.iter().find(|(i, _)| *i == id).map(|(_, n)| n.to_string()))
 }
 
@@ -287,7 +288,7 @@ pub struct Hdf5Side {
 }
 
 impl Hdf5Side {
-    pub fn new(source: Hdf5Source, path: Option<String>, why_not: Option<String>) -> Self {
+    fn new(source: Hdf5Source, path: Option<String>, why_not: Option<String>) -> Self {
         Hdf5Side { source, path, usable: why_not.is_none(), why_not }
     }
 }
@@ -390,9 +391,10 @@ pub fn debian_package(soname: &str) -> Option<String> {
     })
 }
 
-/// Why ncfilters' built-in filter cannot run, with what to do.
-pub fn builtin_unavailable(id: u32, plugin: &PluginFacts<'_>) -> Option<String> {
-    let why = plugin.unavailable.clone()?;
+/// Why ncfilters' built-in filter `id` cannot run (`unavailable`, the plugin's reason), with what
+/// to do.
+pub fn builtin_unavailable(id: u32, unavailable: Option<String>) -> Option<String> {
+    let why = unavailable?;
     let hint = standard_filter(id).and_then(|row| row.native_library).map(install_hint);
     Some(match hint {
         Some(hint) => {
@@ -414,7 +416,7 @@ fn hdf5_side(id: u32, plugin: Option<&PluginFacts<'_>>, facts: Option<Hdf5Facts>
     if facts.stand_in {
         return match filter_source {
             Some(PartSource::BuiltIn) => {
-                Hdf5Side::new(Hdf5Source::BuiltIn, None, plugin.and_then(|p| builtin_unavailable(id, p)))
+                Hdf5Side::new(Hdf5Source::BuiltIn, None, plugin.and_then(|p| builtin_unavailable(id, p.unavailable.clone())))
             }
             Some(PartSource::Library(path)) => Hdf5Side::new(Hdf5Source::Plugin, Some(display(path)), None),
             None => Hdf5Side::new(
@@ -483,7 +485,7 @@ fn nczarr_side(id: u32, plugin: Option<&PluginFacts<'_>>) -> NczarrSide {
             "no codec for id {id}: put a codec library (NCZ_get_codec_info) or a codec-defaults library (NCZ_codec_info_defaults) providing it in a directory on {PLUGIN_PATH_ENV}"
         )),
         (None, None) => Some(format!("nothing provides filter {id}")),
-        (Some(_), Some(_)) => builtin_unavailable(id, plugin),
+        (Some(_), Some(_)) => builtin_unavailable(id, plugin.unavailable.clone()),
     };
     NczarrSide { codec_id, filter_source, filter_path, codec_source, codec_path, usable: why_not.is_none(), why_not }
 }
@@ -530,7 +532,7 @@ pub fn typed_report(
             let plugin = plugins.iter().find(|plugin| plugin.id == id);
             FilterReport {
                 id,
-                name: filter_name(id, plugin),
+                name: filter_name(id, plugin.and_then(|p| p.filter).map(|f| f.name)),
                 standard: standard_filter(id).is_some(),
                 hdf5: hdf5_side(id, plugin, hdf5(id)),
                 nczarr: nczarr_side(id, plugin),
@@ -569,7 +571,7 @@ fn id_of_name(name: &str) -> Option<u32> {
 }
 
 /// The spec with standard filters' names replaced by their ids, for the numeric parser.
-pub fn numeric_spec(spec: &str) -> String {
+fn numeric_spec(spec: &str) -> String {
     let (prefix, body) = match spec.find(']') {
         Some(close) if spec.starts_with('[') => spec.split_at(close + 1),
         _ => ("", spec),
