@@ -26,9 +26,7 @@ fn child_reports_to_a_failing_stderr() {
     let status: std::os::raw::c_int =
         ncfilters::ffi_export!(named "diagnostics test", thread, |_| panic!("deliberate"));
     assert_eq!(status, ncfilters::error::NC_EINTERNAL.code());
-    // The loader's debug account and skip messages.
-    std::env::set_var("NCFILTERS_DEBUG", "1");
-    std::env::set_var("HDF5_PLUGIN_PATH", "/nonexistent-ncfilters-dir:/dev/null");
+    // The loader's debug account and skip messages (`child` sets the debug flag and the path).
     // SAFETY: as above.
     let thread = unsafe { ncfilters::ffi_boundary::CallersThread::promise() };
     ncfilters::ffi_boundary::with_call(thread, |call| {
@@ -55,6 +53,8 @@ fn child() -> Command {
     command
         .args(["--exact", "child_reports_to_a_failing_stderr", "--nocapture", "--test-threads=1"])
         .env(CHILD, "1")
+        .env("NCFILTERS_DEBUG", "1")
+        .env("HDF5_PLUGIN_PATH", "/nonexistent-ncfilters-dir:/dev/null")
         .env_remove("NCFILTERS_QUIET");
     command
 }

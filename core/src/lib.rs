@@ -39,7 +39,7 @@ pub const SYSTEM_LIBS: bool = cfg!(feature = "system-libs");
 // The pure logic's modules and constants, under their names of before the split.
 pub use ncfilters_logic::{
     c_types, chunk_bounds, codec_json, codecs, discovery_log, error, filter_explain, filter_report, filter_rules,
-    filterspec, platform_names, plugin_path, standard_filter_table, standard_filters, NCFILTERS_BUILD, NETCDF_RELEASE,
+    filterspec, platform_names, standard_filter_table, standard_filters, NCFILTERS_BUILD, NETCDF_RELEASE,
     PLUGIN_PATH_RELEASE,
 };
 
@@ -60,6 +60,8 @@ pub mod zstd_context;
 #[cfg_attr(feature = "system-libs", expect(unsafe_code, reason = "the system zlib's adler32 and adler32_combine"))]
 pub mod adler32;
 pub mod filters;
+#[expect(unsafe_code, reason = "its setter's caller vouches for the libraries the loader may load")]
+pub mod plugin_path;
 #[expect(unsafe_code, reason = "dlopen of plugin libraries and calls through their C function pointers")]
 pub mod plugin_loader;
 pub mod plugin_registry;

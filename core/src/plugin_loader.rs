@@ -281,8 +281,9 @@ pub(crate) fn load_from_plugin_path(
     }
     let path = Path::new(&dir.0.dir).join(file_name);
     // SAFETY: libraries on the plugin path are trusted code, by HDF5's and netcdf-c's own rules:
-    // whoever sets the path vouches for what is in it (and `dir` is a directory of it, the name
-    // one file of it); and `_call` puts this on netcdf-c's thread, within a call.
+    // the path comes from the environment or from an `unsafe` set whose caller vouches for it
+    // (`crate::plugin_path`), `dir` is a directory of it and the name one file of it; and `_call`
+    // puts this on netcdf-c's thread, within a call.
     unsafe { load(&path) }
 }
 

@@ -668,6 +668,7 @@ mod tests {
 
     #[test]
     fn concurrent_first_uses_share_one_registry() {
+        let _no_path_change = crate::plugin_path::tests::change_lock();
         let registries: Vec<Arc<Registry>> = std::thread::scope(|s| {
             (0..8)
                 .map(|_| s.spawn(|| crate::ffi_boundary::tests::in_test_call(|call| registry(call, builtins))))

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! The plugin path: the one list of directories, per process, in which the NCZarr registry (and,
-//! from netcdf-c 4.9.3 on, HDF5) looks for filter plugins. `nc_plugin_path_get`/`_set` read and
-//! replace it (`abi::plugin_path_api`); this module holds the list and its rules, safely shared
-//! between threads (netcdf-c's own list is an unguarded global).
+//! The plugin path's rules: the one list of directories, per process, in which the NCZarr
+//! registry (and, from netcdf-c 4.9.3 on, HDF5) looks for filter plugins. The list in force,
+//! which the plugin loader trusts and `nc_plugin_path_get`/`_set` read and replace, is held by
+//! core (`ncfilters_core::plugin_path`).
 //!
 //! The initial list follows the release ncfilters is built into (Windows in brackets):
 //! - 4.9.0: `HDF5_PLUGIN_PATH` split on `;` and `:` \[`;`\], empty pieces dropped (an empty variable
@@ -10,15 +10,11 @@
 //!   [`%ALLUSERSPROFILE%/hdf5/lib/plugin`, none when that is unset] unless listed;
 //! - 4.9.3 and later: `HDF5_PLUGIN_PATH` split on `:` \[`;`\] only, empty pieces kept (an empty
 //!   variable is an empty list), and when it is unset the build's `NETCDF_PLUGIN_SEARCH_PATH`.
-//!
-//! A change (`nc_plugin_path_set`) bumps a generation number; the NCZarr registry discovers
-//! again, lazily, when it sees a newer one.
 #![forbid(unsafe_code)]
 
 use crate::platform_names::Platform;
 /// The platform's separator, for `'\0'` in the `ncaux_plugin_path_*` calls.
 pub use crate::platform_names::PATH_SEPARATOR;
-use std::sync::{Mutex, MutexGuard};
 
 pub const PLUGIN_PATH_ENV: &str = "HDF5_PLUGIN_PATH";
 /// netcdf-c 4.9.0's default off Windows (`PLUGIN_DIR_UNIX`; note HDF5's own is
@@ -55,7 +51,7 @@ pub struct PluginDir {
 }
 
 impl PluginDir {
-    fn new(dir: &str, origin: DirOrigin) -> Self {
+    pub fn new(dir: &str, origin: DirOrigin) -> Self {
         PluginDir { dir: dir.to_string(), origin }
     }
 }
@@ -104,53 +100,6 @@ pub fn legacy_initial_dirs(platform: Platform, plugin_path: Option<&str>, defaul
 fn split_keeping_empty(path: &str, separator: char) -> impl Iterator<Item = &str> {
     let pieces = if path.is_empty() { None } else { Some(path.split(separator)) };
     pieces.into_iter().flatten()
-}
-
-/// The plugin path in force and how often it was replaced.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Snapshot {
-    pub dirs: Vec<PluginDir>,
-    /// `HDF5_PLUGIN_PATH` when the list was first made (`None`: unset).
-    pub plugin_path_env: Option<String>,
-    /// 0 for the initial list, then one more for every [`set`].
-    pub generation: u64,
-}
-
-static STATE: Mutex<Option<Snapshot>> = Mutex::new(None);
-
-fn state() -> MutexGuard<'static, Option<Snapshot>> {
-    STATE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-fn initial() -> Snapshot {
-    let plugin_path_env = std::env::var(PLUGIN_PATH_ENV).ok();
-    Snapshot { dirs: initial_dirs(plugin_path_env.as_deref()), plugin_path_env, generation: 0 }
-}
-
-/// The plugin path in force, made from the environment on first use.
-pub fn snapshot() -> Snapshot {
-    state().get_or_insert_with(initial).clone()
-}
-
-/// Replaces the plugin path (`nc_plugin_path_set`); returns the new generation.
-pub fn set(dirs: &[String]) -> u64 {
-    let mut state = state();
-    let generation = state.as_ref().map_or(1, |s| s.generation + 1);
-    let plugin_path_env =
-        state.as_ref().map_or_else(|| std::env::var(PLUGIN_PATH_ENV).ok(), |s| s.plugin_path_env.clone());
-    let dirs = dirs.iter().map(|dir| PluginDir::new(dir, DirOrigin::Set)).collect();
-    *state = Some(Snapshot { dirs, plugin_path_env, generation });
-    generation
-}
-
-/// Forgets the list (`nc_finalize`): the next use makes it from the environment again.
-pub fn finalize() {
-    *state() = None;
-}
-
-/// The generation of the list in force, without making one.
-pub fn generation() -> u64 {
-    state().as_ref().map_or(0, |s| s.generation)
 }
 
 /// `ncaux_plugin_path_parsen`'s rule: split `text` on `separator` (`None`: the platform's, `:` or
@@ -273,16 +222,5 @@ mod tests {
         assert!(parse("", Some(';')).is_empty());
         assert_eq!(join(&["/a", "", "/b"], Some(';')), "/a;;/b");
         assert_eq!(join::<&str>(&[], None), "");
-    }
-
-    #[test]
-    fn set_replaces_the_list_and_bumps_the_generation() {
-        let before = snapshot().generation;
-        let generation = set(&["/x".to_string(), "/y".to_string()]);
-        assert!(generation > before);
-        let now = snapshot();
-        assert_eq!(now.generation, generation);
-        assert_eq!(now.dirs, [PluginDir::new("/x", DirOrigin::Set), PluginDir::new("/y", DirOrigin::Set)]);
-        assert_eq!(self::generation(), generation);
     }
 }

@@ -29,20 +29,30 @@ fn change_lock() -> MutexGuard<'static, ()> {
 }
 
 /// Pushes the plugin path into HDF5's search table (nothing to do where HDF5 is not loaded).
-fn push_to_hdf5(call: &Call<'_>, dirs: &[String]) -> NcResult<()> {
+///
+/// # Safety
+/// The caller vouches for every library in `dirs`, which HDF5 may load and run.
+unsafe fn push_to_hdf5(call: &Call<'_>, dirs: &[String]) -> NcResult<()> {
     let dirs: Vec<CString> =
         dirs.iter().map(|dir| CString::new(dir.as_bytes())).collect::<Result<_, _>>().map_err(|_| NC_EINVAL)?;
-    crate::hdf5_sys::set_plugin_search_table(call, &dirs).map_err(|e| {
+    // SAFETY: the caller vouches for the directories (this function's contract).
+    unsafe { crate::hdf5_sys::set_plugin_search_table(call, &dirs) }.map_err(|e| {
         report(format_args!("HDF5 refused the plugin path: {} failed", e.0));
         NC_EHDFERR
     })
 }
 
 /// Replaces the plugin path and HDF5's search table with `dirs`.
-fn set_everywhere(call: &Call<'_>, dirs: &[String]) -> NcResult<()> {
+///
+/// # Safety
+/// The caller vouches for every library in `dirs`, which the registry and HDF5 may load and run.
+unsafe fn set_everywhere(call: &Call<'_>, dirs: &[String]) -> NcResult<()> {
     let _change = change_lock();
-    plugin_path::set(dirs);
-    push_to_hdf5(call, dirs)
+    // SAFETY: the caller vouches for the directories (this function's contract).
+    unsafe {
+        plugin_path::set(dirs);
+        push_to_hdf5(call, dirs)
+    }
 }
 
 fn current_dirs() -> Vec<String> {
@@ -92,6 +102,7 @@ pub unsafe extern "C" fn nc_plugin_path_get(dirs: *mut NCPluginList) -> c_int {
 ///
 /// # Safety
 /// `dirs` is NULL or a valid `NCPluginList`.
+/// Every library in the directories may be loaded and run: the caller vouches for them.
 #[no_mangle]
 pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
@@ -100,7 +111,9 @@ pub unsafe extern "C" fn nc_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         crate::reject_null!(dirs);
         // SAFETY: `dirs.cast_const()` is a valid NCPluginList whose vector holds `ndirs` strings, each NULL or
         // NUL-terminated (the export's `# Safety`).
-        set_everywhere(call, &unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?)
+        let dirs = unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?;
+        // SAFETY: the caller vouches for the directories (the export's `# Safety`).
+        unsafe { set_everywhere(call, &dirs) }
     })
 }
 
@@ -304,6 +317,7 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringget(pathlen: c_int, path: *mut 
 ///
 /// # Safety
 /// `path` is NULL or readable for `pathlen` bytes.
+/// Every library in the directories may be loaded and run: the caller vouches for them.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *const c_char) -> c_int {
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
@@ -313,7 +327,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_stringset(pathlen: c_int, path: *cons
         crate::reject_null!(path);
         // SAFETY: `(path, len)` is NULL or readable for its length (the export's `# Safety`).
         let text = std::str::from_utf8(unsafe { Bytes::from_raw(call, (path, len)) }.text()).map_err(|_| NC_EINVAL)?;
-        set_everywhere(call, &plugin_path::parse(text, Some(';')))
+        // SAFETY: the caller vouches for the directories (the export's `# Safety`).
+        unsafe { set_everywhere(call, &plugin_path::parse(text, Some(';'))) }
     })
 }
 
@@ -333,7 +348,8 @@ pub(crate) mod release {
         let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
         crate::ffi_export!(thread, |call| {
             let _change = change_lock();
-            push_to_hdf5(call, &current_dirs())
+            // SAFETY: the plugin path in force is vouched for (`crate::plugin_path`).
+            unsafe { push_to_hdf5(call, &current_dirs()) }
         })
     }
 
@@ -388,6 +404,7 @@ pub(crate) mod release {
     ///
     /// # Safety
     /// `dirs` is NULL or a valid `NCPluginList`.
+    /// Every library in the directories may be loaded and run: the caller vouches for them.
     #[no_mangle]
     pub unsafe extern "C" fn NC4_hdf5_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
@@ -398,7 +415,8 @@ pub(crate) mod release {
             // NUL-terminated (the export's `# Safety`).
             let dirs = unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
-            push_to_hdf5(call, &dirs)
+            // SAFETY: the caller vouches for the directories (the export's `# Safety`).
+            unsafe { push_to_hdf5(call, &dirs) }
         })
     }
 
@@ -495,6 +513,7 @@ pub(crate) mod release {
     ///
     /// # Safety
     /// `dirs` is NULL or a valid `NCPluginList`.
+    /// Every library in the directories may be loaded and run: the caller vouches for them.
     #[no_mangle]
     pub unsafe extern "C" fn NCZ_plugin_path_set(dirs: *mut NCPluginList) -> c_int {
         // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
@@ -505,7 +524,8 @@ pub(crate) mod release {
             // NUL-terminated (the export's `# Safety`).
             let dirs = unsafe { PluginList::from_raw(call, dirs.cast_const()) }.dirs(crate::function_name!())?;
             let _change = change_lock();
-            plugin_path::set(&dirs);
+            // SAFETY: the caller vouches for the directories (the export's `# Safety`).
+            unsafe { plugin_path::set(&dirs) };
             Ok(())
         })
     }

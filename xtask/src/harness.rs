@@ -198,6 +198,7 @@ fn prepend_cargo_bin_to_path(home: &Path) {
     paths.extend(env::split_paths(&env::var_os("PATH").unwrap_or_default()));
     if let Ok(path) = env::join_paths(paths) {
         // Set once at start-up, before any thread or child process exists.
+        #[allow(clippy::disallowed_methods, reason = "xtask is a program, not the library")]
         env::set_var("PATH", path);
     }
 }

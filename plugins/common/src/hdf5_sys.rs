@@ -79,7 +79,17 @@ pub fn plugin_search_table(_call: &Call<'_>) -> Hdf5Result<Vec<Vec<u8>>> {
 
 /// Replaces HDF5's plugin search table with `dirs` (`H5PLremove` of every entry, then
 /// `H5PLappend`). HDF5 refuses an empty directory name, so empty entries are left out.
-pub fn set_plugin_search_table(_call: &Call<'_>, dirs: &[std::ffi::CString]) -> Hdf5Result<()> {
+///
+/// # Safety
+/// HDF5 may load and run every library in `dirs` (`H5Zfilter_avail`, a read): the caller vouches
+/// for them, as C's caller of `nc_plugin_path_set` does.
+///
+/// ```compile_fail,E0133
+/// fn any(call: &ncfilters_core::ffi_boundary::Call<'_>) {
+///     let _ = ncfilters_plugin::hdf5_sys::set_plugin_search_table(call, &[c"/tmp/anything".into()]);
+/// }
+/// ```
+pub unsafe fn set_plugin_search_table(_call: &Call<'_>, dirs: &[std::ffi::CString]) -> Hdf5Result<()> {
     let mut count: c_uint = 0;
     // SAFETY: count is a valid out-pointer.
     match unsafe { ncfilters_H5PLsize(&mut count) } {
