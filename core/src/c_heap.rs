@@ -207,12 +207,21 @@ impl CParams {
         Ok(CParams { len: values.len(), ptr: CArray::from_slice(values)?.into_raw() })
     }
 
-    /// Takes ownership of a vector a plugin returned (`len` words at `ptr`, or NULL).
+    /// Takes ownership of a vector a plugin returned (`len` words at `ptr`, or NULL: none,
+    /// whatever `len` says).
     ///
     /// # Safety
     /// `ptr` is NULL or a C-heap array of at least `len` initialised words owned by the caller.
     pub unsafe fn from_raw(ptr: *mut std::os::raw::c_uint, len: usize) -> Self {
-        CParams { len, ptr }
+        CParams { len: if ptr.is_null() { 0 } else { len }, ptr }
+    }
+
+    /// No count without a vector: what C is handed never pairs NULL with a count.
+    fn normalised(&mut self) -> &mut Self {
+        if self.ptr.is_null() {
+            self.len = 0;
+        }
+        self
     }
 
     /// `(nparams, params)` as C passes them: NULL (and 0) when empty, as netcdf-c's plugins expect.
@@ -225,11 +234,13 @@ impl CParams {
     /// codec's `NCZ_modify_parameters`). Raw pointers: storing through them is `unsafe`, and
     /// whoever does must leave a C-heap vector of that many words (or NULL) for `Drop` to free.
     pub fn raw_parts_mut(&mut self) -> (*mut usize, *mut *mut std::os::raw::c_uint) {
-        (&mut self.len, &mut self.ptr)
+        let this = self.normalised();
+        (&mut this.len, &mut this.ptr)
     }
 
     /// Gives the vector to C, which frees it: `(nparams, params)`.
-    pub fn into_raw(self) -> (usize, *mut std::os::raw::c_uint) {
+    pub fn into_raw(mut self) -> (usize, *mut std::os::raw::c_uint) {
+        self.normalised();
         let out = (self.len, self.ptr);
         std::mem::forget(self);
         out
@@ -264,11 +275,12 @@ pub struct ChunkBuffer {
 }
 
 impl ChunkBuffer {
-    /// Takes ownership of a chunk C handed over.
+    /// Takes ownership of a chunk C handed over (NULL: an empty buffer, whatever `used` says).
     ///
     /// # Safety
     /// `ptr` is NULL or a `malloc`'d block of at least `used` bytes that the caller gives up.
     pub unsafe fn from_raw(ptr: *mut std::os::raw::c_void, used: usize) -> Self {
+        let used = if ptr.is_null() { 0 } else { used };
         ChunkBuffer { ptr, buf_size: used, used }
     }
 
@@ -623,6 +635,21 @@ mod tests {
     fn c_free<T>(ptr: *mut T) {
         // SAFETY: every caller passes a block from malloc/calloc/realloc that nothing else owns.
         unsafe { libc::free(ptr.cast()) }
+    }
+
+    #[test]
+    fn null_with_a_count_is_handed_on_as_nothing() {
+        // SAFETY: NULL with any count meets both contracts.
+        let (params, chunk) =
+            unsafe { (CParams::from_raw(std::ptr::null_mut(), 5), ChunkBuffer::from_raw(std::ptr::null_mut(), 100)) };
+        assert_eq!(params.into_raw(), (0, std::ptr::null_mut()));
+        assert_eq!(chunk.len(), 0);
+        assert_eq!(chunk.into_raw(), (std::ptr::null_mut(), 0));
+        let mut params = CParams::empty();
+        let (len, ptr) = params.raw_parts_mut();
+        // SAFETY: both point into `params`, alive here; NULL and a count is what a bad codec leaves.
+        unsafe { (len.write(7), ptr.write(std::ptr::null_mut())) };
+        assert_eq!(params.into_raw(), (0, std::ptr::null_mut()));
     }
 
     #[test]
