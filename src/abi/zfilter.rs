@@ -429,7 +429,7 @@ pub unsafe extern "C" fn NCZ_filter_jsonize(
         let (codec_id, text) = encode_codec(call, &plugin, &visible, Dialect::current(), var.type_size())?;
         var.set_codec(filter, codec_id, text.clone())?;
         // SAFETY: `jfilterp` is NULL or writable (the export's `# Safety`).
-        unsafe { JsonOut::from_raw(call, jfilterp) }.give(ncjson_parse(&text)?);
+        unsafe { JsonOut::from_raw(call, jfilterp) }.give(ncjson_parse(call, &text)?);
         Ok(())
     })
 }

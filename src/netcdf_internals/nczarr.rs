@@ -178,8 +178,9 @@ impl Drop for CJson {
     }
 }
 
-/// `NCJparse`: C-heap JSON for netcdf-c to own (and `NCJreclaim`).
-pub fn ncjson_parse(text: &str) -> NcResult<CJson> {
+/// `NCJparse`: C-heap JSON for netcdf-c to own (and `NCJreclaim`), on the thread that uses
+/// netcdf-c, within a call (a `CJson` cannot leave that thread).
+pub fn ncjson_parse(_call: &crate::c_args::Call<'_>, text: &str) -> NcResult<CJson> {
     let text = CString::new(text).map_err(|_| NC_EFILTER)?;
     let mut json = ptr::null_mut();
     // SAFETY: NUL-terminated text, valid out-pointer; NCJparse returns NCJ_ERR (-1) on bad JSON.
