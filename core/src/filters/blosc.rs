@@ -448,6 +448,15 @@ mod tests {
     }
 
     #[test]
+    fn compressors_are_asked_by_name() {
+        let blosc = crate::filters::native::blosc().unwrap();
+        assert!(blosc.has_compressor("blosclz") && blosc.has_compressor("lz4") && blosc.has_compressor("zstd"));
+        for unknown in ["", "lz", "lz4 ", "LZ4", "lz4\0hc", "lizard2"] {
+            assert!(!blosc.has_compressor(unknown), "{unknown:?}");
+        }
+    }
+
+    #[test]
     fn round_trip_all_compressors_and_incompressible_chunks() {
         let smooth: Vec<u8> = (0..100_000u32).flat_map(|i| ((i / 10) as f32).to_le_bytes()).collect();
         let mut state = 1u64;

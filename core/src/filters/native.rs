@@ -34,30 +34,21 @@ pub struct Blosc {
         numinternalthreads: c_int,
     ) -> c_int,
     pub cbuffer_validate: unsafe extern "C" fn(cbuffer: *const c_void, cbytes: usize, nbytes: *mut usize) -> c_int,
-    /// `blosc_list_compressors`' answer, asked once when the library loads: c-blosc fills a
-    /// static buffer on its first call, unlocked, so two threads asking at once would race.
-    compressors: Vec<u8>,
+    /// `blosc_compname_to_compcode`: -1 for a compressor this build lacks. It only compares
+    /// strings, unlike `blosc_list_compressors`, which fills a static buffer unlocked (and
+    /// netcdf-c's C blosc plugin may call it meanwhile on C's thread).
+    compname_to_compcode: unsafe extern "C" fn(compname: *const c_char) -> c_int,
 }
 
 impl Blosc {
-    /// Whether this libblosc was built with compressor `name` (`blosc_list_compressors`): a
-    /// c-blosc build may leave some out, snappy most often (MinGW-w64 builds from c-blosc's own
-    /// tree, which no longer bundles it).
+    /// Whether this libblosc was built with compressor `name`: a c-blosc build may leave some
+    /// out, snappy most often (MinGW-w64 builds from c-blosc's own tree, which no longer bundles
+    /// it).
     pub fn has_compressor(&self, name: &str) -> bool {
-        self.compressors.split(|&byte| byte == b',').any(|listed| listed == name.as_bytes())
+        let Ok(name) = std::ffi::CString::new(name) else { return false };
+        // SAFETY: a NUL-terminated name; the function reads it and no state of c-blosc's.
+        unsafe { (self.compname_to_compcode)(name.as_ptr()) >= 0 }
     }
-}
-
-/// `blosc_list_compressors`' answer, copied.
-///
-/// # Safety
-/// `list_compressors` is c-blosc's `blosc_list_compressors`, called by no other thread meanwhile.
-unsafe fn compressors(list_compressors: unsafe extern "C" fn() -> *const c_char) -> Vec<u8> {
-    // SAFETY: it takes nothing and returns NULL or a C string in c-blosc's static buffer, which
-    // no other call writes meanwhile (per the contract).
-    let list = unsafe { list_compressors() };
-    // SAFETY: NULL or NUL-terminated, as above; copied before anything can call it again.
-    unsafe { crate::ffi_boundary::c_str_bytes(list) }.unwrap_or_default().to_vec()
 }
 
 /// `SZ_com_t`.
@@ -113,14 +104,13 @@ pub fn blosc() -> Result<&'static Blosc, String> {
         .get_or_init(|| {
             let library = open(NativeLibrary::Libblosc.sonames())?;
             // SAFETY: the types are c-blosc 1.x's prototypes (blosc.h); the library is kept in the
-            // static with the pointers. The OnceLock runs this once, so no other call of ours
-            // asks for the compressors meanwhile.
+            // static with the pointers. Nothing of c-blosc's runs here, so any thread may load it.
             unsafe {
                 Ok(Blosc {
                     compress_ctx: function(&library, "blosc_compress_ctx")?,
                     decompress_ctx: function(&library, "blosc_decompress_ctx")?,
                     cbuffer_validate: function(&library, "blosc_cbuffer_validate")?,
-                    compressors: compressors(function(&library, "blosc_list_compressors")?),
+                    compname_to_compcode: function(&library, "blosc_compname_to_compcode")?,
                     _library: library,
                 })
             }
