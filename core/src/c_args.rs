@@ -72,7 +72,7 @@
 //! a text may be NULL (`None`); an export refuses a NULL it cannot take with
 //! [`reject_null!`](crate::reject_null!) before converting.
 
-use crate::c_heap::{c_string, CArray, CStrings, ChunkBuffer};
+use crate::c_heap::{c_string, CArray, CStrings, ChunkBuffer, GivenToC, PlainValue};
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EINVAL};
 use std::marker::PhantomData;
@@ -112,12 +112,46 @@ impl<T> Out<'_, T> {
     pub fn is_null(&self) -> bool {
         self.target.is_null()
     }
+}
 
+impl<T: PlainValue> Out<'_, T> {
     /// Stores `value`, unless the pointer is NULL.
     pub fn write(&mut self, value: T) {
         if !self.target.is_null() {
             // SAFETY: non-NULL, and valid for a write of T per the handle's contract.
             unsafe { self.target.write(value) }
+        }
+    }
+}
+
+/// A pointer out-parameter takes only what C may own: safe code cannot store a pointer it
+/// made up, nor one that something else still owns.
+///
+/// ```compile_fail,E0599
+/// use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
+/// use ncfilters_core::ffi_boundary::CallersThread;
+/// let mut slot: *mut u8 = std::ptr::null_mut();
+/// with_call(unsafe { CallersThread::promise() }, |call| {
+///     // SAFETY: `slot` is writable.
+///     let mut out = unsafe { Out::<*mut u8>::from_raw(call, &mut slot) };
+///     out.write(std::ptr::NonNull::dangling().as_ptr());
+/// });
+/// ```
+impl<T> Out<'_, *mut T> {
+    /// Hands `owned` to C, which frees it from now on; with a NULL pointer it is freed here.
+    pub fn give<O: GivenToC<Pointee = T>>(&mut self, owned: O) {
+        if !self.target.is_null() {
+            // SAFETY: non-NULL, and valid for a write of a pointer per the handle's contract;
+            // the pointer stored is one only `owned` held (`GivenToC`).
+            unsafe { self.target.write(owned.into_c()) }
+        }
+    }
+
+    /// Stores NULL (nothing handed over), unless the pointer is NULL.
+    pub fn write_null(&mut self) {
+        if !self.target.is_null() {
+            // SAFETY: as for `give`; NULL owns nothing.
+            unsafe { self.target.write(std::ptr::null_mut()) }
         }
     }
 }
@@ -136,7 +170,7 @@ impl<'call, T> FromRawArgument<'call, *mut T> for InOut<'call, T> {
     }
 }
 
-impl<T> InOut<'_, T> {
+impl<T: PlainValue> InOut<'_, T> {
     pub fn get(&mut self) -> Option<&mut T> {
         self.0.as_deref_mut()
     }
@@ -348,8 +382,13 @@ impl<T> std::ops::Deref for Live<'_, T> {
     }
 }
 
-impl<T> std::ops::DerefMut for Live<'_, T> {
-    fn deref_mut(&mut self) -> &mut T {
+impl<T> Live<'_, T> {
+    /// The value to change.
+    ///
+    /// # Safety
+    /// What is stored in its fields is what C expects there: a pointer field holds NULL or what
+    /// C and ncfilters keep in it.
+    pub unsafe fn as_mut(&mut self) -> &mut T {
         self.0
     }
 }
@@ -470,7 +509,7 @@ impl MallocdPluginList<'_> {
 /// A new `malloc`'d C string for an out-pointer the caller frees.
 pub fn out_string(out: &mut Out<'_, *mut c_char>, text: &[u8]) -> NcResult<()> {
     if !out.is_null() {
-        out.write(c_string(text)?);
+        out.give(c_string(text)?);
     }
     Ok(())
 }

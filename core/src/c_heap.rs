@@ -31,6 +31,42 @@ unsafe impl<T> Zeroable for *const T {}
 // SAFETY: integers and a raw pointer, all valid at zero (calloc zeroes the padding too).
 unsafe impl Zeroable for crate::c_types::NC_H5_Filterspec {}
 
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// A value with no pointer in it: what safe code may store where C reads it back
+/// ([`crate::c_args::Out::write`]), and the elements of an array it may hand to C
+/// ([`GivenToC`]). A pointer C would free or follow goes only through an owning type.
+///
+/// ```compile_fail,E0277
+/// fn stores<T: ncfilters_core::c_heap::PlainValue>() {}
+/// stores::<*mut std::os::raw::c_char>();
+/// ```
+pub trait PlainValue: Copy + sealed::Sealed {}
+
+macro_rules! plain_value {
+    ($($t:ty),*) => {
+        $(impl sealed::Sealed for $t {} impl PlainValue for $t {})*
+    };
+}
+plain_value!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64);
+impl<T: PlainValue, const N: usize> sealed::Sealed for [T; N] {}
+impl<T: PlainValue, const N: usize> PlainValue for [T; N] {}
+
+/// A value whose raw form is a pointer C may take: what an out-pointer hands to C
+/// ([`crate::c_args::Out::give`]). Mostly a C-heap block only the value owns, which C then frees
+/// as the export documents; or the address of something C owns itself (netcdf-c's lists).
+///
+/// # Safety
+/// `into_c` returns NULL or a pointer that is C's to hold as the export documents: one the value
+/// alone owned and gives up, to memory C may free, or the address of a live value that C owns;
+/// and whatever C may follow from it is the same.
+pub unsafe trait GivenToC {
+    type Pointee;
+    fn into_c(self) -> *mut Self::Pointee;
+}
+
 /// The alignment of every `malloc` block on the platforms ncfilters builds for: twice a pointer's
 /// size (glibc's, musl's, macOS's and Windows' C runtimes give at least this).
 const MALLOC_ALIGNMENT: usize = 2 * std::mem::size_of::<usize>();
@@ -122,12 +158,23 @@ impl<T: Copy> Drop for CArray<T> {
     }
 }
 
+// SAFETY: `into_raw` gives up the block, which `CArray` alone owned; plain values hold no
+// pointer for C to follow.
+unsafe impl<T: PlainValue> GivenToC for CArray<T> {
+    type Pointee = T;
+    fn into_c(self) -> *mut T {
+        self.into_raw()
+    }
+}
+
 /// `text` as a NUL-terminated `malloc`'d string that C frees with `free()` (C reads it up to
 /// its first NUL byte).
-pub fn c_string(text: &[u8]) -> NcResult<*mut std::os::raw::c_char> {
-    let mut block = CArray::<u8>::zeroed(text.len() + 1)?;
-    block.as_mut_slice()[..text.len()].copy_from_slice(text);
-    Ok(block.into_raw().cast())
+pub fn c_string(text: &[u8]) -> NcResult<CArray<std::os::raw::c_char>> {
+    let mut block = CArray::<std::os::raw::c_char>::zeroed(text.len() + 1)?;
+    for (to, &byte) in block.as_mut_slice().iter_mut().zip(text) {
+        *to = byte as std::os::raw::c_char;
+    }
+    Ok(block)
 }
 
 /// `malloc`'d C strings, all freed when dropped unless handed to C: the directories of an
@@ -140,7 +187,7 @@ impl CStrings {
     pub fn copy_of<S: AsRef<[u8]>>(texts: &[S]) -> NcResult<Self> {
         let mut strings = CStrings(Vec::with_capacity(texts.len()));
         for text in texts {
-            strings.0.push(c_string(text.as_ref())?);
+            strings.0.push(c_string(text.as_ref())?.into_raw());
         }
         Ok(strings)
     }
@@ -372,6 +419,14 @@ impl ChunkBuffer {
         let out = (self.ptr, self.used);
         std::mem::forget(self);
         out
+    }
+}
+
+// SAFETY: `into_raw` gives up the block, which the buffer alone owned (NULL when it has none).
+unsafe impl GivenToC for ChunkBuffer {
+    type Pointee = std::os::raw::c_void;
+    fn into_c(self) -> *mut std::os::raw::c_void {
+        self.into_raw().0
     }
 }
 

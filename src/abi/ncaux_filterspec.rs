@@ -50,9 +50,7 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
         unsafe { Out::<usize>::from_raw(call, nparamsp) }.write(spec.params.len());
         // SAFETY: `paramsp` is NULL or valid for a write (the export's `# Safety`).
         let mut paramsp = unsafe { Out::<*mut c_uint>::from_raw(call, paramsp) };
-        if !paramsp.is_null() {
-            paramsp.write(params.into_raw());
-        }
+        paramsp.give(params);
         Ok(())
     })
 }
@@ -92,8 +90,9 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
         // SAFETY: `vectorp` is NULL or valid for a write (the export's `# Safety`).
         let mut vectorp = unsafe { Out::<*mut *mut NC_H5_Filterspec>::from_raw(call, vectorp) };
         // With no place for it, the vector is freed here.
-        if !vectorp.is_null() {
-            vectorp.write(vector.map_or(ptr::null_mut(), SpecVector::into_raw));
+        match vector {
+            Some(vector) => vectorp.give(vector),
+            None => vectorp.write_null(),
         }
         Ok(())
     })
@@ -181,8 +180,13 @@ impl SpecVector {
             slots.as_mut_slice()[slot] = spec;
         }
     }
+}
 
-    fn into_raw(mut self) -> *mut *mut NC_H5_Filterspec {
+// SAFETY: the vector and every spec in it were made here (`with_len`, `c_spec`) and are owned by
+// this value alone until handed over; C frees them (`free`, `ncaux_h5filterspec_free`).
+unsafe impl crate::c_heap::GivenToC for SpecVector {
+    type Pointee = *mut NC_H5_Filterspec;
+    fn into_c(mut self) -> *mut *mut NC_H5_Filterspec {
         self.slots.take().map_or(ptr::null_mut(), CArray::into_raw)
     }
 }

@@ -29,12 +29,17 @@ fn answer(
         let error = json!({ "error": format!("internal error in {function} (see stderr)") });
         (NC_EINTERNAL.code(), error.to_string())
     });
-    let (status, text) = match c_string(text.as_bytes()) {
-        Ok(text) => (status, text),
-        Err(error) => (error.code(), std::ptr::null_mut()),
-    };
     // The caller owns the text from here.
-    json_out.write(text);
+    let status = match c_string(text.as_bytes()) {
+        Ok(text) => {
+            json_out.give(text);
+            status
+        }
+        Err(error) => {
+            json_out.write_null();
+            error.code()
+        }
+    };
     check(status)
 }
 

@@ -252,7 +252,7 @@ pub(crate) mod plugin_table {
                 return Err(NC_EINVAL);
             }
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<_>::from_raw(call, pp) }.write(std::ptr::null_mut());
+            unsafe { Out::<_>::from_raw(call, pp) }.write_null();
             Ok(())
         })
     }
@@ -268,7 +268,7 @@ pub(crate) mod plugin_table {
         crate::ffi_export!(thread, |call| {
             crate::reject_null!(name);
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<_>::from_raw(call, pp) }.write(std::ptr::null_mut());
+            unsafe { Out::<_>::from_raw(call, pp) }.write_null();
             Ok(())
         })
     }
@@ -381,22 +381,27 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
             Ok(())
         };
         let status = crate::ffi_boundary::contained(crate::function_name!(), || status_code(chain_status()));
-        let (data, used) = match (result, kept) {
+        let block = match (result, kept) {
             (Some(filtered), kept) => {
                 // Encoded from a copy: the caller's block is ours to free now.
                 if let Some(kept) = kept {
                     kept.free();
                 }
-                filtered.into_raw()
+                Some(filtered)
             }
-            (None, Some(kept)) => kept.into_raw(),
-            (None, None) => (std::ptr::null_mut(), 0),
+            // The caller's block, handed back as it came.
+            (None, Some(kept)) => Some(kept.take()),
+            (None, None) => None,
         };
-        // C owns the block from here.
         // SAFETY: `outlenp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(call, outlenp) }.write(used);
+        unsafe { Out::<usize>::from_raw(call, outlenp) }.write(block.as_ref().map_or(0, crate::c_heap::ChunkBuffer::len));
         // SAFETY: `outdatap` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<*mut c_void>::from_raw(call, outdatap) }.write(data);
+        let mut outdata = unsafe { Out::<*mut c_void>::from_raw(call, outdatap) };
+        // C owns the block from here.
+        match block {
+            Some(block) => outdata.give(block),
+            None => outdata.write_null(),
+        }
         status
     })
 }

@@ -165,8 +165,8 @@ impl Hdf5Var<'_> {
     }
 
     /// The address of the filter at `index`, as netcdf-c's `NC4_hdf5_filter_lookup` gives it.
-    pub fn filter_address(&self, index: usize) -> *mut NC_HDF5_Filter {
-        self.filter_pointers()[index]
+    pub fn filter_address(&self, index: usize) -> FilterAddress {
+        FilterAddress(self.filter_pointers()[index])
     }
 
     /// A copy of the filter at `index` (a copy, not a reference: see [`Self::filter_pointers`]).
@@ -197,7 +197,7 @@ impl Hdf5Var<'_> {
     /// one is freed, so a failed allocation leaves the filter intact.
     pub fn replace(&mut self, index: usize, params: &[u32], flags: c_int) -> NcResult<()> {
         let new_params = c_params(params)?;
-        let filter = self.filter_address(index);
+        let filter = self.filter_pointers()[index];
         // SAFETY: filter is live and owned by the list; its old params are C-heap.
         unsafe {
             libc::free((*filter).params.cast());
@@ -265,5 +265,19 @@ unsafe fn free_filter(filter: *mut NC_HDF5_Filter) {
             libc::free(f.as_ref().params.cast());
             libc::free(f.as_ptr().cast());
         }
+    }
+}
+
+/// The address of a filter in a variable's list, which netcdf-c owns (`NC4_hdf5_filter_lookup`'s
+/// answer); made only from the list itself.
+#[derive(Debug)]
+pub struct FilterAddress(*mut NC_HDF5_Filter);
+
+// SAFETY: the address of a live filter in netcdf-c's own list, which C owns; C follows only the
+// filter's own fields, which netcdf-c and ncfilters keep.
+unsafe impl crate::c_heap::GivenToC for FilterAddress {
+    type Pointee = NC_HDF5_Filter;
+    fn into_c(self) -> *mut NC_HDF5_Filter {
+        self.0
     }
 }

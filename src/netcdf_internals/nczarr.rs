@@ -137,10 +137,11 @@ pub unsafe fn ncjson_free(json: *mut NCjson) {
 ///
 /// # Safety
 /// `info.incompletefilters` is what netcdf-c and ncfilters keep there: NULL or a live `NClist` of
-/// [`CBox<ZarrFilter>`] pointers that nothing else refers to. `Live` lets safe code rewrite the
-/// field, so the handle alone does not say so.
+/// [`CBox<ZarrFilter>`] pointers that nothing else refers to: the handle alone does not say what
+/// netcdf-c keeps in the field.
 pub unsafe fn free_incomplete_filters(mut info: crate::c_args::Live<'_, NCZ_VAR_INFO>) {
-    let list = std::mem::replace(&mut info.incompletefilters, ptr::null_mut());
+    // SAFETY: NULL is what the field holds when there is no list.
+    let list = std::mem::replace(unsafe { &mut info.as_mut().incompletefilters }, ptr::null_mut());
     // SAFETY: the caller's contract; the list and its filters are now ours.
     unsafe { free_filter_list(list) };
 }

@@ -274,7 +274,7 @@ fn params_of_codec(
     let params = codec.from_json(std::str::from_utf8(text).map_err(|_| crate::error::NC_EFILTER)?)?;
     let words = CArray::from_slice(&params)?;
     count.write(params.len());
-    vector.write(words.into_raw());
+    vector.give(words);
     Ok(())
 }
 
@@ -299,7 +299,7 @@ unsafe fn hdf5_to_codec(
 fn codec_of_params(codec: Codec, params: &[u32], mut text: Out<'_, *mut c_char>) -> NcResult<()> {
     let json = codec.to_json(params)?;
     if !text.is_null() {
-        text.write(crate::c_heap::c_string(json.as_bytes())?);
+        text.give(crate::c_heap::c_string(json.as_bytes())?);
     }
     Ok(())
 }
