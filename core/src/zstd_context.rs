@@ -79,6 +79,9 @@ fn pool_functions() -> Option<PoolFunctions> {
     static FUNCTIONS: OnceLock<Option<PoolFunctions>> = OnceLock::new();
     *FUNCTIONS.get_or_init(|| {
         let library = platform::loaded_libzstd().or_else(platform::this_program)?;
+        if !is_linked_libzstd(&library) {
+            return None;
+        }
         // SAFETY: libzstd's declarations of the two (zstd.h): the types match.
         let functions = unsafe {
             PoolFunctions {
@@ -90,6 +93,18 @@ fn pool_functions() -> Option<PoolFunctions> {
         std::mem::forget(library);
         Some(functions)
     })
+}
+
+/// Whether `library`'s `ZSTD_createCCtx` is the one ncfilters calls: a pool made by another
+/// libzstd (a static one linked in, another version loaded globally) must not reach our contexts,
+/// whose layout its functions do not know. Where the two addresses differ for another reason
+/// (a non-PIC program's stub), contexts make pools of their own: slower, never wrong.
+#[cfg_attr(all(feature = "zstd-threads", not(ncfilters_system_zstd)), allow(dead_code))]
+fn is_linked_libzstd(library: &libloading::Library) -> bool {
+    let linked = zstd_sys::ZSTD_createCCtx as unsafe extern "C" fn() -> *mut zstd_sys::ZSTD_CCtx as usize;
+    // SAFETY: only the symbol's address is read; it is never called through this type.
+    let found = unsafe { library.get::<*const std::os::raw::c_void>(b"ZSTD_createCCtx\0") };
+    found.is_ok_and(|symbol| *symbol as usize == linked)
 }
 
 /// `ZSTD_c_blockSplitterLevel`'s "no splitting".
@@ -339,6 +354,24 @@ fn check(code: usize) -> Result<usize, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The system's libzstd is the linked one only in the distribution build: in the bundled
+    /// build its pool functions must not be taken for ours. On the x86-64 hosts that run the
+    /// tests it is there (Debian's dpkg needs it); an emulated sysroot may lack it.
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn only_the_linked_libzstd_passes_for_it() {
+        // SAFETY: the system's libzstd, whose initialisers are plain C.
+        match unsafe { libloading::Library::new(platform::LIBZSTD) } {
+            Ok(system) => assert_eq!(is_linked_libzstd(&system), cfg!(ncfilters_system_zstd)),
+            Err(e) if cfg!(target_arch = "x86_64") => panic!("{}: {e}", platform::LIBZSTD),
+            Err(_) => {}
+        }
+        let program = platform::this_program().expect("the program");
+        if !cfg!(ncfilters_system_zstd) {
+            assert!(!is_linked_libzstd(&program), "the bundled libzstd is not in the global scope");
+        }
+    }
 
     /// The number is libzstd 1.5.7's block splitter level: the linked libzstd (the bundled
     /// 1.5.7, or a system one as new) takes levels 0 to 6 for it and refuses 7.
