@@ -21,6 +21,8 @@
 //! here is `ncfilters_core::filters` and `crate::hdf5_sys` is `ncfilters_plugin::hdf5_sys`.
 //! Public to Rust are only what `tests/`, fuzz and the tools use.
 #![deny(unsafe_op_in_unsafe_fn)]
+// The plugin path trusts the environment (core's `plugin_path`): no allow may change it.
+#![forbid(clippy::disallowed_methods)]
 // The layer list above names the crate-private modules too.
 #![allow(rustdoc::private_intra_doc_links)]
 #![warn(clippy::undocumented_unsafe_blocks)]

@@ -72,7 +72,7 @@
 //! a text may be NULL (`None`); an export refuses a NULL it cannot take with
 //! [`reject_null!`](crate::reject_null!) before converting.
 
-use crate::c_heap::{c_string, CArray, CStrings, ChunkBuffer, GivenToC, PlainValue};
+use crate::c_heap::{c_string, CArray, CStrings, CText, ChunkBuffer, GivenToC, PlainValue};
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EINVAL};
 use std::marker::PhantomData;
@@ -138,21 +138,69 @@ impl<T: PlainValue> Out<'_, T> {
 /// });
 /// ```
 impl<T> Out<'_, *mut T> {
-    /// Hands `owned` to C, which frees it from now on; with a NULL pointer it is freed here.
-    pub fn give<O: GivenToC<Pointee = T>>(&mut self, owned: O) {
+    /// Stores NULL (nothing handed over), unless the pointer is NULL.
+    pub fn write_null(&mut self) {
+        // SAFETY: NULL owns nothing and leads nowhere.
+        unsafe { self.write_raw(std::ptr::null_mut()) }
+    }
+
+    /// Stores `pointer`, unless the out-pointer is NULL.
+    ///
+    /// # Safety
+    /// `pointer` is C's to hold as the export documents (one C owns, or one given up to it), and
+    /// stays valid for as long as the export's contract says.
+    pub unsafe fn write_raw(&mut self, pointer: *mut T) {
         if !self.target.is_null() {
-            // SAFETY: non-NULL, and valid for a write of a pointer per the handle's contract;
-            // the pointer stored is one only `owned` held (`GivenToC`).
-            unsafe { self.target.write(owned.into_c()) }
+            // SAFETY: non-NULL, and valid for a write of a pointer per the handle's contract.
+            unsafe { self.target.write(pointer) }
+        }
+    }
+}
+
+impl Out<'_, *mut c_char> {
+    /// Hands a NUL-terminated string to C, which frees it from now on; with a NULL out-pointer
+    /// it is freed here.
+    pub fn give_text(&mut self, text: CText) {
+        if !self.is_null() {
+            // SAFETY: a string only `text` owned, NUL-terminated, malloc'd (`CText`).
+            unsafe { self.write_raw(text.into_raw()) }
+        }
+    }
+}
+
+/// netcdf-c's `(count, vector)` out-pair for a vector C takes over, each pointer NULL (nothing
+/// written there) or valid for a write: the count and the vector are written together, so the
+/// count is always the vector's ([`GivenToC`]).
+#[derive(Debug)]
+pub struct VectorOut<'a, T> {
+    count: Out<'a, usize>,
+    vector: Out<'a, *mut T>,
+}
+
+impl<'call, T> FromRawArgument<'call, (*mut usize, *mut *mut T)> for VectorOut<'call, T> {
+    type Output = Self;
+
+    unsafe fn from_raw(call: &Call<'call>, (count, vector): (*mut usize, *mut *mut T)) -> Self {
+        // SAFETY: the handle's contract is each `Out`'s.
+        unsafe { VectorOut { count: Out::from_raw(call, count), vector: Out::from_raw(call, vector) } }
+    }
+}
+
+impl<T> VectorOut<'_, T> {
+    /// Hands `owned` to C with its length; with a NULL vector pointer it is freed here.
+    pub fn give<O: GivenToC<Pointee = T>>(mut self, owned: O) {
+        self.count.write(owned.count());
+        if !self.vector.is_null() {
+            // SAFETY: a vector of that many elements that only `owned` held, given up to C
+            // (`GivenToC`).
+            unsafe { self.vector.write_raw(owned.into_c()) }
         }
     }
 
-    /// Stores NULL (nothing handed over), unless the pointer is NULL.
-    pub fn write_null(&mut self) {
-        if !self.target.is_null() {
-            // SAFETY: as for `give`; NULL owns nothing.
-            unsafe { self.target.write(std::ptr::null_mut()) }
-        }
+    /// Nothing handed over: 0 and NULL.
+    pub fn give_none(mut self) {
+        self.count.write(0);
+        self.vector.write_null();
     }
 }
 
@@ -509,13 +557,15 @@ impl MallocdPluginList<'_> {
 /// A new `malloc`'d C string for an out-pointer the caller frees.
 pub fn out_string(out: &mut Out<'_, *mut c_char>, text: &[u8]) -> NcResult<()> {
     if !out.is_null() {
-        out.give(c_string(text)?);
+        out.give_text(c_string(text)?);
     }
     Ok(())
 }
 
 /// A chunk a caller hands to a filter chain: NULL (only with `len == 0`) or a `malloc`'d block of
-/// `len` bytes, left unchanged while it is read, which the chain may take over or free.
+/// `len` bytes, left unchanged while it is read. Whether the chain may take it over or free it
+/// depends on the status the export returns (netcdf-c gives up an encoded chunk only on
+/// success), so [`CallerChunk::take`] and [`CallerChunk::free`] are `unsafe`.
 #[derive(Debug)]
 pub struct CallerChunk<'a> {
     data: *mut c_void,
@@ -554,20 +604,32 @@ impl CallerChunk<'_> {
     }
 
     /// The block itself, now ours.
-    pub fn take(self) -> ChunkBuffer {
-        // SAFETY: a malloc'd block of len bytes that the caller gives up, per the contract.
+    ///
+    /// # Safety
+    /// The caller gives the block up under the status the export returns, or it is handed back
+    /// to the caller unfreed.
+    pub unsafe fn take(self) -> ChunkBuffer {
+        // SAFETY: a malloc'd block of len bytes (the handle's contract) that the caller gives up
+        // (this function's).
         unsafe { ChunkBuffer::from_raw(self.data, self.len) }
     }
 
-    /// Frees the block (after a chain has replaced it).
-    pub fn free(self) {
-        // SAFETY: NULL or malloc'd per the contract (free(NULL) does nothing).
-        unsafe { libc::free(self.data) };
+    /// Hands the block back to the caller as it came, with its length: it stays the caller's.
+    pub fn hand_back(self, out: VectorOut<'_, c_void>) {
+        let VectorOut { mut count, mut vector } = out;
+        count.write(self.len);
+        // SAFETY: the caller's own block, unchanged, which it still owns.
+        unsafe { vector.write_raw(self.data) }
     }
 
-    /// The block given back as it came, `(data, len)`.
-    pub fn into_raw(self) -> (*mut c_void, usize) {
-        (self.data, self.len)
+    /// Frees the block (after a chain has replaced it).
+    ///
+    /// # Safety
+    /// The caller gives the block up under the status the export returns.
+    pub unsafe fn free(self) {
+        // SAFETY: NULL or malloc'd (the handle's contract), and given up (this function's);
+        // free(NULL) does nothing.
+        unsafe { libc::free(self.data) };
     }
 }
 
@@ -690,8 +752,35 @@ mod tests {
             assert!(chunk.is_null());
             assert_eq!(chunk.bytes(), &[] as &[u8]);
             assert_eq!(chunk.copy().map(|copy| copy.len()), Ok(0));
-            assert_eq!(chunk.take().len(), 0);
+            // SAFETY: NULL: nothing to give up.
+            assert_eq!(unsafe { chunk.take() }.len(), 0);
         });
+    }
+
+    /// A vector goes to C with its own length, or is freed here when C gave no place for it;
+    /// a caller's chunk goes back as it came.
+    #[test]
+    fn a_vector_out_writes_the_vector_and_its_length_together() {
+        let (mut count, mut vector) = (usize::MAX, std::ptr::null_mut::<u32>());
+        let mut block = [1u8, 2, 3];
+        let (mut len, mut data) = (0usize, std::ptr::null_mut::<c_void>());
+        crate::ffi_boundary::tests::in_test_call(|call| {
+            // SAFETY: each pointer is a live local (or NULL), valid for the call.
+            unsafe {
+                VectorOut::from_raw(call, (&mut count as *mut usize, &mut vector as *mut *mut u32))
+                    .give(CArray::from_slice(&[4u32, 5]).unwrap());
+                assert_eq!((count, std::slice::from_raw_parts(vector, 2)), (2, &[4u32, 5][..]));
+                libc::free(vector.cast());
+                VectorOut::from_raw(call, (&mut count as *mut usize, std::ptr::null_mut::<*mut u32>()))
+                    .give(CArray::from_slice(&[6u32, 7, 8]).unwrap());
+                assert_eq!(count, 3, "the count, and the vector freed here (Miri sees a leak otherwise)");
+                VectorOut::<u32>::from_raw(call, (&mut count as *mut usize, &mut vector as *mut *mut u32)).give_none();
+                assert_eq!((count, vector), (0, std::ptr::null_mut()));
+                let chunk = CallerChunk::from_raw(call, (block.as_mut_ptr().cast(), 3));
+                chunk.hand_back(VectorOut::from_raw(call, (&mut len as *mut usize, &mut data as *mut *mut c_void)));
+            }
+        });
+        assert_eq!((len, data), (3, block.as_mut_ptr().cast()));
     }
 
     #[test]

@@ -37,7 +37,8 @@ mod sealed {
 
 /// A value with no pointer in it: what safe code may store where C reads it back
 /// ([`crate::c_args::Out::write`]), and the elements of an array it may hand to C
-/// ([`GivenToC`]). A pointer C would free or follow goes only through an owning type.
+/// ([`GivenToC`]). A pointer C would free or follow goes only through an owning type, with the
+/// count C reads at it.
 ///
 /// ```compile_fail,E0277
 /// fn stores<T: ncfilters_core::c_heap::PlainValue>() {}
@@ -54,16 +55,18 @@ plain_value!(u8, u16, u32, u64, usize, i8, i16, i32, i64, isize, f32, f64);
 impl<T: PlainValue, const N: usize> sealed::Sealed for [T; N] {}
 impl<T: PlainValue, const N: usize> PlainValue for [T; N] {}
 
-/// A value whose raw form is a pointer C may take: what an out-pointer hands to C
-/// ([`crate::c_args::Out::give`]). Mostly a C-heap block only the value owns, which C then frees
-/// as the export documents; or the address of something C owns itself (netcdf-c's lists).
+/// A C-heap vector that C takes over with its length: what a `(count, vector)` out-pair hands
+/// to C ([`crate::c_args::VectorOut::give`]), written together so that C never reads more than
+/// the block holds.
 ///
 /// # Safety
-/// `into_c` returns NULL or a pointer that is C's to hold as the export documents: one the value
-/// alone owned and gives up, to memory C may free, or the address of a live value that C owns;
-/// and whatever C may follow from it is the same.
+/// `into_c` gives up and returns a pointer that the value alone owned (NULL only with a count of
+/// 0), to memory C may free as the export documents, holding at least [`GivenToC::count`]
+/// initialised `Pointee`s; and whatever C may follow from it is owned the same way.
 pub unsafe trait GivenToC {
     type Pointee;
+    /// How many elements C may read at the pointer.
+    fn count(&self) -> usize;
     fn into_c(self) -> *mut Self::Pointee;
 }
 
@@ -138,6 +141,14 @@ impl<T: Copy> CArray<T> {
         NonNull::new(ptr).map(|ptr| CArray { ptr, len })
     }
 
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         // SAFETY: ptr owns `len` initialised elements (copied, Zeroable zeros, or from_raw's).
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
@@ -158,23 +169,41 @@ impl<T: Copy> Drop for CArray<T> {
     }
 }
 
-// SAFETY: `into_raw` gives up the block, which `CArray` alone owned; plain values hold no
-// pointer for C to follow.
+// SAFETY: `into_raw` gives up the block of `len` initialised elements, which `CArray` alone
+// owned; plain values hold no pointer for C to follow.
 unsafe impl<T: PlainValue> GivenToC for CArray<T> {
     type Pointee = T;
+    fn count(&self) -> usize {
+        self.len
+    }
     fn into_c(self) -> *mut T {
         self.into_raw()
     }
 }
 
+/// A NUL-terminated `malloc`'d string that C frees with `free()`: made only by [`c_string`], so
+/// its last byte is always a NUL.
+///
+/// ```compile_fail,E0423
+/// let forged = ncfilters_core::c_heap::CText(ncfilters_core::c_heap::CArray::from_slice(&[1i8]).unwrap());
+/// ```
+pub struct CText(CArray<std::os::raw::c_char>);
+
+impl CText {
+    /// Gives up ownership: C must `free()` the string.
+    pub fn into_raw(self) -> *mut std::os::raw::c_char {
+        self.0.into_raw()
+    }
+}
+
 /// `text` as a NUL-terminated `malloc`'d string that C frees with `free()` (C reads it up to
 /// its first NUL byte).
-pub fn c_string(text: &[u8]) -> NcResult<CArray<std::os::raw::c_char>> {
+pub fn c_string(text: &[u8]) -> NcResult<CText> {
     let mut block = CArray::<std::os::raw::c_char>::zeroed(text.len() + 1)?;
     for (to, &byte) in block.as_mut_slice().iter_mut().zip(text) {
         *to = byte as std::os::raw::c_char;
     }
-    Ok(block)
+    Ok(CText(block))
 }
 
 /// `malloc`'d C strings, all freed when dropped unless handed to C: the directories of an
@@ -422,9 +451,13 @@ impl ChunkBuffer {
     }
 }
 
-// SAFETY: `into_raw` gives up the block, which the buffer alone owned (NULL when it has none).
+// SAFETY: `into_raw` gives up the block, which the buffer alone owned, with the bytes in use,
+// all initialised (NULL only with none: `from_raw` and `filter_in_place` see to it).
 unsafe impl GivenToC for ChunkBuffer {
     type Pointee = std::os::raw::c_void;
+    fn count(&self) -> usize {
+        self.len()
+    }
     fn into_c(self) -> *mut std::os::raw::c_void {
         self.into_raw().0
     }

@@ -285,10 +285,44 @@ impl CReturn for usize {
     }
 }
 
+/// A pointer an export returns to C, which reads it as the export documents: made from a
+/// `'static` value of that very type, or by `unsafe` code that vouches for it, never from a bare
+/// pointer.
+///
+/// ```compile_fail,E0271
+/// use ncfilters_core::ffi_boundary::CallersThread;
+/// use std::{os::raw::c_void, ptr::NonNull};
+/// pub unsafe extern "C" fn info() -> *const c_void {
+///     let thread = unsafe { CallersThread::promise() };
+///     ncfilters_core::ffi_export!(thread, |_| NonNull::<c_void>::dangling().as_ptr().cast_const())
+/// }
+/// ```
+#[derive(Debug)]
+pub struct Returned<T>(*const T);
+
+impl<T> Returned<T> {
+    /// C's "none".
+    pub const fn null() -> Self {
+        Returned(std::ptr::null())
+    }
+
+    /// A `'static` value, which stays valid for as long as C keeps the pointer.
+    pub const fn from_static(value: &'static T) -> Self {
+        Returned(value)
+    }
+
+    /// # Safety
+    /// `pointer` is NULL or points to what the export's C contract says, valid for as long as
+    /// that contract says.
+    pub const unsafe fn from_raw(pointer: *const T) -> Self {
+        Returned(pointer)
+    }
+}
+
 impl<T> CReturn for *const T {
-    type Body = *const T;
-    fn from_body(body: *const T) -> *const T {
-        body
+    type Body = Returned<T>;
+    fn from_body(body: Returned<T>) -> *const T {
+        body.0
     }
 }
 
@@ -328,9 +362,9 @@ impl OnNull for usize {
 }
 
 /// Pointers: NULL.
-impl<T> OnNull for *const T {
+impl<T> OnNull for Returned<T> {
     fn on_null() -> Self {
-        std::ptr::null()
+        Returned::null()
     }
 }
 

@@ -30,6 +30,8 @@
 // Public items' docs name the private helpers they rest on.
 #![allow(rustdoc::private_intra_doc_links)]
 #![deny(unsafe_op_in_unsafe_fn)]
+// The plugin path trusts the environment (core's `plugin_path`): no allow may change it.
+#![forbid(clippy::disallowed_methods)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 /// Whether the standard filters run on the system's zlib, libbz2 and libzstd (the distribution

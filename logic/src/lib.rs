@@ -20,6 +20,8 @@
 //!    and its rules; then [`filter_explain`]: why a filter is usable or not, and what to change,
 //!    read from that report.
 #![forbid(unsafe_code)]
+// The plugin path trusts the environment (core's `plugin_path`): no allow may change it.
+#![forbid(clippy::disallowed_methods)]
 // Public items' docs name the private helpers they rest on.
 #![allow(rustdoc::private_intra_doc_links)]
 

@@ -150,7 +150,7 @@ pub unsafe extern "C" fn NC4_hdf5_filter_lookup(
         var.ensure_list()?;
         let index = var.position(id).ok_or(NC_ENOFILTER)?;
         // SAFETY: `specp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<_>::from_raw(call, specp) }.give(var.filter_address(index));
+        var.give_filter_address(index, &mut unsafe { Out::<_>::from_raw(call, specp) });
         Ok(())
     })
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! `netcdf_aux.h` filter-spec functions (replacing the parser in `libdispatch/daux.c`).
 
-use crate::c_args::{CountedOut, FromRawArgument, InOut, Out, Text};
+use crate::c_args::{CountedOut, FromRawArgument, InOut, Out, Text, VectorOut};
 use crate::c_heap::CArray;
 use crate::c_types::NC_H5_Filterspec;
 use crate::error::{report, NcError, NcResult, NC_EINVAL};
@@ -46,11 +46,8 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parse(
         let params = CArray::from_slice(&spec.params)?;
         // SAFETY: `idp` is NULL or valid for a write (the export's `# Safety`).
         unsafe { Out::<c_uint>::from_raw(call, idp) }.write(spec.id);
-        // SAFETY: `nparamsp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(call, nparamsp) }.write(spec.params.len());
-        // SAFETY: `paramsp` is NULL or valid for a write (the export's `# Safety`).
-        let mut paramsp = unsafe { Out::<*mut c_uint>::from_raw(call, paramsp) };
-        paramsp.give(params);
+        // SAFETY: `nparamsp` and `paramsp` are each NULL or valid for a write (the export's `# Safety`).
+        unsafe { VectorOut::from_raw(call, (nparamsp, paramsp)) }.give(params);
         Ok(())
     })
 }
@@ -79,20 +76,18 @@ pub unsafe extern "C" fn ncaux_h5filterspec_parselist(
         } else {
             let mut vector = SpecVector::with_len(list.specs.len())?;
             for (slot, spec) in list.specs.iter().enumerate() {
-                vector.set(slot, c_spec(spec)?);
+                vector.set(slot, spec)?;
             }
             Some(vector)
         };
         // SAFETY: `formatp` is NULL or valid for a write (the export's `# Safety`).
         unsafe { Out::<c_int>::from_raw(call, formatp) }.write(list.format);
-        // SAFETY: `nspecsp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(call, nspecsp) }.write(list.specs.len());
-        // SAFETY: `vectorp` is NULL or valid for a write (the export's `# Safety`).
-        let mut vectorp = unsafe { Out::<*mut *mut NC_H5_Filterspec>::from_raw(call, vectorp) };
+        // SAFETY: `nspecsp` and `vectorp` are each NULL or valid for a write (the export's `# Safety`).
+        let out = unsafe { VectorOut::from_raw(call, (nspecsp, vectorp)) };
         // With no place for it, the vector is freed here.
         match vector {
-            Some(vector) => vectorp.give(vector),
-            None => vectorp.write_null(),
+            Some(vector) => out.give(vector),
+            None => out.give_none(),
         }
         Ok(())
     })
@@ -175,10 +170,12 @@ impl SpecVector {
         Ok(SpecVector { slots: Some(CArray::zeroed(len)?) })
     }
 
-    fn set(&mut self, slot: usize, spec: *mut NC_H5_Filterspec) {
+    /// Fills an empty slot with a C-heap copy of `spec`.
+    fn set(&mut self, slot: usize, spec: &FilterSpec) -> NcResult<()> {
         if let Some(slots) = &mut self.slots {
-            slots.as_mut_slice()[slot] = spec;
+            slots.as_mut_slice()[slot] = c_spec(spec)?;
         }
+        Ok(())
     }
 }
 
@@ -186,6 +183,9 @@ impl SpecVector {
 // this value alone until handed over; C frees them (`free`, `ncaux_h5filterspec_free`).
 unsafe impl crate::c_heap::GivenToC for SpecVector {
     type Pointee = *mut NC_H5_Filterspec;
+    fn count(&self) -> usize {
+        self.slots.as_ref().map_or(0, CArray::len)
+    }
     fn into_c(mut self) -> *mut *mut NC_H5_Filterspec {
         self.slots.take().map_or(ptr::null_mut(), CArray::into_raw)
     }

@@ -32,7 +32,7 @@ fn answer(
     // The caller owns the text from here.
     let status = match c_string(text.as_bytes()) {
         Ok(text) => {
-            json_out.give(text);
+            json_out.give_text(text);
             status
         }
         Err(error) => {

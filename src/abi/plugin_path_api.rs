@@ -456,7 +456,9 @@ pub(crate) mod release {
             let text = CString::new(joined).unwrap_or_default();
             HDF5_PATH_TEXT.with(|slot| {
                 *slot.borrow_mut() = text;
-                slot.borrow().as_ptr()
+                // SAFETY: a NUL-terminated string that stays until this thread's next call, as
+                // the export's documentation says (netcdf-c's is a static buffer).
+                unsafe { crate::ffi_boundary::Returned::from_raw(slot.borrow().as_ptr()) }
             })
         })
     }

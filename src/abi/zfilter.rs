@@ -3,7 +3,7 @@
 //! filter entries and the functions `zsync.c`, `zxcache.c`, `zattr.c`, `zvar.c` and
 //! `zclose.c` call.
 
-use crate::c_args::{CallerChunk, CountedOut, FromRawArgument, Live, Out, Params, Text};
+use crate::c_args::{CallerChunk, CountedOut, FromRawArgument, Live, Params, Text, VectorOut};
 use crate::codec_json::Dialect;
 use crate::error::{status_code, NcResult, NC_EFILTER, NC_EINVAL, NC_ENOFILTER, NC_ENOTATT};
 use crate::filter_chain::{apply_chain, codecs_attribute, encode_codec, Direction, ZarrFilter};
@@ -252,7 +252,7 @@ pub(crate) mod plugin_table {
                 return Err(NC_EINVAL);
             }
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<_>::from_raw(call, pp) }.write_null();
+            unsafe { crate::c_args::Out::<_>::from_raw(call, pp) }.write_null();
             Ok(())
         })
     }
@@ -268,7 +268,7 @@ pub(crate) mod plugin_table {
         crate::ffi_export!(thread, |call| {
             crate::reject_null!(name);
             // SAFETY: `pp` is NULL or valid for a write (the export's `# Safety`).
-            unsafe { Out::<_>::from_raw(call, pp) }.write_null();
+            unsafe { crate::c_args::Out::<_>::from_raw(call, pp) }.write_null();
             Ok(())
         })
     }
@@ -342,7 +342,12 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
         // malloc'd block of `inlen` bytes (the export's `# Safety`).
         let chunk = unsafe { CallerChunk::from_raw(call, (indata, inlen)) };
         // On decode the caller hands the block over; on encode it stays the caller's until success.
-        let (mut taken, kept) = if encoding { (None, Some(chunk)) } else { (Some(chunk.take()), None) };
+        let (mut taken, kept) = if encoding {
+            (None, Some(chunk))
+        } else {
+            // SAFETY: on decode netcdf-c gives the block up whatever the status (zxcache.c).
+            (Some(unsafe { chunk.take() }), None)
+        };
         let mut result = None;
         let mut chain_status = || -> NcResult<()> {
             crate::reject_null!(var, chain, outlenp, outdatap);
@@ -381,26 +386,21 @@ pub unsafe extern "C" fn NCZ_applyfilterchain(
             Ok(())
         };
         let status = crate::ffi_boundary::contained(crate::function_name!(), || status_code(chain_status()));
-        let block = match (result, kept) {
+        // SAFETY: `outlenp` and `outdatap` are each NULL or valid for a write (the export's `# Safety`).
+        let out = unsafe { VectorOut::from_raw(call, (outlenp, outdatap)) };
+        match (result, kept) {
             (Some(filtered), kept) => {
                 // Encoded from a copy: the caller's block is ours to free now.
                 if let Some(kept) = kept {
-                    kept.free();
+                    // SAFETY: a result means the chain succeeded, and `status` is success: on
+                    // success netcdf-c gives the block up.
+                    unsafe { kept.free() };
                 }
-                Some(filtered)
+                // C owns the block from here.
+                out.give(filtered);
             }
-            // The caller's block, handed back as it came.
-            (None, Some(kept)) => Some(kept.take()),
-            (None, None) => None,
-        };
-        // SAFETY: `outlenp` is NULL or valid for a write (the export's `# Safety`).
-        unsafe { Out::<usize>::from_raw(call, outlenp) }.write(block.as_ref().map_or(0, crate::c_heap::ChunkBuffer::len));
-        // SAFETY: `outdatap` is NULL or valid for a write (the export's `# Safety`).
-        let mut outdata = unsafe { Out::<*mut c_void>::from_raw(call, outdatap) };
-        // C owns the block from here.
-        match block {
-            Some(block) => outdata.give(block),
-            None => outdata.write_null(),
+            (None, Some(kept)) => kept.hand_back(out),
+            (None, None) => out.give_none(),
         }
         status
     })

@@ -164,9 +164,14 @@ impl Hdf5Var<'_> {
         self.filter_pointers().len()
     }
 
-    /// The address of the filter at `index`, as netcdf-c's `NC4_hdf5_filter_lookup` gives it.
-    pub fn filter_address(&self, index: usize) -> FilterAddress {
-        FilterAddress(self.filter_pointers()[index])
+    /// Answers the address of the filter at `index`, as netcdf-c's `NC4_hdf5_filter_lookup`
+    /// does. The variable's handle is used up, so nothing in this call can change the list after
+    /// C was given the address.
+    pub fn give_filter_address(self, index: usize, out: &mut crate::c_args::Out<'_, *mut NC_HDF5_Filter>) {
+        let address = self.filter_pointers()[index];
+        // SAFETY: a live filter of netcdf-c's own list, which C owns; this handle, the only one
+        // in the call, is gone, so it stays there for C to read.
+        unsafe { out.write_raw(address) }
     }
 
     /// A copy of the filter at `index` (a copy, not a reference: see [`Self::filter_pointers`]).
@@ -265,19 +270,5 @@ unsafe fn free_filter(filter: *mut NC_HDF5_Filter) {
             libc::free(f.as_ref().params.cast());
             libc::free(f.as_ptr().cast());
         }
-    }
-}
-
-/// The address of a filter in a variable's list, which netcdf-c owns (`NC4_hdf5_filter_lookup`'s
-/// answer); made only from the list itself.
-#[derive(Debug)]
-pub struct FilterAddress(*mut NC_HDF5_Filter);
-
-// SAFETY: the address of a live filter in netcdf-c's own list, which C owns; C follows only the
-// filter's own fields, which netcdf-c and ncfilters keep.
-unsafe impl crate::c_heap::GivenToC for FilterAddress {
-    type Pointee = NC_HDF5_Filter;
-    fn into_c(self) -> *mut NC_HDF5_Filter {
-        self.0
     }
 }

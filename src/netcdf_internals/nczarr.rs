@@ -170,9 +170,9 @@ pub unsafe fn free_filter_list(list: *mut NClist) {
 /// let forged = ncfilters::test_support::CJson(std::ptr::NonNull::dangling());
 /// ```
 #[derive(Debug)]
-pub struct CJson(NonNull<NCjson>);
+pub struct CJson<'call>(NonNull<NCjson>, PhantomData<&'call ()>);
 
-impl Drop for CJson {
+impl Drop for CJson<'_> {
     fn drop(&mut self) {
         // SAFETY: NCJparse's tree, held by nobody else (the type's invariant).
         unsafe { ncjson_free(self.0.as_ptr()) };
@@ -180,14 +180,14 @@ impl Drop for CJson {
 }
 
 /// `NCJparse`: C-heap JSON for netcdf-c to own (and `NCJreclaim`), on the thread that uses
-/// netcdf-c, within a call (a `CJson` cannot leave that thread).
-pub fn ncjson_parse(_call: &crate::c_args::Call<'_>, text: &str) -> NcResult<CJson> {
+/// netcdf-c, within a call: a `CJson` leaves neither (it is not `Send`, and borrows the call).
+pub fn ncjson_parse<'call>(_call: &crate::c_args::Call<'call>, text: &str) -> NcResult<CJson<'call>> {
     let text = CString::new(text).map_err(|_| NC_EFILTER)?;
     let mut json = ptr::null_mut();
     // SAFETY: NUL-terminated text, valid out-pointer; NCJparse returns NCJ_ERR (-1) on bad JSON.
     let code = unsafe { ncfilters_NCJparse(text.as_ptr(), 0, &mut json) };
     match NonNull::new(json) {
-        Some(json) if code == 0 => Ok(CJson(json)),
+        Some(json) if code == 0 => Ok(CJson(json, PhantomData)),
         // On failure NCJparse reclaims what it built and leaves `json` as it was.
         _ => Err(NC_EFILTER),
     }
@@ -219,7 +219,7 @@ impl<'call> crate::c_args::FromRawArgument<'call, *mut *mut NCjson> for JsonOut<
 
 impl JsonOut<'_> {
     /// Hands `json` to the caller, or frees it when the pointer is NULL.
-    pub fn give(self, json: CJson) {
+    pub fn give(self, json: CJson<'_>) {
         if !self.0.is_null() {
             let json = std::mem::ManuallyDrop::new(json);
             // SAFETY: non-NULL and writable per the contract; the caller owns the tree from here.

@@ -78,11 +78,15 @@ unsafe fn run_filter(
 }
 
 /// Hands the result to C. 0 is the protocol's failure, so an empty result (a valid stream of no
-/// bytes) fails here, before the caller's block is freed or replaced.
+/// bytes) fails here, before the caller's block is freed or replaced; so does a shrunk result
+/// longer than the chunk, which HDF5 would read past the block.
 fn commit(result: Filtered, chunk: FilterChunk<'_>) -> FilterResult<usize> {
     let len = result.len(chunk.nbytes());
     if len == 0 {
         return Err(FilterError("the result is empty, which a filter cannot return".into()));
+    }
+    if matches!(result, Filtered::Shrunk(_)) && len > chunk.nbytes() {
+        return Err(FilterError(format!("a result of {len} bytes in a chunk of {}", chunk.nbytes())));
     }
     match result {
         Filtered::Replaced(out) => chunk.replace(out),
@@ -391,6 +395,26 @@ mod tests {
             let (m, decoded) = call(filter, H5Z_FLAG_REVERSE, &params, &encoded);
             assert_eq!((m, decoded), (data.len(), data.clone()));
         }
+    }
+
+    /// # Safety
+    /// The `H5Z_func_t` contract.
+    unsafe extern "C" fn overlong(
+        flags: c_uint,
+        cd_nelmts: usize,
+        cd_values: *const c_uint,
+        nbytes: usize,
+        buf_size: *mut usize,
+        buf: *mut *mut c_void,
+    ) -> usize {
+        let body = |_, _, _: &[u32], input: &[u8]| Ok(Filtered::Shrunk(input.len() + 100));
+        // SAFETY: forwarded contract.
+        unsafe { run_filter("overlong", flags, cd_nelmts, cd_values, nbytes, buf_size, buf, body) }
+    }
+
+    #[test]
+    fn a_shrunk_result_longer_than_the_chunk_fails_and_keeps_it() {
+        assert_eq!(call(Some(overlong), 0, &[], b"abcd"), (0, b"abcd".to_vec()));
     }
 
     /// HDF5 2.2 rejects a filter whose result is larger than the `*buf_size` it leaves; fletcher32

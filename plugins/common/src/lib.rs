@@ -12,6 +12,8 @@
 //! The core's modules are re-exported under their own names, so `crate::filters` here is
 //! `ncfilters_core::filters`, and the export macros' `$crate::` paths resolve.
 #![deny(unsafe_op_in_unsafe_fn)]
+// The plugin path trusts the environment (core's `plugin_path`): no allow may change it.
+#![forbid(clippy::disallowed_methods)]
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub use ncfilters_core::{

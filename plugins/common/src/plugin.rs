@@ -14,10 +14,11 @@ use crate::error::NcResult;
 use crate::h5z;
 use crate::netcdf_api;
 use crate::standard_filter_table::{standard_filter_rows, CodecDefaults, STANDARD_FILTERS};
-use ncfilters_core::c_args::{Call, FromRawArgument, HeapParams, Out, Params, Text};
+use ncfilters_core::c_args::{Call, FromRawArgument, HeapParams, Out, Params, Text, VectorOut};
+use ncfilters_core::ffi_boundary::Returned;
 use ncfilters_core::plugin_loader::FilterPart;
 use std::ffi::CStr;
-use std::os::raw::{c_char, c_int, c_uint};
+use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 /// An `H5Z_class2_t` in a static (its raw pointers are to static data), which HDF5 gets from
 /// `H5PLget_plugin_info` or `H5Zregister` and calls through. Its field is private: the class's
@@ -62,6 +63,12 @@ impl StaticClass {
     pub const fn get(&self) -> &H5Z_class2_t {
         &self.0
     }
+
+    /// The class as `H5PLget_plugin_info` returns it.
+    pub const fn plugin_info(&'static self) -> Returned<c_void> {
+        // SAFETY: a 'static `H5Z_class2_t` (`repr(transparent)`), which is what HDF5 reads there.
+        unsafe { Returned::from_raw((self as *const Self).cast()) }
+    }
 }
 
 /// An `NCZ_codec_t` in a static, which netcdf-c gets from `NCZ_get_codec_info` and calls
@@ -88,6 +95,12 @@ impl StaticCodec {
     pub const fn get(&self) -> &NCZ_codec_t {
         &self.0
     }
+
+    /// The codec as `NCZ_get_codec_info` returns it.
+    pub const fn codec_info(&'static self) -> Returned<c_void> {
+        // SAFETY: a 'static `NCZ_codec_t` (`repr(transparent)`), which is what netcdf-c reads there.
+        unsafe { Returned::from_raw((self as *const Self).cast()) }
+    }
 }
 
 /// A NULL-terminated list of codecs for `NCZ_codec_info_defaults`, made by [`codec_defaults`].
@@ -100,6 +113,13 @@ impl<const N: usize> StaticCodecList<N> {
     /// The list, as netcdf-c reads it.
     pub const fn as_ptr(&self) -> *const *const NCZ_codec_t {
         self.0.as_ptr()
+    }
+
+    /// The list as `NCZ_codec_info_defaults` returns it.
+    pub const fn codec_info_defaults(&'static self) -> Returned<c_void> {
+        // SAFETY: a 'static NULL-terminated array of codec pointers (`codec_defaults`), which is
+        // what netcdf-c reads there.
+        unsafe { Returned::from_raw(self.0.as_ptr().cast()) }
     }
 }
 
@@ -258,23 +278,16 @@ unsafe fn codec_to_hdf5(
 ) -> NcResult<()> {
     crate::reject_null!(text, nparamsp, paramsp);
     // SAFETY: per this function's contract, for the call.
-    let (text, count, vector) =
-        unsafe { (Text::from_raw(call, text), Out::from_raw(call, nparamsp), Out::from_raw(call, paramsp)) };
-    params_of_codec(codec, text, count, vector)
+    let (text, params) = unsafe { (Text::from_raw(call, text), VectorOut::from_raw(call, (nparamsp, paramsp))) };
+    params_of_codec(codec, text, params)
 }
 
 /// The codec's JSON `text` as HDF5 parameters, into a vector the caller frees with free().
-fn params_of_codec(
-    codec: Codec,
-    text: Text<'_>,
-    mut count: Out<'_, usize>,
-    mut vector: Out<'_, *mut c_uint>,
-) -> NcResult<()> {
+fn params_of_codec(codec: Codec, text: Text<'_>, out: VectorOut<'_, c_uint>) -> NcResult<()> {
     let text = text.0.ok_or(crate::error::NC_EFILTER)?;
     let params = codec.from_json(std::str::from_utf8(text).map_err(|_| crate::error::NC_EFILTER)?)?;
     let words = CArray::from_slice(&params)?;
-    count.write(params.len());
-    vector.give(words);
+    out.give(words);
     Ok(())
 }
 
@@ -299,7 +312,7 @@ unsafe fn hdf5_to_codec(
 fn codec_of_params(codec: Codec, params: &[u32], mut text: Out<'_, *mut c_char>) -> NcResult<()> {
     let json = codec.to_json(params)?;
     if !text.is_null() {
-        text.give(crate::c_heap::c_string(json.as_bytes())?);
+        text.give_text(crate::c_heap::c_string(json.as_bytes())?);
     }
     Ok(())
 }
@@ -411,7 +424,7 @@ macro_rules! export_plugin {
             let class: &'static $crate::plugin::StaticClass = &$class;
             // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
             let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
-            $crate::ffi_export!(thread, |call| class as *const _ as *const ::std::os::raw::c_void)
+            $crate::ffi_export!(thread, |call| class.plugin_info())
         }
 
         /// ncfilters' NCZarr chain sets the calling thread's decode limit (the chunk's known
@@ -436,7 +449,7 @@ macro_rules! export_plugin {
                 let codec: &'static $crate::plugin::StaticCodec = &$codec;
                 // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
                 let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
-                $crate::ffi_export!(thread, |call| codec as *const _ as *const ::std::os::raw::c_void)
+                $crate::ffi_export!(thread, |call| codec.codec_info())
             }
         )?
     };
@@ -470,7 +483,7 @@ macro_rules! export_codec_defaults {
         pub unsafe extern "C" fn NCZ_codec_info_defaults() -> *const ::std::os::raw::c_void {
             // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
             let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
-            $crate::ffi_export!(thread, |call| DEFAULTS.as_ptr() as *const ::std::os::raw::c_void)
+            $crate::ffi_export!(thread, |call| DEFAULTS.codec_info_defaults())
         }
     };
 }
