@@ -184,7 +184,7 @@ unsafe impl<T: PlainValue> GivenToC for CArray<T> {
 /// A NUL-terminated `malloc`'d string that C frees with `free()`: made only by [`c_string`], so
 /// its last byte is always a NUL.
 ///
-/// ```compile_fail,E0423
+/// ```compile_fail,E0603
 /// let forged = ncfilters_core::c_heap::CText(ncfilters_core::c_heap::CArray::from_slice(&[1i8]).unwrap());
 /// ```
 pub struct CText(CArray<std::os::raw::c_char>);
