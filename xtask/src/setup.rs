@@ -127,14 +127,15 @@ fn keep_serial_hdf5_pc() -> Result {
 }
 
 /// A deb-src entry for the same mirror and suite as the machine's first deb entry, so that
-/// `apt-get source` works on a stock Debian image (which has none).
+/// `apt-get source` works on a stock Debian image (which has none). Another suite's deb-src entry
+/// (sid's, which the HDF5 1.14.6 build adds) does not count.
 fn ensure_deb_src() -> Result {
-    if Path::new(DEB_SRC_TARGET).is_file() || has_deb_src_entry() {
-        return Ok(());
-    }
     let Some((uri, suite)) = first_deb_entry() else {
         fail!("no Debian deb entry found to derive a deb-src entry from");
     };
+    if Path::new(DEB_SRC_TARGET).is_file() || has_deb_src_entry_for(&suite) {
+        return Ok(());
+    }
     add_deb_src(DEB_SRC_TARGET, &uri, &suite)
 }
 
@@ -188,10 +189,12 @@ fn apt_source_texts() -> Vec<(std::path::PathBuf, String)> {
     files.into_iter().filter_map(|f| std::fs::read_to_string(&f).ok().map(|text| (f, text))).collect()
 }
 
-fn has_deb_src_entry() -> bool {
-    apt_source_texts().iter().any(|(_, text)| {
-        text.lines().any(|line| line.starts_with("deb-src") || (line.starts_with("Types:") && line.contains("deb-src")))
-    })
+fn has_deb_src_entry_for(suite: &str) -> bool {
+    apt_source_texts().iter().any(|(_, text)| lists_suite(&entries(text, "deb-src"), suite))
+}
+
+fn lists_suite(entries: &[(String, Vec<String>)], suite: &str) -> bool {
+    entries.iter().any(|(_, suites)| suites.iter().any(|s| s == suite))
 }
 
 /// The URI and suite of the first binary entry: deb822 `.sources` files first, then the
@@ -222,20 +225,26 @@ fn first_binary_entry(text: &str) -> Option<(String, String)> {
     binary_entries(text).into_iter().next().map(|(uri, suites)| (uri, suites.into_iter().next().unwrap_or_default()))
 }
 
-/// The binary (`deb`) entries of an apt source file, as (first URI, suites), in either format:
-/// deb822 stanzas (`Types:`, `URIs:`, `Suites:`) or sources.list's `deb [options] uri suite components`.
+/// The binary (`deb`) entries of an apt source file, as (first URI, suites).
 fn binary_entries(text: &str) -> Vec<(String, Vec<String>)> {
+    entries(text, "deb")
+}
+
+/// The entries of type `kind` (`deb`, `deb-src`) of an apt source file, as (first URI, suites), in
+/// either format: deb822 stanzas (`Types:`, `URIs:`, `Suites:`) or sources.list's
+/// `<kind> [options] uri suite components`.
+fn entries(text: &str, kind: &str) -> Vec<(String, Vec<String>)> {
     let mut entries = Vec::new();
     let (mut is_deb, mut uri) = (false, String::new());
     for line in text.lines() {
         let words: Vec<&str> = line.split_whitespace().collect();
         match words.first() {
-            Some(&"deb") => {
+            Some(&first) if first == kind => {
                 let rest = if words.get(1).is_some_and(|w| w.starts_with('[')) { &words[2..] } else { &words[1..] };
                 let suites = rest.get(1).map(|suite| suite.to_string()).into_iter().collect();
                 entries.push((rest.first().unwrap_or(&"").to_string(), suites));
             }
-            Some(&"Types:") => is_deb = words.contains(&"deb"),
+            Some(&"Types:") => is_deb = words.contains(&kind),
             Some(&"URIs:") if is_deb => uri = words.get(1).unwrap_or(&"").to_string(),
             Some(&"Suites:") if is_deb => {
                 entries.push((uri.clone(), words[1..].iter().map(|s| s.to_string()).collect()))
@@ -416,6 +425,19 @@ mod tests {
             assert!(found.is_some(), "{text}");
         }
         assert_eq!(binary_entries(deb822)[0].1, ["bookworm-security"]);
+    }
+
+    /// Setup once found no bookworm deb-src for 4.9.0 because sid's, added for HDF5 1.14.6, counted.
+    #[test]
+    fn a_deb_src_entry_counts_for_its_own_suites_only() {
+        let sid = "Types: deb-src\nURIs: http://mirror.example/debian\nSuites: sid\n";
+        let machine = "Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\n";
+        let one_line = "deb-src [signed-by=/k.gpg] http://mirror.example/debian bookworm main\n";
+        assert!(lists_suite(&entries(sid, "deb-src"), "sid"));
+        assert!(!lists_suite(&entries(sid, "deb-src"), "bookworm"));
+        assert!(!lists_suite(&entries(machine, "deb-src"), "bookworm"));
+        assert!(lists_suite(&entries(one_line, "deb-src"), "bookworm"));
+        assert!(entries(one_line, "deb").is_empty());
     }
 
     #[test]
