@@ -190,11 +190,22 @@ fn apt_source_texts() -> Vec<(std::path::PathBuf, String)> {
 }
 
 fn has_deb_src_entry_for(suite: &str) -> bool {
-    apt_source_texts().iter().any(|(_, text)| lists_suite(&entries(text, "deb-src"), suite))
+    entry_for_suite("deb-src", suite).is_some()
 }
 
-fn lists_suite(entries: &[(String, Vec<String>)], suite: &str) -> bool {
-    entries.iter().any(|(_, suites)| suites.iter().any(|s| s == suite))
+/// The URI of the first of `entries` that lists `suite`.
+fn suite_uri(entries: &[(String, Vec<String>)], suite: &str) -> Option<String> {
+    entries.iter().find_map(|(uri, suites)| suites.iter().any(|s| s == suite).then(|| uri.clone()))
+}
+
+/// The URI of the machine's first entry of type `kind` (`deb`, `deb-src`) that lists `suite`, in
+/// the files apt reads.
+fn entry_for_suite(kind: &str, suite: &str) -> Option<String> {
+    let read_by_apt = |path: &Path| path.extension().is_some_and(|e| e == "list" || e == "sources");
+    apt_source_texts()
+        .iter()
+        .filter(|(path, _)| read_by_apt(path))
+        .find_map(|(_, text)| suite_uri(&entries(text, kind), suite))
 }
 
 /// The URI and suite of the first binary entry: deb822 `.sources` files first, then the
@@ -212,12 +223,7 @@ pub fn first_deb_entry() -> Option<(String, String)> {
 
 /// The URI of the machine's first binary entry that lists `suite` (e.g. `bookworm-security`).
 pub fn deb_entry_for_suite(suite: &str) -> Option<String> {
-    let read_by_apt = |path: &Path| path.extension().is_some_and(|e| e == "list" || e == "sources");
-    apt_source_texts()
-        .iter()
-        .filter(|(path, _)| read_by_apt(path))
-        .flat_map(|(_, text)| binary_entries(text))
-        .find_map(|(uri, suites)| suites.iter().any(|s| s == suite).then_some(uri))
+    entry_for_suite("deb", suite)
 }
 
 /// The first URI and suite of [`binary_entries`].
@@ -433,10 +439,10 @@ mod tests {
         let sid = "Types: deb-src\nURIs: http://mirror.example/debian\nSuites: sid\n";
         let machine = "Types: deb\nURIs: http://mirror.example/debian\nSuites: bookworm\n";
         let one_line = "deb-src [signed-by=/k.gpg] http://mirror.example/debian bookworm main\n";
-        assert!(lists_suite(&entries(sid, "deb-src"), "sid"));
-        assert!(!lists_suite(&entries(sid, "deb-src"), "bookworm"));
-        assert!(!lists_suite(&entries(machine, "deb-src"), "bookworm"));
-        assert!(lists_suite(&entries(one_line, "deb-src"), "bookworm"));
+        assert!(suite_uri(&entries(sid, "deb-src"), "sid").is_some());
+        assert!(suite_uri(&entries(sid, "deb-src"), "bookworm").is_none());
+        assert!(suite_uri(&entries(machine, "deb-src"), "bookworm").is_none());
+        assert!(suite_uri(&entries(one_line, "deb-src"), "bookworm").is_some());
         assert!(entries(one_line, "deb").is_empty());
     }
 
