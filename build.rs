@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! Passes on the netcdf-c release ncfilters is built into (its struct layouts and behaviour, chosen
-//! by ncfilters-core's build.rs) and compiles the weak-reference shim to netcdf-c internals (src/netcdf_internals/shim.c).
+//! by ncfilters-logic's build.rs) and compiles the weak-reference shim to netcdf-c internals (src/netcdf_internals/shim.c).
 
 fn main() {
     println!("cargo:rerun-if-changed=src/netcdf_internals/shim.c");

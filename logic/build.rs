@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The netcdf-c release ncfilters is built for, and what differs between releases: the one
 //! release table. The library reads its cfgs through this crate's `links` metadata
-//! (`DEP_NCFILTERS_RELEASE_*`), so no crate keeps a copy; ncfilters-core needs none (it reads the
+//! (`DEP_NCFILTERS_RELEASE_*`), so no crate keeps a copy; the other crates need none (it reads the
 //! few facts it uses as constants of this crate); the release itself is `NETCDF_RELEASE`.
 
 /// The netcdf-c releases ncfilters knows, oldest first: cmake/ncfilters.cmake's and xtask's

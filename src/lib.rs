@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! ncfilters: netcdf-c's filter code exported with the exact C ABI of the netcdf-c release it is
-//! built for ([`NETCDF_RELEASE`]: 4.9.0, 4.9.2, 4.9.3, 4.10.0 or 4.10.1, chosen by ncfilters-core's `build.rs`).
+//! built for ([`NETCDF_RELEASE`]: 4.9.0, 4.9.2, 4.9.3, 4.10.0 or 4.10.1, chosen by ncfilters-logic's `build.rs`).
 //!
 //! The filter logic is the `ncfilters-core` crate, and the standard filters' HDF5 entry points the
 //! `ncfilters-plugin` crate (which the plugin libraries share); this crate is what netcdf-c links.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! Four crates in layers: ncfilters-logic (`logic/src/`, the pure logic, which forbids unsafe
-//! code), then ncfilters-core (`core/src/`, the C runtime), then ncfilters-plugin
+//! Six crates in layers: ncfilters-logic (`logic/src/`, the pure logic, which forbids unsafe
+//! code), then ncfilters-runtime (`runtime/src/`, the C runtime), then ncfilters-filters
+//! (`filters/src/`, the standard filters written in Rust, which forbids unsafe code), then
+//! ncfilters-core (`core/src/`, plugin loading, the registry and the chain), then ncfilters-plugin
 //! (`plugins/common/src/`), then the library (`src/`), and in each the modules its `lib.rs`
 //! declares, in the order it declares them, lowest first. A module uses only modules below it
 //! (those of the crates below included), so the module graph has no cycle, nothing outside
@@ -8,7 +10,7 @@
 //! where they are declared.
 //!
 //! The sources are read by `ncfilters-source-scan` (syn and its tokenizer): what a file uses are the
-//! `crate::`/`$crate::`/`ncfilters_logic::`/`ncfilters_core::`/`ncfilters_plugin::` paths it names, in `use` trees
+//! `crate::`/`$crate::` paths and those of the crates below (`ncfilters_logic::`, …) it names, in `use` trees
 //! (grouped ones expanded) and anywhere in code, and, in a top-level module's own files,
 //! `super::` paths (the crate root there).
 use std::collections::BTreeSet;
@@ -33,9 +35,19 @@ fn logic() -> Crate {
     Crate { layers: own_layers(&src), src }
 }
 
+fn runtime() -> Crate {
+    let src = root().join("runtime/src");
+    Crate { layers: [logic().layers, own_layers(&src)].concat(), src }
+}
+
+fn filters() -> Crate {
+    let src = root().join("filters/src");
+    Crate { layers: [runtime().layers, own_layers(&src)].concat(), src }
+}
+
 fn core() -> Crate {
     let src = root().join("core/src");
-    Crate { layers: [logic().layers, own_layers(&src)].concat(), src }
+    Crate { layers: [filters().layers, own_layers(&src)].concat(), src }
 }
 
 fn plugin() -> Crate {
@@ -66,12 +78,10 @@ fn rank(layers: &[String], module: &str) -> usize {
 /// The top-level modules a file uses: `crate::x…` (also `$crate::x…`), the crates below by name,
 /// and `super::x…` where `super` is the crate root (`src/<module>.rs`, `src/<module>/mod.rs`).
 fn modules_used(file: &Path, super_is_root: bool, layers: &[String]) -> BTreeSet<String> {
-    let roots: &[&str] = if super_is_root {
-        &["crate", "ncfilters_logic", "ncfilters_core", "ncfilters_plugin", "super"]
-    } else {
-        &["crate", "ncfilters_logic", "ncfilters_core", "ncfilters_plugin"]
-    };
-    paths_from(file, roots).into_iter().map(|(_, module)| module).filter(|m| layers.contains(m)).collect()
+    const CRATES: [&str; 6] =
+        ["crate", "ncfilters_logic", "ncfilters_runtime", "ncfilters_filters", "ncfilters_core", "ncfilters_plugin"];
+    let roots = if super_is_root { [&CRATES[..], &["super"]].concat() } else { CRATES.to_vec() };
+    paths_from(file, &roots).into_iter().map(|(_, module)| module).filter(|m| layers.contains(m)).collect()
 }
 
 /// `file: module uses higher` for each use of a higher layer in the crate.
@@ -93,7 +103,7 @@ fn upward_uses(krate: &Crate) -> Vec<String> {
 #[test]
 fn every_module_uses_only_lower_layers() {
     let upward =
-        [upward_uses(&logic()), upward_uses(&core()), upward_uses(&plugin()), upward_uses(&library())].concat();
+        [logic(), runtime(), filters(), core(), plugin(), library()].iter().flat_map(upward_uses).collect::<Vec<_>>();
     assert!(upward.is_empty(), "uses of a higher layer:\n{}", upward.join("\n"));
 }
 
@@ -117,18 +127,27 @@ fn files_naming(krate: &Crate, crates: &[&str]) -> Vec<String> {
         .collect()
 }
 
-/// The crates form layers too: the pure logic uses none of the others, the core only the logic,
-/// the plugin crate only the core; nothing uses the library.
+/// The crates form layers too: the pure logic uses none of the others, the runtime only the
+/// logic, the filters only those two, the core only those three, the plugin crate only the core;
+/// nothing uses the library.
 #[test]
 fn the_crates_use_only_the_crates_below() {
-    let logic_manifest = root().join("logic/Cargo.toml");
-    let core_manifest = root().join("core/Cargo.toml");
-    let plugin_manifest = root().join("plugins/common/Cargo.toml");
-    assert_eq!(dependencies(&logic_manifest), Vec::<String>::new(), "logic/Cargo.toml");
-    assert_eq!(dependencies(&core_manifest), ["ncfilters-logic"], "core/Cargo.toml");
-    let above_logic = ["ncfilters", "ncfilters_core", "ncfilters_plugin"];
+    let manifests: [(&str, &[&str]); 5] = [
+        ("logic", &[]),
+        ("runtime", &["ncfilters-logic"]),
+        ("filters", &["ncfilters-logic", "ncfilters-runtime"]),
+        ("core", &["ncfilters-logic", "ncfilters-runtime", "ncfilters-filters"]),
+        ("plugins/common", &["ncfilters-core"]),
+    ];
+    for (krate, uses) in manifests {
+        assert_eq!(dependencies(&root().join(krate).join("Cargo.toml")), uses, "{krate}/Cargo.toml");
+    }
+    let above_logic = ["ncfilters", "ncfilters_runtime", "ncfilters_filters", "ncfilters_core", "ncfilters_plugin"];
     assert_eq!(files_naming(&logic(), &above_logic), Vec::<String>::new(), "ncfilters-logic files");
-    assert_eq!(dependencies(&plugin_manifest), ["ncfilters-core"], "plugins/common/Cargo.toml");
+    let above_runtime = ["ncfilters", "ncfilters_filters", "ncfilters_core", "ncfilters_plugin"];
+    assert_eq!(files_naming(&runtime(), &above_runtime), Vec::<String>::new(), "ncfilters-runtime files");
+    let above_filters = ["ncfilters", "ncfilters_core", "ncfilters_plugin"];
+    assert_eq!(files_naming(&filters(), &above_filters), Vec::<String>::new(), "ncfilters-filters files");
     assert_eq!(files_naming(&core(), &["ncfilters", "ncfilters_plugin"]), Vec::<String>::new(), "core files");
     assert_eq!(files_naming(&plugin(), &["ncfilters"]), Vec::<String>::new(), "ncfilters-plugin files");
     // The command reads the pure logic's report types and explain, with no C runtime; the
@@ -142,13 +161,16 @@ fn the_crates_use_only_the_crates_below() {
     }
 }
 
-/// The pure logic's crate forbids unsafe code at its root, so no module of it can allow it again
-/// (the compiler refuses `allow` or `expect` of a forbidden lint).
+/// The pure logic's crate and the filters' forbid unsafe code at their roots, so no module of
+/// them can allow it again (the compiler refuses `allow` or `expect` of a forbidden lint).
 #[test]
-fn the_pure_logic_forbids_unsafe_code() {
-    let lib = std::fs::read_to_string(logic().src.join("lib.rs")).unwrap();
-    assert!(lib.lines().any(|line| line.trim() == "#![forbid(unsafe_code)]"), "logic/src/lib.rs");
-    assert!(own_layers(&logic().src).len() >= 8, "the pure logic's modules: {:?}", own_layers(&logic().src));
+fn the_pure_crates_forbid_unsafe_code() {
+    for (krate, modules) in [(logic(), 8), (filters(), 6)] {
+        let lib = std::fs::read_to_string(krate.src.join("lib.rs")).unwrap();
+        assert!(lib.lines().any(|line| line.trim() == "#![forbid(unsafe_code)]"), "{}", krate.src.display());
+        let layers = own_layers(&krate.src);
+        assert!(layers.len() >= modules, "{}'s modules: {layers:?}", krate.src.display());
+    }
 }
 
 /// Each module that holds unsafe code says why where it is declared: `#[expect(unsafe_code, reason
@@ -157,6 +179,7 @@ fn the_pure_logic_forbids_unsafe_code() {
 #[test]
 fn modules_with_unsafe_code_give_their_reason_where_declared() {
     let declaring = [
+        runtime().src.join("lib.rs"),
         core().src.join("lib.rs"),
         core().src.join("filters/mod.rs"),
         plugin().src.join("lib.rs"),
@@ -181,7 +204,7 @@ fn modules_with_unsafe_code_give_their_reason_where_declared() {
 #[test]
 fn only_the_boundary_macro_catches_panics_for_c() {
     let mut calls = Vec::new();
-    for krate in [logic(), core(), plugin(), library()] {
+    for krate in [logic(), runtime(), filters(), core(), plugin(), library()] {
         for file in rust_files(&krate.src).iter().filter(|f| !f.ends_with("ffi_boundary.rs")) {
             for call in calls_of(file, &["guarded", "exported", "status_of"]) {
                 calls.push(format!("{}: {call}", file.display()));
@@ -197,9 +220,9 @@ fn only_the_boundary_macro_catches_panics_for_c() {
 #[test]
 fn nothing_but_the_boundary_catches_a_panic() {
     const EXCEPTIONS: [&str; 4] =
-        ["logic/src/error.rs", "core/src/c_heap.rs", "core/src/plugin_registry.rs", "core/src/filters/mod.rs"];
+        ["logic/src/error.rs", "runtime/src/c_heap.rs", "core/src/plugin_registry.rs", "filters/src/lib.rs"];
     let mut calls = Vec::new();
-    for krate in [logic(), core(), plugin(), library()] {
+    for krate in [logic(), runtime(), filters(), core(), plugin(), library()] {
         for file in rust_files(&krate.src).iter().filter(|f| !f.ends_with("ffi_boundary.rs")) {
             let found = calls_of(file, &["catch_unwind"]).len();
             let allowed = usize::from(EXCEPTIONS.iter().any(|t| file.ends_with(t)));
@@ -217,14 +240,15 @@ fn nothing_but_the_boundary_catches_a_panic() {
 /// for C, each named.
 #[test]
 fn only_unsafe_functions_promise_the_caller_s_thread() {
-    const TEST_STAND_INS: [(&str, &str); 3] = [
-        ("core/src/ffi_boundary.rs", "test_thread"),
+    const TEST_STAND_INS: [(&str, &str); 4] = [
+        ("runtime/src/ffi_boundary.rs", "test_thread"),
+        ("core/src/lib.rs", "test_thread"),
         ("plugins/common/src/netcdf_api.rs", "var_chunks_sizes_its_buffer_from_the_variable_s_rank"),
         ("src/lib.rs", "in_test_call"),
     ];
     let mut safe_promises = Vec::new();
     let mut promises = 0;
-    for krate in [core(), plugin(), library()] {
+    for krate in [runtime(), core(), plugin(), library()] {
         for file in rust_files(&krate.src) {
             for (function, is_unsafe) in functions_calling(&file, "promise") {
                 promises += 1;

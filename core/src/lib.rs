@@ -9,23 +9,23 @@
 //! [`filterspec`], [`plugin_path`], [`discovery_log`], [`filter_rules`], [`standard_filter_table`],
 //! [`standard_filters`], [`codec_json`], [`codecs`], [`chunk_bounds`], [`filter_report`], [`filter_explain`]).
 //!
+//! Below it are ncfilters-runtime, the C runtime ([`c_heap`], [`ffi_boundary`], [`c_args`],
+//! [`platform`], [`worker_pool`], [`zstd_context`], [`adler32`]), and ncfilters-filters, the
+//! standard filters written in Rust, which forbids unsafe code; both are re-exported here under
+//! their names of before the split.
+//!
 //! This crate's modules form layers above those, lowest first: a module uses only modules below
 //! it, so the module graph has no cycle (`tests/layers.rs` checks the order):
-//! 1. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
-//!    [`c_args`]: the exports' pointer arguments as typed handles; [`platform`]: what differs
-//!    between ELF, PE and Mach-O; [`worker_pool`]: how many cores filters may use, and the
-//!    threads that run a large chunk's pieces; [`zstd_context`]: a zstd context with libzstd's
-//!    block pre-splitter off and its multithreaded frames;
-//! 2. [`filters`]: the standard filters themselves;
-//! 3. [`plugin_loader`]: plugin libraries' FFI, and ncfilters' own codecs as native parts; then
+//! 1. [`filters`]: the standard filters, those of ncfilters-filters and the ones on C libraries
+//!    loaded at run time (blosc, szip); [`plugin_path`]: the plugin path in force;
+//! 2. [`plugin_loader`]: plugin libraries' FFI, and ncfilters' own codecs as native parts; then
 //!    [`plugin_registry`]: NCZarr plugin discovery and pairing (the built-in parts are handed in
 //!    by its caller); then [`filter_chain`]: an NCZarr variable's filters and the chunk filter
 //!    chain; then [`registry_report`]: the filter report and the spec and codec descriptions,
 //!    made from the registry.
 //!
 //! Unsafe code is denied here. The modules that must hold it say so where they are declared:
-//! C-heap ownership, the panic boundary, the worker threads, libzstd's context, loading plugin
-//! libraries, and (in [`filters`]) the C codecs and SIMD kernels.
+//! the plugin path's setter, loading plugin libraries, and (in [`filters`]) the C codecs.
 #![deny(unsafe_code)]
 // Public items' docs name the private helpers they rest on.
 #![allow(rustdoc::private_intra_doc_links)]
@@ -45,22 +45,13 @@ pub use ncfilters_logic::{
     PLUGIN_PATH_RELEASE,
 };
 
+// The C runtime, under its names of before the split.
+pub use ncfilters_runtime::{
+    adler32, c_args, c_heap, ffi_boundary, ffi_export, function_name, platform, reject_null, worker_pool, zstd_context,
+};
+
 // The layers, lowest first: `tests/layers.rs` reads this order (rustfmt keeps it:
 // `reorder_modules = false`). The modules that hold unsafe code say why where they are declared.
-#[expect(unsafe_code, reason = "malloc'd buffers and strings that C frees")]
-pub mod c_heap;
-#[expect(unsafe_code, reason = "catch_unwind around every export, and pointer reads and writes for the exports")]
-pub mod ffi_boundary;
-#[expect(unsafe_code, reason = "the one conversion of each kind of pointer argument into its typed handle")]
-pub mod c_args;
-#[expect(unsafe_code, reason = "pthreads, getrlimit, dlopen and the unload hook, per platform")]
-pub mod platform;
-#[expect(unsafe_code, reason = "the library's destructor, and a borrowed batch of chunk pieces for the workers")]
-pub mod worker_pool;
-#[expect(unsafe_code, reason = "libzstd's thread pool and a context parameter the zstd crate does not wrap")]
-pub mod zstd_context;
-#[cfg_attr(feature = "system-libs", expect(unsafe_code, reason = "the system zlib's adler32 and adler32_combine"))]
-pub mod adler32;
 pub mod filters;
 #[expect(unsafe_code, reason = "its setter's caller vouches for the libraries the loader may load")]
 pub mod plugin_path;
@@ -69,3 +60,17 @@ pub mod plugin_loader;
 pub mod plugin_registry;
 pub mod filter_chain;
 pub mod registry_report;
+
+/// A unit test's thread, standing for C's: these tests call netcdf-c and HDF5 from no other.
+#[cfg(test)]
+#[expect(unsafe_code, reason = "a unit test's thread stands for the one that uses netcdf-c")]
+pub(crate) fn test_thread() -> ffi_boundary::CallersThread {
+    // SAFETY: a unit test's thread is the only one that calls netcdf-c or HDF5 in its test.
+    unsafe { ffi_boundary::CallersThread::promise() }
+}
+
+/// `body` within a unit test's call ([`test_thread`]).
+#[cfg(test)]
+pub(crate) fn in_test_call<R>(body: impl for<'call> FnOnce(&ffi_boundary::Call<'call>) -> R) -> R {
+    ffi_boundary::with_call(test_thread(), body)
+}

@@ -765,7 +765,7 @@ mod tests {
             origin: crate::plugin_path::DirOrigin::PluginPath,
         });
         for name in ["../libx.so", "sub/libx.so", "/usr/lib/libx.so", "..", ""] {
-            let refused = crate::ffi_boundary::tests::in_test_call(|call| load_from_plugin_path(call, &dir, name));
+            let refused = crate::in_test_call(|call| load_from_plugin_path(call, &dir, name));
             let why = refused.err().map(|e| e.reason).unwrap_or_default();
             assert!(why.contains("is not the name of a file in /nonexistent/plugins"), "{name:?}: {why}");
         }
@@ -785,25 +785,14 @@ mod tests {
         assert_eq!((shuffle.codec_id.as_str(), shuffle.hdf5_id), ("shuffle", 2));
         assert!(shuffle.modifies_parameters());
         let (mut visible, mut working) = (CParams::from_slice(&[7]).unwrap(), CParams::empty());
-        crate::ffi_boundary::tests::in_test_call(|call| {
-            shuffle.modify_parameters(call, 1, 5, &mut visible, &mut working)
-        })
-        .unwrap();
+        crate::in_test_call(|call| shuffle.modify_parameters(call, 1, 5, &mut visible, &mut working)).unwrap();
         assert_eq!((visible.as_slice(), working.as_slice()), (&[7][..], &[2, 5, 1][..]));
         assert_eq!(
-            crate::ffi_boundary::tests::in_test_call(|call| shuffle.modify_parameters(
-                call,
-                2,
-                5,
-                &mut visible,
-                &mut working
-            )),
+            crate::in_test_call(|call| shuffle.modify_parameters(call, 2, 5, &mut visible, &mut working)),
             Err(NC_EINVAL)
         );
         assert_eq!(working.as_slice(), [2, 5, 1], "a failure leaves the working parameters alone");
-        let panicked = crate::ffi_boundary::tests::in_test_call(|call| {
-            shuffle.modify_parameters(call, 3, 5, &mut visible, &mut working)
-        });
+        let panicked = crate::in_test_call(|call| shuffle.modify_parameters(call, 3, 5, &mut visible, &mut working));
         assert_eq!(panicked, Err(NC_EINTERNAL), "a panic");
         assert!(shuffle.is_initialized(), "used, so finalised at the end (a no-op)");
     }
@@ -842,7 +831,7 @@ mod tests {
             (read_codec((&COUNTING.0 as *const NCZ_codec_t).cast(), None), test_parts::library_codec(&COUNTING.0))
         };
         let (first, again) = (first.unwrap(), again.unwrap());
-        crate::ffi_boundary::tests::in_test_call(|call| {
+        crate::in_test_call(|call| {
             first.ensure_initialized(call);
             again.ensure_initialized(call);
             assert_eq!(INITIALISED.load(Ordering::SeqCst), 1);
@@ -878,10 +867,9 @@ mod tests {
         let zlib = CodecPart::native(Codec::Zlib, working_of);
         assert!(!zlib.modifies_parameters());
         let (mut visible, mut working) = (CParams::from_slice(&[5]).unwrap(), CParams::empty());
-        crate::ffi_boundary::tests::in_test_call(|call| zlib.modify_parameters(call, 3, 0, &mut visible, &mut working))
-            .unwrap();
+        crate::in_test_call(|call| zlib.modify_parameters(call, 3, 0, &mut visible, &mut working)).unwrap();
         assert!(working.as_slice().is_empty());
-        crate::ffi_boundary::tests::in_test_call(|call| {
+        crate::in_test_call(|call| {
             assert_eq!(zlib.to_hdf5(call, "{\"id\": \"zlib\", \"level\": 4}").unwrap().as_slice(), [4]);
             let with_nul = zlib.to_hdf5(call, "{\"id\": \"zlib\",\0 \"level\": 4}");
             assert_eq!(with_nul.err(), Some(NC_EFILTER), "no C string");

@@ -611,8 +611,8 @@ pub fn finalize(call: &Call<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ffi_boundary::{tests::test_thread, with_call};
     use crate::plugin_loader::test_parts::{codec, codec_with_lifecycle, filter, keep_alive};
+    use crate::{ffi_boundary::with_call, test_thread};
     use std::sync::atomic::{AtomicUsize, Ordering};
 
     fn plugin(filter: Option<FilterPart>, codec: Option<CodecPart>) -> LibraryContents {
@@ -671,7 +671,7 @@ mod tests {
         let _no_path_change = crate::plugin_path::tests::change_lock();
         let registries: Vec<Arc<Registry>> = std::thread::scope(|s| {
             (0..8)
-                .map(|_| s.spawn(|| crate::ffi_boundary::tests::in_test_call(|call| registry(call, builtins))))
+                .map(|_| s.spawn(|| crate::in_test_call(|call| registry(call, builtins))))
                 .collect::<Vec<_>>()
                 .into_iter()
                 .map(|h| h.join().unwrap())
@@ -830,7 +830,7 @@ mod tests {
         let r = b.finish();
         assert_eq!(INITIALISED.load(Ordering::SeqCst), 0, "discovery initialises nothing");
         let used = r.get(40500).unwrap().codec.clone().unwrap();
-        crate::ffi_boundary::tests::in_test_call(|call| {
+        crate::in_test_call(|call| {
             for _ in 0..3 {
                 used.to_hdf5(call, "{\"id\": \"used\"}").unwrap();
             }

@@ -138,12 +138,12 @@ mod tests {
 
     /// [`describe_spec`] within a test's call.
     fn described_spec(registry: &Registry, spec: &str, dialect: Dialect) -> Result<Value, Refusal> {
-        crate::ffi_boundary::tests::in_test_call(|call| describe_spec(call, registry, spec, dialect))
+        crate::in_test_call(|call| describe_spec(call, registry, spec, dialect))
     }
 
     /// [`describe_codec`] within a test's call.
     fn described_codec(registry: &Registry, text: &str) -> Result<Value, Refusal> {
-        crate::ffi_boundary::tests::in_test_call(|call| describe_codec(call, registry, text))
+        crate::in_test_call(|call| describe_codec(call, registry, text))
     }
 
     fn keep_visible(

@@ -2,7 +2,7 @@
 //! fletcher32 appends the checksum HDF5 computes, and decoding with the check on gives the chunk
 //! back. The whole input is the chunk (fletcher32 has no parameters); the checksum is compared
 //! with HDF5's own word-by-word loop (H5checksum.c's `H5_checksum_fletcher32`), a second
-//! implementation of what `core/src/filters/fletcher32.rs` computes block by block.
+//! implementation of what `filters/src/fletcher32.rs` computes block by block.
 #![no_main]
 
 mod common;

@@ -2,8 +2,9 @@
 //! ncfilters-logic: the part of ncfilters that is pure logic, for the netcdf-c release chosen by
 //! `build.rs` ([`NETCDF_RELEASE`]). No line here touches a pointer, C memory, a thread or a
 //! library: the crate forbids unsafe code, so the compiler, not a module attribute, keeps it so.
-//! ncfilters-core (the C runtime: C heap, handles, the panic boundary, worker threads, libzstd's
-//! context, plugin loading) builds on it and re-exports every module under the same name.
+//! ncfilters-runtime (the C runtime: C heap, handles, the panic boundary, worker threads, libzstd's
+//! context), ncfilters-filters and ncfilters-core (plugin loading, the registry, the chain) build on
+//! it; core re-exports every module under the same name.
 //!
 //! The modules form layers, lowest first: a module uses only modules below it (`tests/layers.rs`
 //! checks the order):

@@ -8,7 +8,8 @@
 //! (`cmake/ncfilters_plugins.cmake`), the harness's plugin checks and the README's table.
 //! `tests/standard_filter_table.rs` checks what cannot be generated (the plugin crates).
 //!
-//! Adding a standard filter is one row here plus its byte format: its module in `core/src/filters/`,
+//! Adding a standard filter is one row here plus its byte format: its module in `filters/src/` (or
+//! `core/src/filters/` for a filter on a C library),
 //! its `H5Z_func_t` in `plugins/common/src/h5z.rs` (bound in `h5z::hdf5_functions`), its codec in `logic/src/codecs.rs`
 //! (the compiler lists the `match`es that lack it) and its plugin crate `plugins/h5<filter>`.
 #![forbid(unsafe_code)]

@@ -434,7 +434,7 @@ fn debian_crates_build(h: &Harness, root: &Path, tarball: &Path) -> Result<(Stri
                 NCFILTERS_NETCDF_VERSION={version}; \
          {prepare_git_tree}; sed -i '/\"tools\\/gen-headers\",/d; /\"xtask\",/d' {dir}/git/Cargo.toml; cd {dir}/git; \
          cargo build --release -j {jobs} {packages}; \
-         cargo test --ignore-rust-version -j {jobs} -p ncfilters-logic -p ncfilters-core -p ncfilters-plugin -p ncfilters; \
+         cargo test --ignore-rust-version -j {jobs} -p ncfilters-logic -p ncfilters-runtime -p ncfilters-filters -p ncfilters-core -p ncfilters-plugin -p ncfilters; \
          tar -xJf {REPO_INSIDE}/target/dist/{name}.tar.xz -C {dir}; {prepare_tarball}",
         write_cargo_home = crate::debian_crates::write_cargo_home(&cargo_home),
         prepare_git_tree = crate::debian_crates::prepare_tree(&format!("{dir}/git")),

@@ -72,7 +72,7 @@ pub fn test_licences(h: &Harness) -> Result {
             crate::process::succeeds_quietly(&mut dry_run)
         })?;
     if !applies {
-        fail!("{DEBIAN_CRATES_PATCH} no longer applies to core/Cargo.toml: make it anew (docs/packaging.md)");
+        fail!("{DEBIAN_CRATES_PATCH} no longer applies to the crates' manifests: make it anew (docs/packaging.md)");
     }
     println!("PASS {DEBIAN_CRATES_PATCH} applies to the tree");
     Ok(())

@@ -91,7 +91,7 @@ fn succeeds_logged(h: &Harness, cargo: &mut Command, name: &str) -> Result<bool>
 /// Zig's `cc`, which the cc crate runs to learn what compiler it is, leaves an empty `a.o` in the
 /// folder of each package whose build script compiles C: removed, so the work tree stays clean.
 fn remove_empty_objects_left_by_zig(h: &Harness) {
-    for package in [".", "core", "plugins/common"] {
+    for package in [".", "runtime", "filters", "core", "plugins/common"] {
         let object = h.repo.join(package).join("a.o");
         if std::fs::metadata(&object).is_ok_and(|m| m.is_file() && m.len() == 0) {
             let _ = std::fs::remove_file(&object);

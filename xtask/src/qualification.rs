@@ -15,7 +15,7 @@ use crate::process::{cmd, output};
 /// What the CMake build and the release tarball's crates are made of: the shipped crates
 /// (`licences::shipped_members`, held to this list by a test), the module, the headers, the
 /// licences and the packagers' files.
-pub const SHIPPED_PATHS: [&str; 14] = [
+pub const SHIPPED_PATHS: [&str; 16] = [
     "Cargo.lock",
     "Cargo.toml",
     "LICENSE",
@@ -24,10 +24,12 @@ pub const SHIPPED_PATHS: [&str; 14] = [
     "build.rs",
     "cmake",
     "core",
+    "filters",
     "include",
     "logic",
     "packaging",
     "plugins",
+    "runtime",
     "src",
     "tools/ncfilters-cli",
 ];

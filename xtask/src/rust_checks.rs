@@ -33,10 +33,23 @@ pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
     log("cargo test of the filters' crates in the distribution build (the system's zlib, libbz2 and libzstd)");
-    let mut distribution = quiet_test(h, ["-p", "ncfilters-core", "-p", "ncfilters-plugin", DISTRIBUTION_BUILD]);
+    let mut distribution = quiet_test(
+        h,
+        [
+            "-p",
+            "ncfilters-runtime",
+            "-p",
+            "ncfilters-filters",
+            "-p",
+            "ncfilters-core",
+            "-p",
+            "ncfilters-plugin",
+            DISTRIBUTION_BUILD,
+        ],
+    );
     run(distribution.env("ZSTD_SYS_USE_PKG_CONFIG", "1"))?;
     log("cargo test of zstd on a libzstd without threads (the bundled one without feature zstd-threads)");
-    run(&mut quiet_test(h, ["-p", "ncfilters-core", "--no-default-features", "--lib", "zstd_context"]))?;
+    run(&mut quiet_test(h, ["-p", "ncfilters-runtime", "--no-default-features", "--lib", "zstd_context"]))?;
     for_later_releases(
         h,
         releases,
@@ -207,6 +220,10 @@ pub fn test_clippy(h: &Harness, releases: &[&'static Release]) -> Result {
             "clippy",
             "-q",
             "-p",
+            "ncfilters-runtime",
+            "-p",
+            "ncfilters-filters",
+            "-p",
             "ncfilters-core",
             "-p",
             "ncfilters-plugin",
@@ -283,7 +300,7 @@ fn for_later_releases<const N: usize>(
 /// The unit tests Miri runs (test-name filters): everything that calls no C. zstd, bzip2,
 /// blosc and szip are C libraries (blosc's frame layout is not), and the other C-ABI tests call
 /// netcdf-c, which Miri cannot run (`abi::plugin_path_api`'s call none).
-const MIRI_TESTS: [&str; 18] = [
+const MIRI_TESTS: [&str; 19] = [
     "abi::null_arguments::null_arguments_get_the_documented_answer",
     "abi::plugin_path_api::",
     "c_args::",
@@ -291,9 +308,10 @@ const MIRI_TESTS: [&str; 18] = [
     "ffi_boundary::",
     "filter_chain::",
     "filters::tests",
-    "filters::fletcher32",
-    "filters::deflate",
-    "filters::blosc_frame",
+    "fletcher32::tests",
+    "deflate::tests",
+    "blosc_frame::tests",
+    "helper_tests::",
     "plugin_loader::",
     "plugin_path::",
     "plugin_registry::",
@@ -308,10 +326,21 @@ pub fn test_miri(h: &Harness) -> Result {
     log("Miri needs the nightly toolchain's miri and rust-src components");
     run(&mut cmd("rustup", ["+nightly", "component", "add", "miri", "rust-src"]))?;
     log(format!(
-        "cargo +nightly miri test -p ncfilters-logic -p ncfilters-core -p ncfilters --lib ({})",
+        "cargo +nightly miri test -p ncfilters-logic -p ncfilters-runtime -p ncfilters-filters -p ncfilters-core -p ncfilters --lib ({})",
         MIRI_TESTS.join(" ")
     ));
-    let packages = ["-p", "ncfilters-logic", "-p", "ncfilters-core", "-p", "ncfilters"];
+    let packages = [
+        "-p",
+        "ncfilters-logic",
+        "-p",
+        "ncfilters-runtime",
+        "-p",
+        "ncfilters-filters",
+        "-p",
+        "ncfilters-core",
+        "-p",
+        "ncfilters",
+    ];
     let mut miri = cargo(h, ["+nightly", "miri", "test"]);
     miri.args(packages).args(["--lib", "--locked", "--"]);
     // Isolation off: the registry tests read plugin directories they create. SSSE3 on, so that
@@ -324,7 +353,7 @@ pub fn test_miri(h: &Harness) -> Result {
     // The worker pool with 4 cores, so that its workers start (Miri's default is 1). Miri runs no
     // library destructor, so the workers are still parked at exit: that is not a leak here
     // (c_tests/plugin_unload.c checks that the destructor joins them).
-    log("cargo +nightly miri test -p ncfilters-core --lib (worker_pool:: and filters::deflate with 4 cores)");
+    log("cargo +nightly miri test -p ncfilters-runtime -p ncfilters-filters --lib (worker_pool:: and deflate::tests with 4 cores)");
     let mut pool = cargo(
         h,
         [
@@ -332,12 +361,14 @@ pub fn test_miri(h: &Harness) -> Result {
             "miri",
             "test",
             "-p",
-            "ncfilters-core",
+            "ncfilters-runtime",
+            "-p",
+            "ncfilters-filters",
             "--lib",
             "--locked",
             "--",
             "worker_pool::",
-            "filters::deflate",
+            "deflate::tests",
         ],
     );
     pool.env("MIRIFLAGS", "-Zmiri-disable-isolation -Zmiri-num-cpus=4 -Zmiri-ignore-leaks")
@@ -349,7 +380,7 @@ pub fn test_miri(h: &Harness) -> Result {
     let s390x = crate::cross::target("s390x")?;
     crate::cross::prepare(&[s390x])?;
     log(format!(
-        "cargo +nightly miri test --target {} -p ncfilters-logic -p ncfilters-core --lib ({})",
+        "cargo +nightly miri test --target {} -p ncfilters-logic -p ncfilters-filters -p ncfilters-core --lib ({})",
         s390x.triple,
         MIRI_BYTE_ORDER_TESTS.join(" ")
     ));
@@ -363,6 +394,8 @@ pub fn test_miri(h: &Harness) -> Result {
             s390x.triple,
             "-p",
             "ncfilters-logic",
+            "-p",
+            "ncfilters-filters",
             "-p",
             "ncfilters-core",
             "--lib",
@@ -390,6 +423,10 @@ pub fn test_miri(h: &Harness) -> Result {
             "-p",
             "ncfilters-logic",
             "-p",
+            "ncfilters-runtime",
+            "-p",
+            "ncfilters-filters",
+            "-p",
             "ncfilters-core",
             "-p",
             "ncfilters-plugin",
@@ -402,7 +439,7 @@ pub fn test_miri(h: &Harness) -> Result {
 /// The unit tests whose code lays out bytes (filter-spec words and `fix8`, fletcher32, the
 /// shuffle, blosc's header, codec JSON), for Miri on a big-endian target.
 const MIRI_BYTE_ORDER_TESTS: [&str; 6] =
-    ["filterspec::", "filters::fletcher32", "filters::blosc_frame", "filters::tests", "codec_json::", "codecs::"];
+    ["filterspec::", "fletcher32::tests", "blosc_frame::tests", "filters::tests", "codec_json::", "codecs::"];
 
 pub fn test_abi(h: &Harness) -> Result {
     let netcdf_src = h.work.join("src-stock");

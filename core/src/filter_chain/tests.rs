@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::c_types::H5Z_func_t;
-use crate::ffi_boundary::tests::in_test_call;
+use crate::in_test_call;
 use crate::plugin_loader::test_parts::{codec, keep_alive};
 use crate::plugin_loader::LibraryContents;
 use crate::plugin_registry::{LoadedLibrary, RegistryBuilder};
@@ -116,7 +116,7 @@ fn registry(parts: &[(u32, H5Z_func_t)]) -> Registry {
 
 fn ready(mut filter: ZarrFilter) -> ZarrFilter {
     if let Some(job) = filter.working_job().unwrap() {
-        filter.finish_working(crate::ffi_boundary::tests::in_test_call(|call| job.run(call, 0, 0))).unwrap();
+        filter.finish_working(crate::in_test_call(|call| job.run(call, 0, 0))).unwrap();
     }
     filter
 }

@@ -9,14 +9,14 @@
 //! `unsafe` block, which code under `#![deny(unsafe_code)]` cannot have.
 //!
 //! ```compile_fail,E0133
-//! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
-//! use ncfilters_core::ffi_boundary::CallersThread;
+//! use ncfilters_runtime::c_args::{with_call, FromRawArgument, Out};
+//! use ncfilters_runtime::ffi_boundary::CallersThread;
 //! with_call(unsafe { CallersThread::promise() }, |call| Out::<u32>::from_raw(call, std::ptr::null_mut()).write(1));
 //! ```
 //!
 //! ```compile_fail,E0133
-//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
-//! use ncfilters_core::ffi_boundary::CallersThread;
+//! use ncfilters_runtime::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_runtime::ffi_boundary::CallersThread;
 //! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     let _ = Text::from_raw(call, c"x".as_ptr());
 //! });
@@ -27,8 +27,8 @@
 //! borrowed from one, outlives its call.
 //!
 //! ```compile_fail,E0521
-//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
-//! use ncfilters_core::ffi_boundary::CallersThread;
+//! use ncfilters_runtime::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_runtime::ffi_boundary::CallersThread;
 //! let mut kept: Option<Text<'static>> = None;
 //! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: a NUL-terminated literal.
@@ -37,8 +37,8 @@
 //! ```
 //!
 //! ```compile_fail,E0521
-//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
-//! use ncfilters_core::ffi_boundary::CallersThread;
+//! use ncfilters_runtime::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_runtime::ffi_boundary::CallersThread;
 //! let mut kept: Option<&'static [u8]> = None;
 //! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: a NUL-terminated literal.
@@ -49,8 +49,8 @@
 //! Nor may one move to another thread, as the C pointer behind it need not be shared:
 //!
 //! ```compile_fail,E0277
-//! use ncfilters_core::c_args::{with_call, FromRawArgument, Text};
-//! use ncfilters_core::ffi_boundary::CallersThread;
+//! use ncfilters_runtime::c_args::{with_call, FromRawArgument, Text};
+//! use ncfilters_runtime::ffi_boundary::CallersThread;
 //! fn elsewhere<T: Send>(_: T) {}
 //! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: a NUL-terminated literal.
@@ -59,8 +59,8 @@
 //! ```
 //!
 //! ```compile_fail,E0277
-//! use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
-//! use ncfilters_core::ffi_boundary::CallersThread;
+//! use ncfilters_runtime::c_args::{with_call, FromRawArgument, Out};
+//! use ncfilters_runtime::ffi_boundary::CallersThread;
 //! fn shared<T: Sync>(_: &T) {}
 //! with_call(unsafe { CallersThread::promise() }, |call| {
 //!     // SAFETY: NULL is an optional out-pointer's "nothing".
@@ -128,8 +128,8 @@ impl<T: PlainValue> Out<'_, T> {
 /// made up, nor one that something else still owns.
 ///
 /// ```compile_fail,E0599
-/// use ncfilters_core::c_args::{with_call, FromRawArgument, Out};
-/// use ncfilters_core::ffi_boundary::CallersThread;
+/// use ncfilters_runtime::c_args::{with_call, FromRawArgument, Out};
+/// use ncfilters_runtime::ffi_boundary::CallersThread;
 /// let mut slot: *mut u8 = std::ptr::null_mut();
 /// with_call(unsafe { CallersThread::promise() }, |call| {
 ///     // SAFETY: `slot` is writable.

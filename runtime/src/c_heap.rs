@@ -9,7 +9,7 @@ use std::ptr::NonNull;
 /// calloc'd memory as `&mut [T]` (a reference, `NonZero*` or `fn()` has no zero value).
 ///
 /// ```compile_fail,E0277
-/// use ncfilters_core::c_heap::CArray;
+/// use ncfilters_runtime::c_heap::CArray;
 /// let null: &'static u8 = CArray::<&'static u8>::zeroed(1).unwrap().as_mut_slice()[0];
 /// ```
 ///
@@ -41,7 +41,7 @@ mod sealed {
 /// count C reads at it.
 ///
 /// ```compile_fail,E0277
-/// fn stores<T: ncfilters_core::c_heap::PlainValue>() {}
+/// fn stores<T: ncfilters_runtime::c_heap::PlainValue>() {}
 /// stores::<*mut std::os::raw::c_char>();
 /// ```
 pub trait PlainValue: Copy + sealed::Sealed {}
@@ -81,13 +81,13 @@ const MALLOC_ALIGNMENT: usize = 2 * std::mem::size_of::<usize>();
 /// #[derive(Clone, Copy)]
 /// #[repr(align(64))]
 /// struct Wide(u8);
-/// let _ = ncfilters_core::c_heap::CArray::from_slice(&[Wide(0)]);
+/// let _ = ncfilters_runtime::c_heap::CArray::from_slice(&[Wide(0)]);
 /// ```
 ///
 /// ```compile_fail,E0080
 /// #[repr(align(64))]
 /// struct Wide(u8);
-/// let _ = ncfilters_core::c_heap::CBox::new(Wide(0));
+/// let _ = ncfilters_runtime::c_heap::CBox::new(Wide(0));
 /// ```
 struct MallocAligned<T>(std::marker::PhantomData<T>);
 
@@ -185,7 +185,7 @@ unsafe impl<T: PlainValue> GivenToC for CArray<T> {
 /// its last byte is always a NUL.
 ///
 /// ```compile_fail,E0603
-/// let forged = ncfilters_core::c_heap::CText(ncfilters_core::c_heap::CArray::from_slice(&[1i8]).unwrap());
+/// let forged = ncfilters_runtime::c_heap::CText(ncfilters_runtime::c_heap::CArray::from_slice(&[1i8]).unwrap());
 /// ```
 pub struct CText(CArray<std::os::raw::c_char>);
 

@@ -476,7 +476,7 @@ mod tests {
     #[test]
     fn without_threads_every_frame_is_single_threaded() {
         if has_threads() {
-            return; // tested by `cargo test -p ncfilters-core --no-default-features` (xtask rust)
+            return; // tested by `cargo test -p ncfilters-runtime --no-default-features` (xtask rust)
         }
         let mut data = floats();
         data.extend_from_within(..);

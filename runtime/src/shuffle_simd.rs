@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! SIMD kernels for [`super::shuffle`], for the element sizes netCDF data mostly has (2, 4 and 8
+//! SIMD kernels for ncfilters-filters' shuffle, for the element sizes netCDF data mostly has (2, 4 and 8
 //! bytes): SSSE3 on x86-64, chosen at run time, and NEON on aarch64, which every aarch64 Linux
 //! target has (the kernels are compiled only where the target enables it). Each kernel handles
 //! whole blocks of 16 elements and returns how many elements it did; the portable code does the

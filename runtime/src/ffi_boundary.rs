@@ -31,11 +31,11 @@ impl std::fmt::Debug for Call<'_> {
 ///
 /// ```compile_fail,E0133
 /// #![deny(unsafe_op_in_unsafe_fn)]
-/// let thread = ncfilters_core::ffi_boundary::CallersThread::promise();
+/// let thread = ncfilters_runtime::ffi_boundary::CallersThread::promise();
 /// ```
 ///
 /// ```compile_fail,E0277
-/// let thread = unsafe { ncfilters_core::ffi_boundary::CallersThread::promise() };
+/// let thread = unsafe { ncfilters_runtime::ffi_boundary::CallersThread::promise() };
 /// std::thread::spawn(move || drop(thread));
 /// ```
 pub struct CallersThread {
@@ -116,10 +116,10 @@ pub fn in_call() -> bool {
 /// library, whose unloading runs its finalisers, which may call HDF5 or netcdf-c. Dropped outside
 /// a call (on a spawned thread, a worker, after the last call) it waits, and is dropped when the
 /// next call on any thread ends; never, if none does.
-pub(crate) struct DropInCall<T: Send + 'static>(Option<T>);
+pub struct DropInCall<T: Send + 'static>(Option<T>);
 
 impl<T: Send + 'static> DropInCall<T> {
-    pub(crate) fn new(value: T) -> Self {
+    pub fn new(value: T) -> Self {
         DropInCall(Some(value))
     }
 }
@@ -290,11 +290,11 @@ impl CReturn for usize {
 /// pointer.
 ///
 /// ```compile_fail,E0271
-/// use ncfilters_core::ffi_boundary::CallersThread;
+/// use ncfilters_runtime::ffi_boundary::CallersThread;
 /// use std::{os::raw::c_void, ptr::NonNull};
 /// pub unsafe extern "C" fn info() -> *const c_void {
 ///     let thread = unsafe { CallersThread::promise() };
-///     ncfilters_core::ffi_export!(thread, |_| NonNull::<c_void>::dangling().as_ptr().cast_const())
+///     ncfilters_runtime::ffi_export!(thread, |_| NonNull::<c_void>::dangling().as_ptr().cast_const())
 /// }
 /// ```
 #[derive(Debug)]
@@ -396,11 +396,11 @@ pub fn exported<R: CReturn>(
 /// Each C entry point begins with its promise, the one `unsafe` it needs for the boundary:
 /// ```
 /// # use std::os::raw::c_int;
-/// # use ncfilters_core::{ffi_boundary::CallersThread, reject_null};
+/// # use ncfilters_runtime::{ffi_boundary::CallersThread, reject_null};
 /// pub unsafe extern "C" fn example_count(count: *mut c_int) -> c_int {
 ///     // SAFETY: C calls this on the thread that uses netcdf-c, for this call.
 ///     let thread = unsafe { CallersThread::promise() };
-///     ncfilters_core::ffi_export!(thread, |_call| {
+///     ncfilters_runtime::ffi_export!(thread, |_call| {
 ///         reject_null!(count);
 ///         Ok(())
 ///     })

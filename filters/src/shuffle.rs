@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! HDF5's shuffle: the byte transpose `out[j*N + i] = in[i*T + j]` of N elements of T bytes,
 //! with the `nbytes % T` leftover bytes kept unchanged at the end (H5Zshuffle.c). Blocks of 16
-//! elements of 2, 4 or 8 bytes go through SIMD kernels ([`super::shuffle_simd`]) when the CPU
+//! elements of 2, 4 or 8 bytes go through SIMD kernels (ncfilters-runtime's `shuffle_simd`) when the CPU
 //! has them; the rest, and other sizes, through the portable code here.
 //!
 //! The output may be uninitialised memory (a fresh `malloc` block): every byte of it is written.
