@@ -30,34 +30,34 @@ struct Crate {
     layers: Vec<String>,
 }
 
+/// The crate in `dir` above the layers `below`.
+fn above(below: Vec<String>, dir: &str) -> Crate {
+    let src = root().join(dir);
+    Crate { layers: [below, own_layers(&src)].concat(), src }
+}
+
 fn logic() -> Crate {
-    let src = root().join("logic/src");
-    Crate { layers: own_layers(&src), src }
+    above(Vec::new(), "logic/src")
 }
 
 fn runtime() -> Crate {
-    let src = root().join("runtime/src");
-    Crate { layers: [logic().layers, own_layers(&src)].concat(), src }
+    above(logic().layers, "runtime/src")
 }
 
 fn filters() -> Crate {
-    let src = root().join("filters/src");
-    Crate { layers: [runtime().layers, own_layers(&src)].concat(), src }
+    above(runtime().layers, "filters/src")
 }
 
 fn core() -> Crate {
-    let src = root().join("core/src");
-    Crate { layers: [filters().layers, own_layers(&src)].concat(), src }
+    above(filters().layers, "core/src")
 }
 
 fn plugin() -> Crate {
-    let src = root().join("plugins/common/src");
-    Crate { layers: [core().layers, own_layers(&src)].concat(), src }
+    above(core().layers, "plugins/common/src")
 }
 
 fn library() -> Crate {
-    let src = root().join("src");
-    Crate { layers: [plugin().layers, own_layers(&src)].concat(), src }
+    above(plugin().layers, "src")
 }
 
 fn root() -> PathBuf {

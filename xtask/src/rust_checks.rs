@@ -322,25 +322,20 @@ const MIRI_TESTS: [&str; 19] = [
     "filter_rules::",
 ];
 
+/// The library's crates below the plugin crate, lowest first.
+const CRATES_BELOW_THE_PLUGINS: [&str; 4] =
+    ["ncfilters-logic", "ncfilters-runtime", "ncfilters-filters", "ncfilters-core"];
+
+/// `-p <crate>` for each of `crates`.
+fn package_args<'a>(crates: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
+    crates.into_iter().flat_map(|name| ["-p", name]).collect()
+}
+
 pub fn test_miri(h: &Harness) -> Result {
     log("Miri needs the nightly toolchain's miri and rust-src components");
     run(&mut cmd("rustup", ["+nightly", "component", "add", "miri", "rust-src"]))?;
-    log(format!(
-        "cargo +nightly miri test -p ncfilters-logic -p ncfilters-runtime -p ncfilters-filters -p ncfilters-core -p ncfilters --lib ({})",
-        MIRI_TESTS.join(" ")
-    ));
-    let packages = [
-        "-p",
-        "ncfilters-logic",
-        "-p",
-        "ncfilters-runtime",
-        "-p",
-        "ncfilters-filters",
-        "-p",
-        "ncfilters-core",
-        "-p",
-        "ncfilters",
-    ];
+    let packages = package_args(CRATES_BELOW_THE_PLUGINS.into_iter().chain(["ncfilters"]));
+    log(format!("cargo +nightly miri test {} --lib ({})", packages.join(" "), MIRI_TESTS.join(" ")));
     let mut miri = cargo(h, ["+nightly", "miri", "test"]);
     miri.args(packages).args(["--lib", "--locked", "--"]);
     // Isolation off: the registry tests read plugin directories they create. SSSE3 on, so that
@@ -412,28 +407,8 @@ pub fn test_miri(h: &Harness) -> Result {
     // Only nightly's rustdoc checks a compile_fail doctest's error code: stable's passes one that
     // fails to compile for any reason (a private path, a missing argument).
     log("cargo +nightly test --doc of the crates but the tools (compile_fail error codes)");
-    run(&mut cargo(
-        h,
-        [
-            "+nightly",
-            "test",
-            "-q",
-            "--doc",
-            "--locked",
-            "-p",
-            "ncfilters-logic",
-            "-p",
-            "ncfilters-runtime",
-            "-p",
-            "ncfilters-filters",
-            "-p",
-            "ncfilters-core",
-            "-p",
-            "ncfilters-plugin",
-            "-p",
-            "ncfilters",
-        ],
-    ))
+    let every_crate = CRATES_BELOW_THE_PLUGINS.into_iter().chain(["ncfilters-plugin", "ncfilters"]);
+    run(cargo(h, ["+nightly", "test", "-q", "--doc", "--locked"]).args(package_args(every_crate)))
 }
 
 /// The unit tests whose code lays out bytes (filter-spec words and `fix8`, fletcher32, the
