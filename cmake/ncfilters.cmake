@@ -46,8 +46,8 @@
 #   NCFILTERS_RUST_TARGET       when cross-compiling (a CMake toolchain file), Rust's target
 #                               triple; default: the C compiler's (-dumpmachine), e.g.
 #                               aarch64-linux-gnu gives aarch64-unknown-linux-gnu. The layout
-#                               check then runs a program of that target: through
-#                               CMAKE_CROSSCOMPILING_EMULATOR, else directly (binfmt_misc).
+#                               check then runs a program of that target through
+#                               CMAKE_CROSSCOMPILING_EMULATOR, or without one only compiles it.
 #   NCFILTERS_NETCDF_LIKE       empty (default); for a netcdf-c version ncfilters does not know (a
 #                               point release, a snapshot of main), the known release whose
 #                               behaviour to build it with, e.g. 4.10.1 (docs/packaging.md).
@@ -780,40 +780,65 @@ endfunction()
 # Checked, not trusted: ncfilters reads netcdf-c's internal structs through mirrors chosen by the
 # release (src/abi_layout.rs). A distribution's patch or a point release that moves a field would
 # have the library read the wrong memory, so configure builds ncfilters-layout-check (with the
-# library's features and release; cargo reuses the work when it builds the library), compiles and
-# runs the program it prints against this tree's headers and config.h, and stops on any
-# difference, naming the struct, the field and both values.
+# library's features, release and target; cargo reuses the work when it builds the library), reads
+# the C program it holds from the file (nothing of the target runs), compiles it against this
+# tree's headers and config.h, and stops on any difference, naming the struct and the field. Where
+# the program can run (a native build, or a cross build with CMAKE_CROSSCOMPILING_EMULATOR) it runs
+# and also says both values; a cross build for a target nothing here runs (a Mac's from Linux,
+# osx-arm64's from osx-64) compiles each check as a _Static_assert instead.
 function(ncfilters_layout_check)
   set(dir "${CMAKE_BINARY_DIR}/ncfilters-generated")
   set(source "${dir}/ncfilters_layout_check.c")
   message(STATUS "ncfilters: checking ncfilters' mirrors of netcdf-c ${NCFILTERS_NETCDF_VERSION}'s structs against this tree")
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
-            "${NCFILTERS_CARGO}" run --quiet --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters ${NCFILTERS_CARGO_FEATURES}
+            "${NCFILTERS_CARGO}" build --quiet --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters ${NCFILTERS_CARGO_FEATURES}
             --bin ncfilters-layout-check --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
-    OUTPUT_VARIABLE program ERROR_VARIABLE error RESULT_VARIABLE failed)
-  if(failed AND NCFILTERS_CROSS_TARGET)
-    message(FATAL_ERROR "ncfilters: cargo could not build or run ncfilters-layout-check for ${NCFILTERS_CROSS_TARGET} (${failed}). "
-                        "The layout check runs a program of the target: through CMAKE_CROSSCOMPILING_EMULATOR (cargo's runner) "
-                        "when the toolchain file names one, else directly, as a kernel with qemu-user's binfmt_misc "
-                        "entries does:\n${error}")
-  elseif(failed)
-    message(FATAL_ERROR "ncfilters: cargo could not build or run ncfilters-layout-check (${failed}):\n${error}")
+    ERROR_VARIABLE error RESULT_VARIABLE failed)
+  if(failed)
+    message(FATAL_ERROR "ncfilters: cargo could not build ncfilters-layout-check (${failed}):\n${error}")
   endif()
+  set(program_file "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/ncfilters-layout-check${CMAKE_EXECUTABLE_SUFFIX}")
+  # The program's text stands between its markers (abi_layout::embedded_layout_check); file(STRINGS)
+  # escapes the semicolons of what it reads.
+  set(begin_marker "NCFILTERS-LAYOUT-CHECK-BEGIN\n")
+  file(STRINGS "${program_file}" held NEWLINE_CONSUME REGEX "${begin_marker}")
+  string(FIND "${held}" "${begin_marker}" begin)
+  string(FIND "${held}" "NCFILTERS-LAYOUT-CHECK-END" end)
+  if(begin EQUAL -1 OR end LESS begin)
+    message(FATAL_ERROR "ncfilters: ${program_file} holds no layout check between its markers")
+  endif()
+  string(LENGTH "${begin_marker}" skip)
+  math(EXPR begin "${begin} + ${skip}")
+  math(EXPR length "${end} - ${begin}")
+  string(SUBSTRING "${held}" ${begin} ${length} program)
+  string(REPLACE "\\;" ";" program "${program}")
   file(WRITE "${source}.tmp" "${program}")
   file(COPY_FILE "${source}.tmp" "${source}" ONLY_IF_DIFFERENT)
   set(includes "${CMAKE_BINARY_DIR}" "${CMAKE_BINARY_DIR}/include" "${CMAKE_SOURCE_DIR}/include"
       "${CMAKE_SOURCE_DIR}/libhdf5" "${CMAKE_SOURCE_DIR}/libnczarr" "${CMAKE_SOURCE_DIR}/libncpoco"
       ${HDF5_INCLUDE_DIRS} ${HDF5_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS} ${MPI_C_INCLUDE_PATH})
   if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
-    # try_run runs no program of another target without an emulator: run it directly (binfmt_misc).
-    set(CMAKE_CROSSCOMPILING_EMULATOR "${CMAKE_COMMAND};-E;env")
+    try_compile(compiled "${dir}/layout-check" "${source}"
+      CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
+      COMPILE_DEFINITIONS -DNCF_LAYOUT_COMPILE_ONLY
+      OUTPUT_VARIABLE compile_output)
+    string(REGEX MATCHALL "[^\n]*static.assert[^\n]*(differs from|is smaller than) ncfilters' mirror[^\n]*" differences "${compile_output}")
+    set(differs 0)
+    if(differences)
+      list(JOIN differences "\n" differences)
+      set(differs 1)
+      set(compiled TRUE)
+    endif()
+    set(how "compiled as static assertions for ${NCFILTERS_CROSS_TARGET}, which this machine does not run")
+  else()
+    try_run(differs compiled "${dir}/layout-check" "${source}"
+      CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
+      COMPILE_OUTPUT_VARIABLE compile_output
+      RUN_OUTPUT_VARIABLE differences)
+    set(how "compiled and run")
   endif()
-  try_run(differs compiled "${dir}/layout-check" "${source}"
-    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
-    COMPILE_OUTPUT_VARIABLE compile_output
-    RUN_OUTPUT_VARIABLE differences)
   if(NOT compiled)
     message(FATAL_ERROR "ncfilters: the layout check (${source}) does not compile against this netcdf-c tree, "
                         "so ncfilters cannot mirror its structs:\n${compile_output}")
@@ -822,12 +847,12 @@ function(ncfilters_layout_check)
     message(FATAL_ERROR "ncfilters: the layout check (${source}) compiled but did not run: ${differences}")
   elseif(NOT differs EQUAL 0)
     message(FATAL_ERROR "ncfilters: this netcdf-c tree lays out its structs differently from netcdf-c "
-                        "${NCFILTERS_NETCDF_VERSION}, whose layouts ncfilters mirrors (${source}):\n${differences}"
+                        "${NCFILTERS_NETCDF_VERSION}, whose layouts ncfilters mirrors (${source}):\n${differences}\n"
                         "A patch or a release that changes these structs needs an ncfilters that knows it.")
   endif()
   string(REGEX MATCHALL "\n    NCF_[A-Z_]+\\(" checks "${program}")
   list(LENGTH checks count)
-  message(STATUS "ncfilters: ${count} sizes and offsets of netcdf-c's structs match ncfilters' mirrors")
+  message(STATUS "ncfilters: ${count} sizes and offsets of netcdf-c's structs match ncfilters' mirrors (${how})")
 endfunction()
 
 function(ncfilters_edit_netcdf_targets)

@@ -21,7 +21,7 @@ pub fn test_development(h: &Harness) -> Result {
 fn refused_without_the_option(h: &Harness) -> Result {
     log(format!("netcdf-c {} with ncfilters and no NCFILTERS_NETCDF_LIKE must stop configure", h.version()));
     let source = h.work.join(format!("netcdf-c-{}", h.version()));
-    let line = configure_must_stop(h, &source, "refused", "-DNCFILTERS_NETCDF_LIKE=<release>")?;
+    let line = configure_must_stop(h, &source, "refused", "-DNCFILTERS_NETCDF_LIKE=<release>", &[])?;
     println!("configure refused it, naming the option: {line}");
     Ok(())
 }

@@ -181,11 +181,12 @@ pub fn ncfilters_module_flags(h: &Harness, cargo_target: &Path) -> [String; 2] {
 /// Configures `src` with the module (the release's flags, its cargo target) into `build`, which
 /// must fail saying `must_say`: returns the line that says it. `label` names the log,
 /// `configure-<label>.log`; `build` is removed afterwards.
-pub fn configure_must_stop(h: &Harness, src: &Path, label: &str, must_say: &str) -> Result<String> {
+pub fn configure_must_stop(h: &Harness, src: &Path, label: &str, must_say: &str, extra: &[&str]) -> Result<String> {
     let build = h.build_dir(label);
     remove_dir_all_if_exists(&build)?;
     let mut configure = cmd("cmake", ["-S"]);
     configure.arg(src).arg("-B").arg(&build).args(h.release.flags).args(ncfilters_module_flags(h, &h.cargo_target()));
+    configure.args(extra);
     let log_file = h.work_file(&format!("configure-{label}.log"));
     if succeeds_into_log(&mut configure, &log_file, false)? {
         fail!("configure ({label}) succeeded; it must stop saying {must_say:?}");
