@@ -636,8 +636,10 @@ impl CallerChunk<'_> {
 /// `H5Z_func_t`'s chunk, `(nbytes, buf_size, buf)`: both pointers valid (`None` for a NULL
 /// one), `*buf` a `malloc`'d block of `*buf_size` bytes holding the chunk's `nbytes` (NULL only
 /// with `nbytes == 0`), which the filter may read, then replace or grow.
+/// Only [`filter_call`](crate::filter_call) uses it, so that the count HDF5 is given always
+/// matches the block it leaves.
 #[derive(Debug)]
-pub struct FilterChunk<'a> {
+pub(crate) struct FilterChunk<'a> {
     nbytes: usize,
     buf_size: &'a mut usize,
     buf: &'a mut *mut c_void,
@@ -658,12 +660,12 @@ impl<'call> FromRawArgument<'call, (usize, *mut usize, *mut *mut c_void)> for Fi
 
 impl FilterChunk<'_> {
     /// The chunk's byte count.
-    pub fn nbytes(&self) -> usize {
+    pub(crate) fn nbytes(&self) -> usize {
         self.nbytes
     }
 
     /// The chunk's bytes; `None` for a NULL block with bytes in it.
-    pub fn bytes(&self) -> Option<&[u8]> {
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
         match (self.buf.is_null(), self.nbytes) {
             (_, 0) => Some(&[]),
             (true, _) => None,
@@ -673,7 +675,7 @@ impl FilterChunk<'_> {
     }
 
     /// Replaces the block with `out`, freeing the old one.
-    pub fn replace(self, out: crate::c_heap::CVec) {
+    pub(crate) fn replace(self, out: crate::c_heap::CVec) {
         let (ptr, _, capacity) = out.into_raw();
         // SAFETY: the old block is malloc'd and the filter's to free per the protocol.
         unsafe { libc::free(*self.buf) };
@@ -684,7 +686,7 @@ impl FilterChunk<'_> {
     /// Writes `extra` after the chunk's bytes, growing the block with `realloc` when it has no
     /// room; `NC_ENOMEM` (the block as it was) when that fails. A grown block's size is its new
     /// length, even where realloc kept its address (HDF5 2.2 checks results against it).
-    pub fn append(self, extra: &[u8]) -> NcResult<()> {
+    pub(crate) fn append(self, extra: &[u8]) -> NcResult<()> {
         let len = self.nbytes + extra.len();
         let needs_growing = self.buf.is_null() || *self.buf_size < len;
         let block = if needs_growing {

@@ -115,7 +115,9 @@ pub fn in_call() -> bool {
 /// A value whose drop runs code that may only run within a call from C, on C's thread: a plugin
 /// library, whose unloading runs its finalisers, which may call HDF5 or netcdf-c. Dropped outside
 /// a call (on a spawned thread, a worker, after the last call) it waits, and is dropped when the
-/// next call on any thread ends; never, if none does.
+/// next call on any thread ends; never, if none does. That call may be a callback within one of
+/// netcdf-c's or HDF5's (a filter function within `H5Dwrite`): the drop must not assume that C is
+/// between operations.
 pub struct DropInCall<T: Send + 'static>(Option<T>);
 
 impl<T: Send + 'static> DropInCall<T> {
@@ -285,9 +287,9 @@ impl CReturn for usize {
     }
 }
 
-/// A pointer an export returns to C, which reads it as the export documents: made from a
-/// `'static` value of that very type, or by `unsafe` code that vouches for it, never from a bare
-/// pointer.
+/// A pointer an export returns to C, which reads it as the export documents: NULL, or made by
+/// `unsafe` code that vouches for what C reads through it (a `'static` value of the type would not
+/// do: C may read a string past it, or follow its pointer fields), never from a bare pointer.
 ///
 /// ```compile_fail,E0271
 /// use ncfilters_runtime::ffi_boundary::CallersThread;
@@ -304,11 +306,6 @@ impl<T> Returned<T> {
     /// C's "none".
     pub const fn null() -> Self {
         Returned(std::ptr::null())
-    }
-
-    /// A `'static` value, which stays valid for as long as C keeps the pointer.
-    pub const fn from_static(value: &'static T) -> Self {
-        Returned(value)
     }
 
     /// # Safety

@@ -6,7 +6,8 @@
 //! Its modules form layers, lowest first: a module uses only modules below it
 //! (`tests/layers.rs` checks the order):
 //! 1. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
-//!    [`c_args`]: the exports' pointer arguments as typed handles;
+//!    [`c_args`]: the exports' pointer arguments as typed handles; [`filter_call`]: HDF5's
+//!    filter-function protocol around a filter written in Rust;
 //! 2. [`platform`]: what differs between ELF, PE and Mach-O; [`worker_pool`]: how many cores
 //!    filters may use, and the threads that run a large chunk's pieces; [`zstd_context`]: a zstd
 //!    context with libzstd's block pre-splitter off and its multithreaded frames;
@@ -30,6 +31,8 @@ pub mod c_heap;
 pub mod ffi_boundary;
 #[expect(unsafe_code, reason = "the one conversion of each kind of pointer argument into its typed handle")]
 pub mod c_args;
+#[expect(unsafe_code, reason = "the H5Z_func_t protocol: its pointer arguments, on HDF5's thread")]
+pub mod filter_call;
 #[expect(unsafe_code, reason = "pthreads, getrlimit, dlopen and the unload hook, per platform")]
 pub mod platform;
 #[expect(unsafe_code, reason = "the library's destructor, and a borrowed batch of chunk pieces for the workers")]

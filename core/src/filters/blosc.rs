@@ -224,7 +224,8 @@ fn encode_in_sized_pieces(
     drop(places);
     let whole = out.spare_uninit();
     let layout = {
-        // SAFETY: piece p's frame, lengths[p] bytes from frame_at(p), was written by c-blosc.
+        // SAFETY: piece p's frame, lengths[p] bytes from frame_at(p), was written by c-blosc
+        // (map_pieces, ncfilters-filters' safe code, gives the pieces' results in piece order).
         let frames: Vec<&[u8]> = (0..pieces).map(|p| unsafe { written(&whole[frame_at(p)..], lengths[p]) }).collect();
         // Each piece as c-blosc writes it with room to spare, and the whole as it writes it into
         // the chunk's size plus a header.
@@ -256,7 +257,8 @@ fn encode_in_sized_pieces(
         *place = MaybeUninit::new(byte);
     }
     // SAFETY: the header and block starts (checked to end where the streams start), then every
-    // piece's streams, fill the first `end` bytes.
+    // piece's streams, fill the first `end` bytes (the streams' ranges are blosc_frame::join's,
+    // ncfilters-filters' safe code, within the frames it was given).
     unsafe { out.assume_init_len(end) };
     Ok(Some(out))
 }

@@ -7,94 +7,17 @@
 
 use crate::c_heap::CVec;
 use crate::c_types::ids::{H5Z_FILTER_BLOSC, H5Z_FILTER_SZIP};
-use crate::c_types::{H5Z_can_apply_func_t, H5Z_func_t, H5Z_set_local_func_t, H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
+use crate::c_types::{H5Z_can_apply_func_t, H5Z_func_t, H5Z_set_local_func_t};
 use crate::codecs::Codec;
 use crate::error::report;
-use crate::filters::{self, decode_limit, FilterError, FilterResult};
+use crate::filters::{self, decode_limit, FilterResult};
 use crate::hdf5_sys::{self, Hid};
 use crate::standard_filters::{blosc_set_local_params, szip_bits_per_pixel, szip_local_params};
-use ncfilters_core::c_args::{FilterChunk, FromRawArgument, Params};
 use ncfilters_core::ffi_boundary::{Call, CallersThread};
+use ncfilters_core::filter_call::run_filter;
+pub use ncfilters_core::filter_call::Filtered;
 use std::os::raw::c_int;
 use std::os::raw::{c_uint, c_void};
-
-/// What a filter made of the chunk.
-pub enum Filtered {
-    /// A new block; the old one is freed.
-    Replaced(CVec),
-    /// The same block, of which the first `n` bytes are now the result.
-    Shrunk(usize),
-    /// The same block with these bytes appended (grown with `realloc` when needed).
-    Appended([u8; 4]),
-}
-
-impl Filtered {
-    /// The result's length, for an input of `nbytes`.
-    fn len(&self, nbytes: usize) -> usize {
-        match self {
-            Filtered::Replaced(out) => out.len(),
-            Filtered::Shrunk(len) => *len,
-            Filtered::Appended(extra) => nbytes + extra.len(),
-        }
-    }
-}
-
-/// Runs `filter` under the `H5Z_func_t` protocol; never unwinds into C.
-///
-/// # Safety
-/// The `H5Z_func_t` contract: called by HDF5, on its caller's thread; `cd_values` is NULL or
-/// readable for `cd_nelmts` words; `buf` and `buf_size` are valid; `*buf` is a `malloc`'d block
-/// of at least `nbytes` bytes.
-#[allow(clippy::too_many_arguments)] // H5Z_func_t's six, plus the filter's name and body
-unsafe fn run_filter(
-    name: &str,
-    flags: c_uint,
-    cd_nelmts: usize,
-    cd_values: *const c_uint,
-    nbytes: usize,
-    buf_size: *mut usize,
-    buf: *mut *mut c_void,
-    filter: impl FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>,
-) -> usize {
-    // SAFETY: HDF5 calls the filter on its caller's thread (this function's contract).
-    let thread = unsafe { CallersThread::promise() };
-    crate::ffi_export!(caught name, thread, |call| {
-        // SAFETY: the H5Z_func_t contract (this function's), for the call.
-        let (params, chunk) =
-            unsafe { (Params::from_raw(call, (cd_values, cd_nelmts)), FilterChunk::from_raw(call, (nbytes, buf_size, buf))) };
-        let run = || {
-            let chunk = chunk.ok_or_else(|| FilterError("NULL buffer pointer".into()))?;
-            let params = params.map_err(|_| FilterError("NULL parameters".into()))?;
-            let input = chunk.bytes().ok_or_else(|| FilterError("NULL chunk".into()))?;
-            let reverse = flags & H5Z_FLAG_REVERSE != 0;
-            let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input)?;
-            commit(result, chunk)
-        };
-        run().unwrap_or_else(|why| {
-            report(format_args!("{name} filter: {why}"));
-            0
-        })
-    })
-}
-
-/// Hands the result to C. 0 is the protocol's failure, so an empty result (a valid stream of no
-/// bytes) fails here, before the caller's block is freed or replaced; so does a shrunk result
-/// longer than the chunk, which HDF5 would read past the block.
-fn commit(result: Filtered, chunk: FilterChunk<'_>) -> FilterResult<usize> {
-    let len = result.len(chunk.nbytes());
-    if len == 0 {
-        return Err(FilterError("the result is empty, which a filter cannot return".into()));
-    }
-    if matches!(result, Filtered::Shrunk(_)) && len > chunk.nbytes() {
-        return Err(FilterError(format!("a result of {len} bytes in a chunk of {}", chunk.nbytes())));
-    }
-    match result {
-        Filtered::Replaced(out) => chunk.replace(out),
-        Filtered::Shrunk(_) => {}
-        Filtered::Appended(extra) => chunk.append(&extra).map_err(|_| FilterError("out of memory".into()))?,
-    }
-    Ok(len)
-}
 
 /// Types a filter body (closure) for [`run_filter`].
 fn filter_body<F: FnOnce(bool, bool, &[u32], &[u8]) -> FilterResult<Filtered>>(body: F) -> F {
@@ -362,6 +285,7 @@ mod byte_order;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::c_types::{H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
 
     /// Runs a filter on a malloc'd copy of `data`: (returned size, resulting bytes).
     pub(super) fn call(filter: H5Z_func_t, flags: c_uint, params: &[u32], data: &[u8]) -> (usize, Vec<u8>) {
@@ -407,7 +331,7 @@ mod tests {
         buf_size: *mut usize,
         buf: *mut *mut c_void,
     ) -> usize {
-        let body = |_, _, _: &[u32], input: &[u8]| Ok(Filtered::Shrunk(input.len() + 100));
+        let body = |_, _, _: &[u32], input: &[u8]| FilterResult::Ok(Filtered::Shrunk(input.len() + 100));
         // SAFETY: forwarded contract.
         unsafe { run_filter("overlong", flags, cd_nelmts, cd_values, nbytes, buf_size, buf, body) }
     }

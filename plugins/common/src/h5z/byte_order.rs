@@ -10,6 +10,7 @@
 
 use super::tests::call;
 use super::*;
+use crate::c_types::H5Z_FLAG_REVERSE;
 use crate::standard_filters::{szip_local_params, szip_user_mask};
 
 /// `H5_SZIP_NN_OPTION_MASK`: nearest-neighbour preprocessing.
