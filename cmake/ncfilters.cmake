@@ -824,10 +824,15 @@ function(ncfilters_layout_check)
       CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
       COMPILE_DEFINITIONS -DNCF_LAYOUT_COMPILE_ONLY
       OUTPUT_VARIABLE compile_output)
-    string(REGEX MATCHALL "[^\n]*static.assert[^\n]*(differs from|is smaller than) ncfilters' mirror[^\n]*" differences "${compile_output}")
+    # Each failed assertion's message, as the program's NCF_EQUAL and NCF_AT_LEAST word it; indented,
+    # so that message() keeps each on its line.
+    set(check "(sizeof\\([^)]*\\)|alignment of [^ ]+|offset of [^ ]+|size of [^ ]+)")
+    string(REGEX MATCHALL "${check} (differs from|is smaller than) the ncfilters mirror" differences "${compile_output}")
     set(differs 0)
     if(differences)
-      list(JOIN differences "\n" differences)
+      list(REMOVE_DUPLICATES differences)
+      list(JOIN differences "\n  " differences)
+      set(differences "  ${differences}")
       set(differs 1)
       set(compiled TRUE)
     endif()

@@ -291,8 +291,8 @@ const LAYOUT_CHECK_INCLUDES: &str = "#include \"config.h\"\n#include <stddef.h>\
 /// `NCF_LAYOUT_COMPILE_ONLY` every check is a `_Static_assert` (no program to run).
 const LAYOUT_CHECK_PRELUDE: &str = "\
 #ifdef NCF_LAYOUT_COMPILE_ONLY
-#define NCF_EQUAL(what, expected, found) _Static_assert((found) == (expected), what \" differs from ncfilters' mirror\")
-#define NCF_AT_LEAST(what, expected, found) _Static_assert((found) >= (expected), what \" is smaller than ncfilters' mirror\")
+#define NCF_EQUAL(what, expected, found) _Static_assert((found) == (expected), what \" differs from the ncfilters mirror\")
+#define NCF_AT_LEAST(what, expected, found) _Static_assert((found) >= (expected), what \" is smaller than the ncfilters mirror\")
 #else
 static int ncf_differences;
 static void ncf_compare(const char *what, size_t expected, size_t found, int at_least) {

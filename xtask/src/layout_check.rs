@@ -17,7 +17,7 @@ const ADDED_FIELD: &str = "    int added_by_a_patch; /* a distribution's patch, 
 /// What configure must say about it: `common`, the first field, moved by the added `int`.
 const REFUSAL: &str = "offset of NCZ_VAR_INFO_T.common: ncfilters expects 0, this netcdf-c has ";
 /// The same where the check only compiles, as static assertions.
-const COMPILED_REFUSAL: &str = "offset of NCZ_VAR_INFO_T.common differs from ncfilters' mirror";
+const COMPILED_REFUSAL: &str = "offset of NCZ_VAR_INFO_T.common differs from the ncfilters mirror";
 /// A cross build with no emulator, as CMake has it when a toolchain file names the system: the
 /// check cannot run the program it compiles (that it is this machine's does not matter).
 const CROSS_WITHOUT_EMULATOR: [&str; 2] = ["-DCMAKE_SYSTEM_NAME=Linux", "-DCMAKE_CROSSCOMPILING_EMULATOR="];
