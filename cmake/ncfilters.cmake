@@ -836,7 +836,7 @@ function(ncfilters_layout_check)
       set(differs 1)
       set(compiled TRUE)
     endif()
-    set(how "compiled as static assertions for ${NCFILTERS_CROSS_TARGET}, which this machine does not run")
+    set(how "compiled as static assertions for ${NCFILTERS_CROSS_TARGET}: a cross build with no emulator")
   else()
     try_run(differs compiled "${dir}/layout-check" "${source}"
       CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
