@@ -164,7 +164,7 @@ function(ncfilters_cargo_settings)
   if(NCFILTERS_SYSTEM_LIBS)
     # The distribution build: the crates' system backends, and every library found here, by CMake
     # as netcdf-c finds its own, so that no build script falls back to a bundled copy.
-    list(APPEND flags --features ncfilters-core/system-libs)
+    list(APPEND flags --features=ncfilters-core/system-libs)
     set(NCFILTERS_SYSTEM_ZSTD ON)
     set(system_libraries "z:z:zlib" "bzip2:bz2:libbz2")
     set(link_libraries z bz2)
@@ -574,10 +574,13 @@ function(ncfilters_cli)
     ncfilters_relative_rpath_of(${NCFILTERS_PLATFORM} "${CMAKE_INSTALL_LIBDIR}" rpath)
   endif()
   set(NCFILTERS_CLI_EXECUTABLE "${NCFILTERS_CARGO_TARGET_DIR}/${NCFILTERS_CARGO_OUTPUT}release/ncfilters" PARENT_SCOPE)
+  # The command links libnetcdf and none of the crates with filters: cargo refuses their features.
+  set(flags ${NCFILTERS_CARGO_FLAGS})
+  list(REMOVE_ITEM flags --features=ncfilters-core/system-libs)
   add_custom_target(ncfilters_cli ALL
     COMMAND ${CMAKE_COMMAND} -E env ${NCFILTERS_CARGO_ENV}
             "NCFILTERS_LIBNETCDF_DIR=$<TARGET_FILE_DIR:netcdf>" "NCFILTERS_CLI_RPATH=${rpath}"
-            "${NCFILTERS_CARGO}" build --release ${NCFILTERS_CARGO_FLAGS} -p ncfilters-cli --features ncfilters-cli/binary
+            "${NCFILTERS_CARGO}" build --release ${flags} -p ncfilters-cli --features ncfilters-cli/binary
             --manifest-path "${NCFILTERS_ROOT}/Cargo.toml"
     WORKING_DIRECTORY "${NCFILTERS_ROOT}"
     COMMENT "ncfilters: the ncfilters command"
