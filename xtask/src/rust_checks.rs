@@ -27,27 +27,17 @@ fn quiet_test<const N: usize>(h: &Harness, args: [&str; N]) -> Command {
 /// The distribution build's feature (cmake: NCFILTERS_SYSTEM_LIBS), for a build of the crates.
 const DISTRIBUTION_BUILD: &str = "--features=ncfilters-core/system-libs";
 
+/// The crates with the filters' backends, which the distribution build switches.
+const DISTRIBUTION_CRATES: [&str; 4] = ["ncfilters-runtime", "ncfilters-filters", "ncfilters-core", "ncfilters-plugin"];
+
 /// `releases`: those of this run (`rotation`). The crate is tested for every release after the
 /// first (the workspace's default), those of this run in their own target directories.
 pub fn test_rust(h: &Harness, releases: &[&'static Release]) -> Result {
     log("cargo test of the workspace (unit, property and C-ABI tests; the ncfilters command's logic, its binary tested installed by `install`)");
     run(&mut cargo(h, ["test", "--workspace", "--release", "--locked"]))?;
     log("cargo test of the filters' crates in the distribution build (the system's zlib, libbz2 and libzstd)");
-    let mut distribution = quiet_test(
-        h,
-        [
-            "-p",
-            "ncfilters-runtime",
-            "-p",
-            "ncfilters-filters",
-            "-p",
-            "ncfilters-core",
-            "-p",
-            "ncfilters-plugin",
-            DISTRIBUTION_BUILD,
-        ],
-    );
-    run(distribution.env("ZSTD_SYS_USE_PKG_CONFIG", "1"))?;
+    let mut distribution = quiet_test(h, [DISTRIBUTION_BUILD]);
+    run(distribution.args(package_args(DISTRIBUTION_CRATES)).env("ZSTD_SYS_USE_PKG_CONFIG", "1"))?;
     log("cargo test of zstd on a libzstd without threads (the bundled one without feature zstd-threads)");
     run(&mut quiet_test(h, ["-p", "ncfilters-runtime", "--no-default-features", "--lib", "zstd_context"]))?;
     for_later_releases(
@@ -214,27 +204,9 @@ pub fn test_fmt(h: &Harness) -> Result {
 pub fn test_clippy(h: &Harness, releases: &[&'static Release]) -> Result {
     in_every_workspace(h, ["clippy", "-q", "--workspace", "--all-targets", "--locked", "--", "-D", "warnings"])?;
     log("cargo clippy of the distribution build (feature system-libs)");
-    run(&mut cargo(
-        h,
-        [
-            "clippy",
-            "-q",
-            "-p",
-            "ncfilters-runtime",
-            "-p",
-            "ncfilters-filters",
-            "-p",
-            "ncfilters-core",
-            "-p",
-            "ncfilters-plugin",
-            "--all-targets",
-            DISTRIBUTION_BUILD,
-            "--locked",
-            "--",
-            "-D",
-            "warnings",
-        ],
-    ))?;
+    run(cargo(h, ["clippy", "-q", "--all-targets", DISTRIBUTION_BUILD, "--locked"])
+        .args(package_args(DISTRIBUTION_CRATES))
+        .args(["--", "-D", "warnings"]))?;
     log("cargo clippy of the ncfilters command's binary (feature `binary`; checking links nothing)");
     run(&mut cargo(
         h,
