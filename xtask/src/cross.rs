@@ -408,25 +408,23 @@ fn run_tests(h: &Harness, target: &Target, qemu: &Path, packages: &[String]) -> 
     // x86_64 to read afterwards.
     let chunks = h.repo.join(format!("target/cross/chunks-{}", target.arch));
     crate::harness::remove_dir_all_if_exists(&chunks)?;
-    let mut cargo = cargo_for(h, target, "test");
-    cargo
-        .args(["--release", "--tests", "--no-fail-fast"])
-        .args(packages)
-        .env(crate::cross_env::cargo_target_variable(target.triple, "RUNNER"), &runner)
-        // tests/diagnostics.rs runs its own binary again, through the emulator.
-        .env("NCFILTERS_TEST_RUNNER", &runner)
-        .env("NCFILTERS_CHUNKS_OUT", &chunks)
-        .env_remove("HDF5_PLUGIN_PATH");
+    let tests = || {
+        let mut cargo = cargo_for(h, target, "test");
+        cargo
+            .args(["--release", "--tests", "--no-fail-fast"])
+            .args(packages)
+            .env(crate::cross_env::cargo_target_variable(target.triple, "RUNNER"), &runner)
+            // tests/diagnostics.rs runs its own binary again, through the emulator.
+            .env("NCFILTERS_TEST_RUNNER", &runner)
+            .env("NCFILTERS_CHUNKS_OUT", &chunks)
+            .env_remove("HDF5_PLUGIN_PATH");
+        cargo
+    };
     log(format!("{}: the shipped crates' tests under {}", target.arch, target.qemu));
     let log_file = h.work_file(&format!("cross-{}-tests.log", target.arch));
-    let succeeded = succeeds_into_log(&mut cargo, &log_file, false)?;
-    let (mut passed, mut failed) = crate::text::libtest_counts(&crate::harness::read_to_string(&log_file)?);
-    println!("{}: {passed} passed, {failed} failed", target.arch);
-    if !succeeded || failed > 0 {
-        print_tail(&log_file, 60);
-        // A binary that crashed reports no result line: count it as a failure.
-        failed = failed.max(1);
-    }
+    let outcome = crate::emulated_tests::run_with_failures_once_more(tests, &log_file)?;
+    let (mut passed, mut failed) = (outcome.passed, outcome.failed);
+    println!("{}: {passed} passed ({} only when run once more), {failed} failed", target.arch, outcome.flaky.len());
     log(format!("x86_64 decodes the chunks written on {}", target.arch));
     let mut host =
         cmd("cargo", ["test", "-q", "--release", "--locked", "-p", "ncfilters-plugin", "--lib", "byte_order"]);

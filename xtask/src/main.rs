@@ -18,6 +18,7 @@ mod demo;
 mod development;
 mod dist;
 mod docs_lists;
+mod emulated_tests;
 mod harness;
 mod hdf5;
 mod install;

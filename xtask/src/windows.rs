@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use crate::harness::{create_dir_all, fail, log, Harness, Result};
 use crate::process::{cmd, run, succeeds_into_log};
-use crate::text::print_tail;
 
 /// Rust's target, and the GNU triplet of Debian's cross compiler for it.
 pub const TRIPLE: &str = "x86_64-pc-windows-gnu";
@@ -44,29 +43,36 @@ pub fn test_under_wine(h: &Harness, packages: &[String]) -> Result {
     wine_prefix_with_prng(h)?;
     let dlls = crate::windows_libraries::native_dlls(h, &target_dir(h).join("native"), GNU)?;
     let started = Instant::now();
-    let mut cargo = cargo(h, "test");
-    cargo
-        .args(["--release", "--tests", "--no-fail-fast"])
-        .args(packages)
-        // No NCFILTERS_TEST_RUNNER: a test that runs its own binary again (tests/diagnostics.rs)
-        // starts it as a Windows process, inside Wine already.
-        .env(crate::cross_env::cargo_target_variable(TRIPLE, "RUNNER"), "wine")
-        .env_remove("NCFILTERS_TEST_RUNNER")
-        .env("WINEPREFIX", wine_prefix(h))
-        .env("WINEDEBUG", "-all")
-        // A crashing program ends at once: winedbg's backtrace of a first crash took 490 s once.
-        .env("WINEDLLOVERRIDES", "winedbg.exe=d")
-        // Where Windows' loader finds libblosc.dll and libsz.dll: on PATH, as MSYS2 installs them.
-        .env("WINEPATH", &dlls)
-        .env_remove("HDF5_PLUGIN_PATH");
+    let tests = || {
+        let mut cargo = cargo(h, "test");
+        cargo
+            .args(["--release", "--tests", "--no-fail-fast"])
+            .args(packages)
+            // No NCFILTERS_TEST_RUNNER: a test that runs its own binary again (tests/diagnostics.rs)
+            // starts it as a Windows process, inside Wine already.
+            .env(crate::cross_env::cargo_target_variable(TRIPLE, "RUNNER"), "wine")
+            .env_remove("NCFILTERS_TEST_RUNNER")
+            .env("WINEPREFIX", wine_prefix(h))
+            .env("WINEDEBUG", "-all")
+            // A crashing program ends at once: winedbg's backtrace of a first crash took 490 s once.
+            .env("WINEDLLOVERRIDES", "winedbg.exe=d")
+            // Where Windows' loader finds libblosc.dll and libsz.dll: on PATH, as MSYS2 installs them.
+            .env("WINEPATH", &dlls)
+            .env_remove("HDF5_PLUGIN_PATH");
+        cargo
+    };
     log(format!("{TRIPLE}: the shipped crates' tests under Wine"));
     let log_file = h.work_file("windows-tests.log");
     create_dir_all(&h.work)?;
-    let succeeded = succeeds_into_log(&mut cargo, &log_file, false)?;
-    let (passed, failed) = crate::text::libtest_counts(&crate::harness::read_to_string(&log_file)?);
-    println!("{TRIPLE} under Wine: {passed} passed, {failed} failed ({} s)", started.elapsed().as_secs());
-    if !succeeded || failed > 0 || passed == 0 {
-        print_tail(&log_file, 80);
+    let outcome = crate::emulated_tests::run_with_failures_once_more(tests, &log_file)?;
+    println!(
+        "{TRIPLE} under Wine: {} passed ({} only when run once more), {} failed ({} s)",
+        outcome.passed,
+        outcome.flaky.len(),
+        outcome.failed,
+        started.elapsed().as_secs()
+    );
+    if outcome.failed > 0 || outcome.passed == 0 {
         fail!("the shipped crates' tests under Wine failed ({})", log_file.display());
     }
     Ok(())
