@@ -541,11 +541,13 @@ function(ncfilters_replace_plugins)
     message(FATAL_ERROR "ncfilters: netcdf-c builds some of its filter plugins but not ${missing}: "
                         "a plugin layout ncfilters does not know")
   endif()
-  foreach(target IN LISTS NCFILTERS_RUST_PLUGINS)
+  foreach(target stem IN ZIP_LISTS NCFILTERS_RUST_PLUGINS NCFILTERS_RUST_PLUGIN_STEMS)
     if(NOT TARGET ${target})
       continue() # an optional plugin whose C library netcdf-c did not find
     endif()
-    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/${NCFILTERS_CARGO_OUTPUT}plugin/$<TARGET_FILE_NAME:${target}>" "$<TARGET_FILE:${target}>")
+    # cargo's file, in the file netcdf-c's target has (the same name but for 4.9.0 and 4.9.2 on MinGW).
+    ncfilters_plugin_file_of(${NCFILTERS_PLATFORM} ${stem} file)
+    list(APPEND copies COMMAND ${CMAKE_COMMAND} -E copy "${target_dir}/${NCFILTERS_CARGO_OUTPUT}plugin/${file}" "$<TARGET_FILE:${target}>")
     list(APPEND replaced ${target})
     # 4.10.1 installs its plugins with install(TARGETS), which would rewrite the build RPATH of the
     # file in the target's place, the Rust library, which has none, and fail: link the C target

@@ -36,6 +36,19 @@ function(ncfilters_relative_rpath_of platform libdir out)
   endif()
 endfunction()
 
+# The file of plugin `stem` (h5zstd, zstdfilters) on `platform`: netcdf-c's plugins/CMakeLists.txt
+# names it lib__nc<stem>.so or .dylib, __nc<stem>.dll on Windows (4.9.3 on), and cargo names the Rust
+# library __nc<stem> (plugins/*/Cargo.toml) by the same rule.
+function(ncfilters_plugin_file_of platform stem out)
+  if(platform STREQUAL "Windows")
+    set(${out} "__nc${stem}.dll" PARENT_SCOPE)
+  elseif(platform STREQUAL "Apple")
+    set(${out} "lib__nc${stem}.dylib" PARENT_SCOPE)
+  else()
+    set(${out} "lib__nc${stem}.so" PARENT_SCOPE)
+  endif()
+endfunction()
+
 # The linker options that keep Rust's own symbols out of a shared libnetcdf's exports and drop
 # the parts of std ncfilters does not use, with a link map (`symbols` names the file of hidden
 # symbols to write: a GNU ld version script, or ld64's unexported-symbols list, whose names carry

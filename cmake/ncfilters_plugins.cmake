@@ -3,8 +3,9 @@
 # logic/src/standard_filter_table.rs; `cargo xtask headers` fails when it is stale.
 #
 # netcdf-c's plugin targets that ncfilters' Rust libraries (plugins/) replace: one per standard
-# filter, then the codec-defaults libraries; and their library files, in the same order.
+# filter, then the codec-defaults libraries; and, in the same order, the stems their files are
+# named by (ncfilters_plugin_file_of, ncfilters_platform.cmake).
 set(NCFILTERS_RUST_PLUGINS h5deflate h5shuffle h5fletcher32 h5szip h5bzip2 h5zstd h5blosc nczhdf5filters nczstdfilters)
-set(NCFILTERS_RUST_PLUGIN_FILES lib__nch5deflate.so lib__nch5shuffle.so lib__nch5fletcher32.so lib__nch5szip.so lib__nch5bzip2.so lib__nch5zstd.so lib__nch5blosc.so lib__nczhdf5filters.so lib__nczstdfilters.so)
+set(NCFILTERS_RUST_PLUGIN_STEMS h5deflate h5shuffle h5fletcher32 h5szip h5bzip2 h5zstd h5blosc zhdf5filters zstdfilters)
 # The targets netcdf-c defines only when it found the filter's C library.
 set(NCFILTERS_OPTIONAL_PLUGINS h5szip h5zstd h5blosc)

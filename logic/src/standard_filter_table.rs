@@ -244,7 +244,7 @@ impl StandardFilterRow {
 }
 
 /// The part of a Linux plugin file name after `lib__nc`: netcdf-c's `TARGETLIB` (`h5zstd`).
-fn plugin_stem(linux_file: &str) -> &str {
+pub fn plugin_stem(linux_file: &str) -> &str {
     let stem = linux_file.strip_prefix("lib__nc").and_then(|rest| rest.strip_suffix(".so"));
     stem.expect("a plugin file is named lib__nc<stem>.so on Linux")
 }

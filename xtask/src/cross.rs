@@ -738,7 +738,8 @@ mod tests {
             script.push_str(&format!(
                 "ncfilters_relative_rpath_of({platform} lib rpath)\nmessage(\"{platform} rpath ${{rpath}}\")\n\
                  ncfilters_hidden_symbols_of({platform} {platform}.sym {platform}.map \"NCZ_one;NCZ_two\" options)\n\
-                 message(\"{platform} options ${{options}}\")\n"
+                 message(\"{platform} options ${{options}}\")\n\
+                 ncfilters_plugin_file_of({platform} h5zstd plugin)\nmessage(\"{platform} plugin ${{plugin}}\")\n"
             ));
         }
         std::fs::write(dir.join("rules.cmake"), script).unwrap();
@@ -756,6 +757,12 @@ mod tests {
         assert!(printed.contains(
             "Apple options LINKER:-unexported_symbols_list,Apple.sym;LINKER:-map,Apple.map;LINKER:-dead_strip"
         ));
+        // netcdf-c's and cargo's name of a plugin's file (4.9.3 on, for Windows).
+        for (platform, file) in
+            [("Linux", "lib__nch5zstd.so"), ("Windows", "__nch5zstd.dll"), ("Apple", "lib__nch5zstd.dylib")]
+        {
+            assert!(printed.contains(&format!("{platform} plugin {file}\n")), "{printed}");
+        }
         assert!(linux.contains("local: _ZN*; _R*; __rust*; rust_*; NCZ_one; NCZ_two;\n};"), "{linux}");
         assert_eq!(apple, "__ZN*\n__R*\n___rust*\n_rust_*\n_NCZ_one\n_NCZ_two\n");
     }

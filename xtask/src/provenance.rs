@@ -304,14 +304,15 @@ fn cmake_list<'a>(cmake: &'a str, name: &str) -> Vec<&'a str> {
 
 /// netcdf-c's plugin targets ncfilters replaces (`NCFILTERS_RUST_PLUGINS` of the CMake list),
 /// `h5<filter>` for each standard filter, then the codec-defaults libraries, each with its
-/// library file (`NCFILTERS_RUST_PLUGIN_FILES`, in the same order).
-fn replaced_plugin_targets(cmake: &str) -> Vec<(&str, &str)> {
+/// library file on Linux (`lib__nc<stem>.so`, the stems of `NCFILTERS_RUST_PLUGIN_STEMS` in the
+/// same order).
+fn replaced_plugin_targets(cmake: &str) -> Vec<(&str, String)> {
     let targets = cmake_list(cmake, "NCFILTERS_RUST_PLUGINS");
-    let files = cmake_list(cmake, "NCFILTERS_RUST_PLUGIN_FILES");
-    if targets.len() != files.len() {
+    let stems = cmake_list(cmake, "NCFILTERS_RUST_PLUGIN_STEMS");
+    if targets.len() != stems.len() {
         return Vec::new();
     }
-    targets.into_iter().zip(files).collect()
+    targets.into_iter().zip(stems.into_iter().map(|stem| format!("lib__nc{stem}.so"))).collect()
 }
 
 /// The standard-filter plugins netcdf-c's tests load are ncfilters' Rust ones (see
@@ -336,7 +337,7 @@ fn check_plugins_are_ours(build: &Path) -> Result {
             fail!("{} is not ncfilters' Rust codec-defaults library", plugin.display());
         }
     }
-    let files: Vec<&str> = targets.iter().map(|(_, file)| *file).collect();
+    let files: Vec<&str> = targets.iter().map(|(_, file)| file.as_str()).collect();
     println!("PASS {}/plugins: {} are ncfilters' Rust ones", build.display(), files.join(", "));
     Ok(())
 }
@@ -396,13 +397,14 @@ mod tests {
 
     #[test]
     fn the_plugin_targets_come_from_the_cmake_list() {
-        let list =
-            "# comment\nset(NCFILTERS_RUST_PLUGINS h5zstd nczstdfilters)\nset(NCFILTERS_RUST_PLUGIN_FILES a.so b.so)\n";
-        assert_eq!(replaced_plugin_targets(list), [("h5zstd", "a.so"), ("nczstdfilters", "b.so")]);
-        assert!(replaced_plugin_targets("set(NCFILTERS_RUST_PLUGINS h5zstd)\n").is_empty(), "no files: no pairs");
+        let list = "# comment\nset(NCFILTERS_RUST_PLUGINS h5zstd nczstdfilters)\n\
+                    set(NCFILTERS_RUST_PLUGIN_STEMS h5zstd zstdfilters)\n";
+        let expected = [("h5zstd", "lib__nch5zstd.so".to_string()), ("nczstdfilters", "lib__nczstdfilters.so".into())];
+        assert_eq!(replaced_plugin_targets(list), expected);
+        assert!(replaced_plugin_targets("set(NCFILTERS_RUST_PLUGINS h5zstd)\n").is_empty(), "no stems: no pairs");
         let targets = replaced_plugin_targets(PLUGIN_LIST);
-        assert!(targets.contains(&("h5deflate", "lib__nch5deflate.so")), "{targets:?}");
-        assert!(targets.contains(&("nczhdf5filters", "lib__nczhdf5filters.so")), "{targets:?}");
+        assert!(targets.contains(&("h5deflate", "lib__nch5deflate.so".into())), "{targets:?}");
+        assert!(targets.contains(&("nczhdf5filters", "lib__nczhdf5filters.so".into())), "{targets:?}");
     }
 
     #[test]

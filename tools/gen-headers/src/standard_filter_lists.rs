@@ -2,7 +2,7 @@
 //! The files written from the table of standard filters (`logic/src/standard_filter_table.rs`): the
 //! CMake module's plugin list and the README's table of standard filters.
 
-use ncfilters::standard_filter_table::{CodecDefaults, InHdf5, NetcdfPlugin, STANDARD_FILTERS};
+use ncfilters::standard_filter_table::{plugin_stem, CodecDefaults, InHdf5, NetcdfPlugin, STANDARD_FILTERS};
 use std::path::Path;
 
 /// The README's table sits between these lines.
@@ -14,7 +14,8 @@ const README_END: &str = "<!-- end of the generated table -->";
 fn cmake_plugin_list() -> String {
     let filters = STANDARD_FILTERS.iter().map(|row| (row.plugin_target, row.plugin_library));
     let defaults = CodecDefaults::ALL.iter().map(|library| (library.target(), library.library()));
-    let (targets, files): (Vec<&str>, Vec<&str>) = filters.chain(defaults).unzip();
+    let (targets, stems): (Vec<&str>, Vec<&str>) =
+        filters.chain(defaults).map(|(target, linux_file)| (target, plugin_stem(linux_file))).unzip();
     let optional: Vec<&str> = STANDARD_FILTERS
         .iter()
         .filter(|row| row.netcdf_plugin == NetcdfPlugin::IfLibraryFound)
@@ -26,13 +27,14 @@ fn cmake_plugin_list() -> String {
          # logic/src/standard_filter_table.rs; `cargo xtask headers` fails when it is stale.\n\
          #\n\
          # netcdf-c's plugin targets that ncfilters' Rust libraries (plugins/) replace: one per standard\n\
-         # filter, then the codec-defaults libraries; and their library files, in the same order.\n\
+         # filter, then the codec-defaults libraries; and, in the same order, the stems their files are\n\
+         # named by (ncfilters_plugin_file_of, ncfilters_platform.cmake).\n\
          set(NCFILTERS_RUST_PLUGINS {})\n\
-         set(NCFILTERS_RUST_PLUGIN_FILES {})\n\
+         set(NCFILTERS_RUST_PLUGIN_STEMS {})\n\
          # The targets netcdf-c defines only when it found the filter's C library.\n\
          set(NCFILTERS_OPTIONAL_PLUGINS {})\n",
         targets.join(" "),
-        files.join(" "),
+        stems.join(" "),
         optional.join(" ")
     )
 }
