@@ -9,6 +9,8 @@ fn main() {
     // and for the test programs, whose weak references stay NULL where nothing provides them.
     if std::env::var("CARGO_CFG_TARGET_VENDOR").as_deref() == Ok("apple") {
         println!("cargo:rustc-link-arg=-Wl,-undefined,dynamic_lookup");
+        // Found through the loader's rpath, as libnetcdf is (rustc writes the build path otherwise).
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libncfilters.dylib");
     }
     // The release's cfgs, as ncfilters-logic's build.rs (the one release table) chose them.
     let release =

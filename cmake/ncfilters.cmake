@@ -122,6 +122,12 @@ function(ncfilters_cargo_settings)
     set(NCFILTERS_CARGO_OUTPUT "" PARENT_SCOPE)
     set(NCFILTERS_CROSS_TARGET "" PARENT_SCOPE)
   endif()
+  # The oldest macOS netcdf-c is built for, for rustc and the crates' C too: without it they take
+  # the build environment's MACOSX_DEPLOYMENT_TARGET or their own default, and ld64 warns at each
+  # object built for a newer macOS than libnetcdf.
+  if(APPLE AND CMAKE_OSX_DEPLOYMENT_TARGET)
+    list(APPEND env "MACOSX_DEPLOYMENT_TARGET=${CMAKE_OSX_DEPLOYMENT_TARGET}")
+  endif()
   set(cargo_home "${NCFILTERS_CARGO_HOME}")
   if(IS_DIRECTORY "${NCFILTERS_ROOT}/vendor")
     # The release tarball: its crates, never the network. Its .cargo/config.toml points cargo at

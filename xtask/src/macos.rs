@@ -20,32 +20,97 @@ const PYTHON_PACKAGES: [&str; 2] = ["ziglang==0.17.1", "cargo-zigbuild==0.24.1"]
 /// Each Mac target's shipped crates built (libncfilters.a, the cdylib, the plugins, the
 /// `ncfilters` command), every warning an error: (triple, built, seconds).
 pub fn build_shipped_crates(h: &Harness, packages: &[String]) -> Result<Vec<(&'static str, bool, u64)>> {
-    let bin = zig_tools(h)?;
+    let zig = zig_tools(h)?;
     run(cmd("rustup", ["target", "add"]).args(TRIPLES))?;
     let mut rows = Vec::new();
     for triple in TRIPLES {
         let started = Instant::now();
         log(format!("{triple}: cargo zigbuild of the shipped crates (warnings are errors)"));
-        let mut cargo = zigbuild(h, &bin, triple, "target/macos");
+        let mut cargo = zigbuild(h, &zig, triple, "target/macos");
         cargo.args(packages);
         let built = succeeds_logged(h, &mut cargo, &format!("macos-{triple}.log"))?;
+        if built {
+            check_dylibs(&h.repo.join("target/macos").join(triple).join("release"), triple)?;
+        }
         rows.push((triple, built, started.elapsed().as_secs()));
     }
     Ok(rows)
+}
+
+/// Every dylib the build wrote (the plugins, libncfilters) is found through the loader's rpath, as
+/// netcdf-c's own libraries and plugins are (its install name is `@rpath/<its file name>`), and
+/// runs on the macOS the build was for (`deployment_target`).
+fn check_dylibs(release_dir: &Path, triple: &str) -> Result {
+    crate::setup::install_apt_packages(&LLVM_PACKAGES)?;
+    let entries = std::fs::read_dir(release_dir)
+        .map_err(|e| crate::harness::Failure(format!("{}: {e}", release_dir.display())))?;
+    let mut dylibs: Vec<String> = entries
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".dylib"))
+        .collect();
+    dylibs.sort_unstable();
+    if dylibs.is_empty() {
+        fail!("{} holds no dylib", release_dir.display());
+    }
+    let otool = |args: [&str; 2]| crate::process::output(cmd("llvm-otool-14", args).current_dir(release_dir));
+    let mut wrong = Vec::new();
+    for dylib in &dylibs {
+        let printed = otool(["-D", dylib])?;
+        if install_name(&printed) != Some(format!("@rpath/{dylib}").as_str()) {
+            wrong.push(format!("{dylib}: install name {}", printed.trim()));
+        }
+        let minimum = minimum_macos(&otool(["-l", dylib])?);
+        if minimum.as_deref() != Some(deployment_target(triple)) {
+            wrong.push(format!("{dylib}: for macOS {minimum:?}, not {}", deployment_target(triple)));
+        }
+    }
+    if !wrong.is_empty() {
+        fail!("{}", wrong.join("; "));
+    }
+    println!(
+        "{triple}: {} dylibs, each with install name @rpath/<file>, for macOS {} on",
+        dylibs.len(),
+        deployment_target(triple)
+    );
+    Ok(())
+}
+
+/// The oldest macOS of `llvm-otool -l`'s load commands: LC_BUILD_VERSION's `minos`, or
+/// LC_VERSION_MIN_MACOSX's `version` (x86_64 before 10.14).
+fn minimum_macos(load_commands: &str) -> Option<String> {
+    let mut key = None;
+    for line in load_commands.lines().map(str::trim) {
+        match line {
+            "cmd LC_BUILD_VERSION" => key = Some("minos "),
+            "cmd LC_VERSION_MIN_MACOSX" => key = Some("version "),
+            _ => {}
+        }
+        if let Some(value) = key.and_then(|key| line.strip_prefix(key)) {
+            return Some(value.trim().to_string());
+        }
+    }
+    None
+}
+
+/// The install name `llvm-otool -D` printed: the line after the file's name.
+fn install_name(printed: &str) -> Option<&str> {
+    let mut lines = printed.lines().skip(1);
+    let name = lines.next()?.trim();
+    lines.next().is_none().then_some(name)
 }
 
 /// `cargo xtask macos` (a slow check): the shipped crates' test programs (unit, property and
 /// C-ABI tests) built and linked for both Macs in every release's cfg set, warnings as errors.
 /// Nothing runs them: nothing here runs Mach-O.
 pub fn build_tests_for_every_release(h: &Harness, packages: &[String]) -> Result {
-    let bin = zig_tools(h)?;
+    let zig = zig_tools(h)?;
     run(cmd("rustup", ["target", "add"]).args(TRIPLES))?;
     let mut failed = Vec::new();
     for release in crate::release::RELEASES.iter() {
         for triple in TRIPLES {
             let started = Instant::now();
             log(format!("{triple}, netcdf-c {}'s cfg set: the shipped crates' test programs", release.version));
-            let mut cargo = zigbuild(h, &bin, triple, "target/macos-tests");
+            let mut cargo = zigbuild(h, &zig, triple, "target/macos-tests");
             cargo.arg("--tests").args(packages).env("NCFILTERS_NETCDF_VERSION", release.version);
             let built = succeeds_logged(h, &mut cargo, &format!("macos-tests-{triple}-{}.log", release.version))?;
             let outcome = if built { "built and linked" } else { "FAILED" };
@@ -62,18 +127,28 @@ pub fn build_tests_for_every_release(h: &Harness, packages: &[String]) -> Result
 }
 
 /// `cargo zigbuild --release` for `triple` into `target_dir`, warnings as errors.
-fn zigbuild(h: &Harness, bin: &Path, triple: &str, target_dir: &str) -> Command {
-    let mut cargo = cmd(bin.join("cargo-zigbuild"), ["zigbuild", "--locked", "--release", "--target", triple]);
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+fn zigbuild(h: &Harness, zig: &ZigTools, triple: &str, target_dir: &str) -> Command {
+    let mut cargo = cmd(zig.bin.join("cargo-zigbuild"), ["zigbuild", "--locked", "--release", "--target", triple]);
+    let path = format!("{}:{}", zig.bin.display(), std::env::var("PATH").unwrap_or_default());
     cargo
         .current_dir(&h.repo)
         .env("PATH", path)
         .env("CARGO_TARGET_DIR", h.repo.join(target_dir))
-        // The Rust targets' own deployment targets (11.0, 10.12): Zig's libc headers are
-        // for the macOS releases it supports, and 10.13 finds none of them for arm64.
-        .env_remove("MACOSX_DEPLOYMENT_TARGET")
+        // Without it Zig builds for the newest macOS it knows (minos 15.0 in LC_BUILD_VERSION).
+        .env("MACOSX_DEPLOYMENT_TARGET", deployment_target(triple))
+        // rustc asks xcrun for the SDK otherwise, and warns when there is none.
+        .env("SDKROOT", &zig.sdk)
         .env("RUSTFLAGS", "-D warnings");
     cargo
+}
+
+/// The oldest macOS a build for `triple` runs on: the Rust target's own minimum (rustc's default).
+pub fn deployment_target(triple: &str) -> &'static str {
+    if triple.starts_with("aarch64") {
+        "11.0"
+    } else {
+        "10.12"
+    }
 }
 
 /// Runs `cargo` into the log `name`; its errors and warnings shown when it fails.
@@ -109,7 +184,7 @@ const LLVM_PACKAGES: [&str; 2] = ["lld-14", "llvm-14"];
 /// `cross-compile`; Apple's own linker is not here.
 pub fn check_export_rules(h: &Harness) -> Result {
     crate::setup::install_apt_packages(&LLVM_PACKAGES)?;
-    let bin = zig_tools(h)?;
+    let bin = zig_tools(h)?.bin;
     let dir = h.repo.join("target/macos-export-rules");
     let _ = std::fs::remove_dir_all(&dir);
     create_dir_all(&dir)?;
@@ -167,7 +242,75 @@ pub fn check_export_rules(h: &Harness) -> Result {
     Ok(())
 }
 
-/// The virtualenv's `bin/` with `cargo-zigbuild` and `python -m ziglang` (which it finds on PATH).
-fn zig_tools(h: &Harness) -> Result<PathBuf> {
-    crate::setup::pypi_tools(h, "zig", &PYTHON_PACKAGES, "cargo-zigbuild")
+/// Zig and cargo-zigbuild (`bin`, their venv's bin directory), and the SDK made of Zig's stubs.
+struct ZigTools {
+    bin: PathBuf,
+    sdk: PathBuf,
+}
+
+fn zig_tools(h: &Harness) -> Result<ZigTools> {
+    let bin = crate::setup::pypi_tools(h, "zig", &PYTHON_PACKAGES, "cargo-zigbuild")?;
+    let sdk = zig_sdk(h, &bin)?;
+    Ok(ZigTools { bin, sdk })
+}
+
+/// Zig's macOS stubs (`libc/darwin/libSystem.tbd`, the `any-darwin-any` headers) laid out as the SDK
+/// that rustc, clang and cargo-zigbuild look for at `SDKROOT`, with an `SDKSettings.json` clang
+/// parses (Zig's own lacks `MaximumDeploymentTarget`). conda-forge points `SDKROOT` at Apple's SDK.
+fn zig_sdk(h: &Harness, bin: &Path) -> Result<PathBuf> {
+    let find = "import os, ziglang; print(os.path.join(os.path.dirname(ziglang.__file__), 'lib', 'libc'))";
+    let libc = PathBuf::from(crate::process::output(&mut cmd(bin.join("python"), ["-c", find]))?.trim());
+    let zig_settings = crate::harness::read_to_string(&libc.join("darwin/SDKSettings.json"))?;
+    let Some(version) = sdk_version(&zig_settings) else {
+        fail!("{}: no Version", libc.join("darwin/SDKSettings.json").display());
+    };
+    let sdk = h.repo.join("target/macos-sdk/MacOSX.sdk");
+    crate::harness::remove_dir_all_if_exists(&sdk)?;
+    create_dir_all(&sdk.join("usr/lib"))?;
+    create_dir_all(&sdk.join("System/Library/Frameworks"))?;
+    let link = |from: PathBuf, to: &str| {
+        std::os::unix::fs::symlink(&from, sdk.join(to))
+            .map_err(|e| crate::harness::Failure(format!("{} -> {}: {e}", to, from.display())))
+    };
+    link(libc.join("darwin/libSystem.tbd"), "usr/lib/libSystem.tbd")?;
+    link(libc.join("include/any-darwin-any"), "usr/include")?;
+    let settings = format!(
+        "{{\"CanonicalName\":\"macosx{version}\",\"Version\":\"{version}\",\"MaximumDeploymentTarget\":\"{version}.99\"}}\n"
+    );
+    crate::harness::write_file(&sdk.join("SDKSettings.json"), &settings)?;
+    Ok(sdk)
+}
+
+/// The `Version` of an `SDKSettings.json`.
+fn sdk_version(settings: &str) -> Option<String> {
+    let json: serde_json::Value = serde_json::from_str(settings).ok()?;
+    Some(json.get("Version")?.as_str()?.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_install_name_is_the_line_after_the_file() {
+        let printed = "lib__nch5zstd.dylib:\n@rpath/lib__nch5zstd.dylib\n";
+        assert_eq!(install_name(printed), Some("@rpath/lib__nch5zstd.dylib"));
+        assert_eq!(install_name("a.dylib:\n"), None, "no LC_ID_DYLIB");
+        assert_eq!(install_name("a.dylib:\n@rpath/a.dylib\n@rpath/b.dylib\n"), None, "two");
+    }
+
+    #[test]
+    fn the_minimum_macos_is_read_from_either_load_command() {
+        let arm = "Load command 9\n      cmd LC_BUILD_VERSION\n  cmdsize 32\n platform macos\n      sdk 27.0\n    minos 11.0\n";
+        assert_eq!(minimum_macos(arm).as_deref(), Some("11.0"));
+        let intel = "Load command 1\n  version 0.0\n      cmd LC_VERSION_MIN_MACOSX\n  cmdsize 16\n  version 10.12\n      sdk 27.0\n";
+        assert_eq!(minimum_macos(intel).as_deref(), Some("10.12"), "not the version of an earlier command");
+        assert_eq!(minimum_macos("      cmd LC_SEGMENT_64\n"), None);
+    }
+
+    #[test]
+    fn the_sdk_version_is_read_from_zig_s_settings() {
+        assert_eq!(sdk_version("{\"Version\":\"27.0\"}").as_deref(), Some("27.0"));
+        assert_eq!(sdk_version("{}"), None);
+    }
 }
