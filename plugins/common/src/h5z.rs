@@ -321,20 +321,10 @@ mod tests {
         }
     }
 
-    /// # Safety
-    /// The `H5Z_func_t` contract.
-    unsafe extern "C" fn overlong(
-        flags: c_uint,
-        cd_nelmts: usize,
-        cd_values: *const c_uint,
-        nbytes: usize,
-        buf_size: *mut usize,
-        buf: *mut *mut c_void,
-    ) -> usize {
-        let body = |_, _, _: &[u32], input: &[u8]| FilterResult::Ok(Filtered::Shrunk(input.len() + 100));
-        // SAFETY: forwarded contract.
-        unsafe { run_filter("overlong", flags, cd_nelmts, cd_values, nbytes, buf_size, buf, body) }
-    }
+    h5z_function!(
+        /// A filter claiming a result longer than the chunk it was given.
+        overlong, overlong_body, "overlong", |_, _, _, input: &[u8]| Ok(Filtered::Shrunk(input.len() + 100))
+    );
 
     #[test]
     fn a_shrunk_result_longer_than_the_chunk_fails_and_keeps_it() {
