@@ -4,10 +4,13 @@
 # conda-forge's (aarch64-conda-linux-gnu) name the CPU first and the ABI last; the vendor field is
 # ignored. The triples are the ones Debian's rustc uses (xtask/src/cross.rs, TARGETS, whose unit
 # test holds this mapping to that table). MinGW-w64's (x86_64-w64-mingw32, as Debian and MSYS2
-# name it) is Rust's windows-gnu target; Apple's (arm64-apple-darwin23.0.0) its darwin one.
+# name it) is Rust's windows-gnu target; Apple's (arm64-apple-darwin23.0.0) and Zig's
+# (aarch64-unknown-macos.11.0-none) its darwin one.
 # Sets `out` to "" for a triplet it does not know.
 function(ncfilters_rust_target_of triplet out)
   set(triple "")
+  # Zig's form of Apple's: cpu-unknown-macos[.version]-none.
+  string(REGEX REPLACE "^(x86_64|aarch64)-unknown-macos[0-9.]*-none$" "\\1-apple-darwin" triplet "${triplet}")
   if(triplet MATCHES "^([^-]+)-(.+-)?linux-(gnu[a-z0-9]*)$")
     set(cpu "${CMAKE_MATCH_1}")
     set(abi "${CMAKE_MATCH_3}")

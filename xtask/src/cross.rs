@@ -786,6 +786,10 @@ mod tests {
         cases.push(("aarch64-w64-windows-gnu".into(), "aarch64-pc-windows-gnullvm"));
         cases.push(("arm64-apple-darwin23.6.0".into(), crate::macos::TRIPLES[0]));
         cases.push(("x86_64-apple-darwin".into(), crate::macos::TRIPLES[1]));
+        // Zig's `zig cc -dumpmachine`, with and without a deployment target.
+        cases.push(("aarch64-unknown-macos.11.0-none".into(), crate::macos::TRIPLES[0]));
+        cases.push(("x86_64-unknown-macos-none".into(), crate::macos::TRIPLES[1]));
+        cases.push(("aarch64-unknown-linux-none".into(), ""));
         let mut script = format!("include(\"{}\")\n", module.display());
         for (gnu, _) in &cases {
             script
