@@ -149,9 +149,9 @@ echo "-- filter_contract: every plugin library's H5Z_func_t as HDF5 2.2 calls it
 cc "${CFLAGS[@]}" -I"$REPO/c_tests" "$REPO/c_tests/filter_contract.c" -o "$OUT/filter_contract" -ldl
 cc "${CFLAGS[@]}" -fPIC -shared -I"$REPO/c_tests" "$REPO/c_tests/broken_filter.c" -o "$OUT/libbroken_zstd.so" -lzstd
 # The filter plugins of the table of standard filters (the codec-defaults libraries have no filter).
-read -r -a files < <(sed -n 's/^set(NCFILTERS_RUST_PLUGIN_FILES \(.*\))$/\1/p' "$REPO/cmake/ncfilters_plugins.cmake")
+read -r -a stems < <(sed -n 's/^set(NCFILTERS_RUST_PLUGIN_STEMS \(.*\))$/\1/p' "$REPO/cmake/ncfilters_plugins.cmake")
 plugins=()
-for file in "${files[@]}"; do [[ $file == lib__nch5* ]] && plugins+=("$WORK/build-ncfilters/plugins/$file"); done
+for stem in "${stems[@]}"; do [[ $stem == h5* ]] && plugins+=("$WORK/build-ncfilters/plugins/lib__nc$stem.so"); done
 [ ${#plugins[@]} -eq 7 ] || { echo "expected the 7 filter plugin libraries, found ${#plugins[@]}"; exit 1; }
 "$OUT/filter_contract" "${plugins[@]}" > "$OUT/filter_contract.txt" \
   || { cat "$OUT/filter_contract.txt"; echo "a plugin library broke the filter contract"; exit 1; }
