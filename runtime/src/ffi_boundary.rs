@@ -176,14 +176,6 @@ impl OnPanic for () {
     const MEANING: &'static str = "ignored";
 }
 
-/// `H5Z_func_t` byte counts: 0 is the filter's failure.
-impl OnPanic for usize {
-    fn on_panic() -> Self {
-        0
-    }
-    const MEANING: &'static str = "the filter fails";
-}
-
 /// Rust results handed back across the boundary: `NC_EINTERNAL`.
 impl<T> OnPanic for NcResult<T> {
     fn on_panic() -> Self {
@@ -192,19 +184,21 @@ impl<T> OnPanic for NcResult<T> {
     const MEANING: &'static str = "returning NC_EINTERNAL";
 }
 
-/// Lookups whose failure is "none".
-impl<T> OnPanic for Option<T> {
+/// `H5Z_func_t` byte counts: 0 is the filter's failure.
+impl OnPanic for usize {
+    fn on_panic() -> Self {
+        0
+    }
+    const MEANING: &'static str = "the filter fails";
+}
+
+/// Lookups whose failure is "none", of plain values only: an `Option` of a pointer, a reference
+/// or a function would reach C unvouched for (pointers go through [`Returned`]).
+impl<T: crate::c_heap::PlainValue> OnPanic for Option<T> {
     fn on_panic() -> Self {
         None
     }
     const MEANING: &'static str = "treated as not found";
-}
-
-impl<T> OnPanic for *mut T {
-    fn on_panic() -> Self {
-        std::ptr::null_mut()
-    }
-    const MEANING: &'static str = "NULL returned";
 }
 
 /// Runs `work`, one piece of a call's work (on a pool worker or the calling thread), and says
@@ -260,10 +254,11 @@ pub fn guarded<R: OnPanic>(
 }
 
 /// An export's C return type and what its body gives back: `int` statuses come from
-/// [`NcResult`], the other types are returned as they are.
-pub trait CReturn: OnPanic {
-    /// What the body of an export with this return type yields.
-    type Body: OnNull;
+/// [`NcResult`], pointers from [`Returned`], the other types are returned as they are.
+pub trait CReturn {
+    /// What the body of an export with this return type yields; a panic becomes its
+    /// [`OnPanic`] value.
+    type Body: OnPanic;
     /// The value C gets.
     fn from_body(body: Self::Body) -> Self;
 }
@@ -299,6 +294,25 @@ impl CReturn for usize {
 ///     ncfilters_runtime::ffi_export!(thread, |_| NonNull::<c_void>::dangling().as_ptr().cast_const())
 /// }
 /// ```
+///
+/// Nor through the form that returns the body's value as it is, nor through [`contained`]: no
+/// pointer, reference or function (bare or in an `Option`) has an [`OnPanic`] value.
+///
+/// ```compile_fail,E0277
+/// use ncfilters_runtime::ffi_boundary::CallersThread;
+/// use std::{os::raw::c_void, ptr::NonNull};
+/// pub unsafe extern "C" fn info() -> *const c_void {
+///     let thread = unsafe { CallersThread::promise() };
+///     ncfilters_runtime::ffi_export!(caught "info", thread, |_| NonNull::<c_void>::dangling().as_ptr().cast_const())
+/// }
+/// ```
+///
+/// ```compile_fail,E0277
+/// use std::{os::raw::c_void, ptr::NonNull};
+/// pub extern "C" fn opt() -> Option<NonNull<c_void>> {
+///     ncfilters_runtime::ffi_boundary::contained("opt", || Some(NonNull::dangling()))
+/// }
+/// ```
 #[derive(Debug)]
 pub struct Returned<T>(*const T);
 
@@ -324,9 +338,9 @@ impl<T> CReturn for *const T {
 }
 
 /// Pointer results: NULL, the C way of saying "none".
-impl<T> OnPanic for *const T {
+impl<T> OnPanic for Returned<T> {
     fn on_panic() -> Self {
-        std::ptr::null()
+        Returned::null()
     }
     const MEANING: &'static str = "returning NULL";
 }
@@ -373,7 +387,7 @@ pub fn exported<R: CReturn>(
     thread: CallersThread,
     body: impl for<'call> FnOnce(&Call<'call>) -> R::Body,
 ) -> R {
-    guarded(function, thread, |call| R::from_body(body(call)))
+    R::from_body(guarded(function, thread, body))
 }
 
 /// The panic boundary: every function C calls runs its body through this macro, and nothing
@@ -564,7 +578,11 @@ pub(crate) mod tests {
             Err(NC_EINTERNAL)
         );
         let () = crate::ffi_export!(caught "test", test_thread(), |_| -> () { panic!("deliberate") });
-        assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| 7usize), 7, "no panic, the body's value");
+        assert_eq!(
+            crate::ffi_export!(caught "test", test_thread(), |_| Some(7u8)),
+            Some(7),
+            "no panic, the body's value"
+        );
         assert_eq!(contained("test", || -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(contained("test", || Some(3u8)), Some(3));
     }

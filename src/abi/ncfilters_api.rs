@@ -20,12 +20,12 @@ fn answer(
     body: impl FnOnce() -> Result<Value, Refusal>,
 ) -> NcResult<()> {
     let outcome = crate::ffi_boundary::contained(function, || {
-        Some(match body() {
+        Ok(match body() {
             Ok(value) => (NC_NOERR, value.to_string()),
             Err(refusal) => (refusal.status.code(), refusal.to_json().to_string()),
         })
     });
-    let (status, text) = outcome.unwrap_or_else(|| {
+    let (status, text) = outcome.unwrap_or_else(|_| {
         let error = json!({ "error": format!("internal error in {function} (see stderr)") });
         (NC_EINTERNAL.code(), error.to_string())
     });
