@@ -633,11 +633,63 @@ impl CallerChunk<'_> {
     }
 }
 
-/// `H5Z_func_t`'s chunk, `(nbytes, buf_size, buf)`: both pointers valid (`None` for a NULL
-/// one), `*buf` a `malloc`'d block of `*buf_size` bytes holding the chunk's `nbytes` (NULL only
-/// with `nbytes == 0`), which the filter may read, then replace or grow.
-/// Only [`filter_call`](crate::filter_call) uses it, so that the count HDF5 is given always
-/// matches the block it leaves.
+/// The byte count an `H5Z_func_t` returns, which HDF5 trusts as the length of the block left in
+/// `*buf` (for an optional filter, a 0 keeps the chunk's old length over whatever block is
+/// there). Made only by [`FilterChunk`], together with the block it counts, or its failure with
+/// the block as it came; or by `unsafe` code that vouches for it. It becomes a `size_t` only as
+/// the export returns (`CReturn for usize`).
+///
+/// ```compile_fail,E0271
+/// use ncfilters_runtime::ffi_boundary::CallersThread;
+/// pub unsafe extern "C" fn lies(nbytes: usize) -> usize {
+///     let thread = unsafe { CallersThread::promise() };
+///     ncfilters_runtime::ffi_export!(thread, |_| nbytes.saturating_mul(1000))
+/// }
+/// ```
+///
+/// ```compile_fail,E0277
+/// use ncfilters_runtime::ffi_boundary::CallersThread;
+/// pub unsafe extern "C" fn lies(nbytes: usize) -> usize {
+///     let thread = unsafe { CallersThread::promise() };
+///     ncfilters_runtime::ffi_export!(caught "lies", thread, |_| nbytes.saturating_mul(1000))
+/// }
+/// ```
+///
+/// ```compile_fail,E0603
+/// let lie = ncfilters_runtime::c_args::Committed(1000);
+/// ```
+#[derive(Debug, PartialEq, Eq)]
+#[must_use = "the count must reach HDF5 with the block it counts"]
+pub struct Committed(usize);
+
+impl Committed {
+    /// # Safety
+    /// `count` is 0 with `*buf` and `*buf_size` as HDF5 gave them, or `*buf` is a block of
+    /// `*buf_size` bytes holding the result's `count`: an `H5Z_func_t`'s answer for this same
+    /// call, passed on.
+    pub const unsafe fn from_raw(count: usize) -> Self {
+        Committed(count)
+    }
+
+    /// The count, for the export's return only.
+    pub(crate) fn count(&self) -> usize {
+        self.0
+    }
+}
+
+/// A panic: 0, the filter's failure.
+impl crate::ffi_boundary::OnPanic for Committed {
+    fn on_panic() -> Self {
+        Committed(0)
+    }
+    const MEANING: &'static str = "the filter fails";
+}
+
+/// `H5Z_func_t`'s chunk, `(nbytes, buf_size, buf)`: both pointers valid (a NULL one: the call
+/// can only fail), `*buf` a `malloc`'d block of `*buf_size` bytes holding the chunk's `nbytes`
+/// (NULL only with `nbytes == 0`), which the filter may read, then replace or grow. Each way of
+/// giving it up returns the [`Committed`] count of the block it leaves, so the count HDF5 is
+/// given always matches that block.
 #[derive(Debug)]
 pub(crate) struct FilterChunk<'a> {
     nbytes: usize,
@@ -646,19 +698,22 @@ pub(crate) struct FilterChunk<'a> {
 }
 
 impl<'call> FromRawArgument<'call, (usize, *mut usize, *mut *mut c_void)> for FilterChunk<'call> {
-    type Output = Option<Self>;
+    type Output = Result<Self, Committed>;
 
     unsafe fn from_raw(
         _: &Call<'call>,
         (nbytes, buf_size, buf): (usize, *mut usize, *mut *mut c_void),
-    ) -> Option<Self> {
+    ) -> Result<Self, Committed> {
         // SAFETY: NULL or valid and writable per the contract.
-        let (buf_size, buf) = unsafe { (buf_size.as_mut()?, buf.as_mut()?) };
-        Some(FilterChunk { nbytes, buf_size, buf })
+        match unsafe { (buf_size.as_mut(), buf.as_mut()) } {
+            (Some(buf_size), Some(buf)) => Ok(FilterChunk { nbytes, buf_size, buf }),
+            // Nothing to leave but what C gave: the failure.
+            _ => Err(Committed(0)),
+        }
     }
 }
 
-impl FilterChunk<'_> {
+impl<'a> FilterChunk<'a> {
     /// The chunk's byte count.
     pub(crate) fn nbytes(&self) -> usize {
         self.nbytes
@@ -674,26 +729,48 @@ impl FilterChunk<'_> {
         }
     }
 
-    /// Replaces the block with `out`, freeing the old one.
-    pub(crate) fn replace(self, out: crate::c_heap::CVec) {
-        let (ptr, _, capacity) = out.into_raw();
+    /// The filter fails: the block stays as it came.
+    pub(crate) fn fail(self) -> Committed {
+        Committed(0)
+    }
+
+    /// The block's first `len` bytes are the result; the chunk back when `len` is 0 (the
+    /// protocol's failure) or more than the chunk's bytes.
+    pub(crate) fn shrink(self, len: usize) -> Result<Committed, Self> {
+        if len == 0 || len > self.nbytes {
+            return Err(self);
+        }
+        Ok(Committed(len))
+    }
+
+    /// Replaces the block with `out`, freeing the old one; the chunk back, unchanged, when `out`
+    /// is empty (0 is the protocol's failure, which would keep the old length).
+    pub(crate) fn replace(self, out: crate::c_heap::CVec) -> Result<Committed, Self> {
+        if out.is_empty() {
+            return Err(self);
+        }
+        let (ptr, len, capacity) = out.into_raw();
         // SAFETY: the old block is malloc'd and the filter's to free per the protocol.
         unsafe { libc::free(*self.buf) };
         *self.buf = ptr;
         *self.buf_size = capacity;
+        Ok(Committed(len))
     }
 
     /// Writes `extra` after the chunk's bytes, growing the block with `realloc` when it has no
-    /// room; `NC_ENOMEM` (the block as it was) when that fails. A grown block's size is its new
-    /// length, even where realloc kept its address (HDF5 2.2 checks results against it).
-    pub(crate) fn append(self, extra: &[u8]) -> NcResult<()> {
-        let len = self.nbytes + extra.len();
+    /// room; the chunk back, with the block as it was, when that fails or the result would be
+    /// empty. A grown block's size is its new length, even where realloc kept its address (HDF5
+    /// 2.2 checks results against it).
+    pub(crate) fn append(self, extra: &[u8]) -> Result<Committed, Self> {
+        let Some(len) = self.nbytes.checked_add(extra.len()).filter(|&len| len > 0) else {
+            return Err(self);
+        };
         let needs_growing = self.buf.is_null() || *self.buf_size < len;
         let block = if needs_growing {
             // SAFETY: the block is malloc'd (or NULL) per the contract; realloc keeps its bytes.
             let grown = unsafe { libc::realloc(*self.buf, len) };
             if grown.is_null() {
-                return Err(crate::error::NC_ENOMEM);
+                return Err(self);
             }
             *self.buf = grown;
             *self.buf_size = len;
@@ -703,7 +780,7 @@ impl FilterChunk<'_> {
         };
         // SAFETY: the block holds at least len bytes: the chunk's nbytes, then room for extra.
         unsafe { std::ptr::copy_nonoverlapping(extra.as_ptr(), block.cast::<u8>().add(self.nbytes), extra.len()) };
-        Ok(())
+        Ok(Committed(len))
     }
 }
 
@@ -845,18 +922,29 @@ mod tests {
             // SAFETY: `block` is a malloc'd block of `size` bytes, `vector` malloc'd with `count`
             // words; the NULL ones are what the handles refuse.
             unsafe {
-                assert!(FilterChunk::from_raw(call, (4, std::ptr::null_mut(), &mut block)).is_none());
+                let no_size = FilterChunk::from_raw(call, (4, std::ptr::null_mut(), &mut block));
+                assert_eq!(no_size.err().map(|failed| failed.count()), Some(0));
                 let mut null_block = std::ptr::null_mut();
                 let empty = FilterChunk::from_raw(call, (4, &mut size, &mut null_block)).unwrap();
                 assert_eq!(empty.bytes(), None, "a NULL block with bytes");
+                assert_eq!(empty.fail().count(), 0);
                 let chunk = FilterChunk::from_raw(call, (4, &mut size, &mut block)).unwrap();
                 assert_eq!(chunk.bytes(), Some(&[1, 2, 3, 4][..]));
-                chunk.append(&[5, 6]).unwrap();
+                let chunk = chunk.shrink(5).expect_err("longer than the chunk");
+                let chunk = chunk.shrink(0).expect_err("0 is the failure");
+                let chunk = chunk.replace(crate::c_heap::CVec::with_capacity_uninit(8).unwrap()).expect_err("empty");
+                assert_eq!(chunk.shrink(4).ok().map(|kept| kept.count()), Some(4));
+                let chunk = FilterChunk::from_raw(call, (4, &mut size, &mut block)).unwrap();
+                assert_eq!(
+                    chunk.append(&[5, 6]).ok().map(|grown| grown.count()),
+                    Some(6),
+                    "the count of the grown block"
+                );
                 let grown = FilterChunk::from_raw(call, (6, &mut size, &mut block)).unwrap();
                 assert_eq!(grown.bytes(), Some(&[1, 2, 3, 4, 5, 6][..]));
                 let mut out = crate::c_heap::CVec::with_capacity_uninit(3).unwrap();
                 out.extend_from_slice(&[9, 9, 9]).unwrap();
-                grown.replace(out);
+                assert_eq!(grown.replace(out).ok().map(|replaced| replaced.count()), Some(3), "the new block's count");
                 let mut params = HeapParams::from_raw(call, (&mut count, &mut vector));
                 assert_eq!(params.words(), Ok(&[7, 8][..]));
                 params.replace(crate::c_heap::CParams::from_slice(&[3]).unwrap());

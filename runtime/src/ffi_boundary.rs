@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The panic boundary and the pointer helpers of the C interfaces.
 
+use crate::c_args::Committed;
 use crate::error::{report, status_code, NcResult, NC_EINTERNAL, NC_EINVAL};
 use std::cell::Cell;
 use std::ffi::CStr;
@@ -184,14 +185,6 @@ impl<T> OnPanic for NcResult<T> {
     const MEANING: &'static str = "returning NC_EINTERNAL";
 }
 
-/// `H5Z_func_t` byte counts: 0 is the filter's failure.
-impl OnPanic for usize {
-    fn on_panic() -> Self {
-        0
-    }
-    const MEANING: &'static str = "the filter fails";
-}
-
 /// Lookups whose failure is "none", of plain values only: an `Option` of a pointer, a reference
 /// or a function would reach C unvouched for (pointers go through [`Returned`]).
 impl<T: crate::c_heap::PlainValue> OnPanic for Option<T> {
@@ -254,7 +247,7 @@ pub fn guarded<R: OnPanic>(
 }
 
 /// An export's C return type and what its body gives back: `int` statuses come from
-/// [`NcResult`], pointers from [`Returned`], the other types are returned as they are.
+/// [`NcResult`], pointers from [`Returned`], `H5Z_func_t` byte counts from [`Committed`].
 pub trait CReturn {
     /// What the body of an export with this return type yields; a panic becomes its
     /// [`OnPanic`] value.
@@ -275,10 +268,11 @@ impl CReturn for () {
     fn from_body(_: ()) {}
 }
 
+/// Only here does a [`Committed`] count become the `size_t` HDF5 reads.
 impl CReturn for usize {
-    type Body = usize;
-    fn from_body(body: usize) -> usize {
-        body
+    type Body = Committed;
+    fn from_body(body: Committed) -> usize {
+        body.count()
     }
 }
 
@@ -363,13 +357,6 @@ impl<T> OnNull for NcResult<T> {
 /// `void` functions: nothing done.
 impl OnNull for () {
     fn on_null() -> Self {}
-}
-
-/// Sizes: 0.
-impl OnNull for usize {
-    fn on_null() -> Self {
-        0
-    }
 }
 
 /// Pointers: NULL.
@@ -571,7 +558,8 @@ pub(crate) mod tests {
     fn a_panic_becomes_each_return_type_s_failure() {
         let status: c_int = crate::ffi_export!(named "test", test_thread(), |_| panic!("deliberate"));
         assert_eq!(status, NC_EINTERNAL.code());
-        assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| -> usize { panic!("deliberate") }), 0);
+        let count: usize = crate::ffi_export!(named "test", test_thread(), |_| -> Committed { panic!("deliberate") });
+        assert_eq!(count, 0, "an H5Z_func_t's failure");
         assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(
             crate::ffi_export!(caught "test", test_thread(), |_| -> NcResult<u8> { panic!("deliberate") }),
@@ -583,6 +571,9 @@ pub(crate) mod tests {
             Some(7),
             "no panic, the body's value"
         );
+        // SAFETY: a count that reaches no C.
+        let count: usize = crate::ffi_export!(named "test", test_thread(), |_| unsafe { Committed::from_raw(7) });
+        assert_eq!(count, 7, "no panic, the body's count");
         assert_eq!(contained("test", || -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(contained("test", || Some(3u8)), Some(3));
     }

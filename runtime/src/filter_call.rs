@@ -5,13 +5,14 @@
 //! replace the block. HDF5 trusts that count (for an optional filter, as netcdf-c registers its
 //! plugins, a 0 keeps the chunk's old length over whatever block is there), so no filter body
 //! chooses it: the body says what it made ([`Filtered`]) and [`run_filter`] hands the result to C
-//! with its own length. The chunk's handle is this module's alone:
+//! with its own length, a [`Committed`] count that only the chunk's handle makes with the block
+//! it leaves. The chunk's handle is the runtime's alone:
 //!
 //! ```compile_fail,E0603
 //! use ncfilters_runtime::c_args::FilterChunk;
 //! ```
 
-use crate::c_args::{FilterChunk, FromRawArgument, Params};
+use crate::c_args::{Committed, FilterChunk, FromRawArgument, Params};
 use crate::c_heap::CVec;
 use crate::c_types::{H5Z_FLAG_REVERSE, H5Z_FLAG_SKIP_EDC};
 use crate::error::report;
@@ -61,40 +62,50 @@ pub unsafe fn run_filter<E: Display>(
 ) -> usize {
     // SAFETY: HDF5 calls the filter on its caller's thread (this function's contract).
     let thread = unsafe { CallersThread::promise() };
-    crate::ffi_export!(caught name, thread, |call| {
+    // The body yields a Committed count, made with the block it counts; a panic is 0.
+    crate::ffi_export!(named name, thread, |call| {
         // SAFETY: the H5Z_func_t contract (this function's), for the call.
         let (params, chunk) =
             unsafe { (Params::from_raw(call, (cd_values, cd_nelmts)), FilterChunk::from_raw(call, (nbytes, buf_size, buf))) };
-        let run = || {
-            let chunk = chunk.ok_or("NULL buffer pointer")?;
+        let chunk = match chunk {
+            Ok(chunk) => chunk,
+            Err(failed) => {
+                report(format_args!("{name} filter: NULL buffer pointer"));
+                return failed;
+            }
+        };
+        let run = |chunk: &FilterChunk<'_>| {
             let params = params.map_err(|_| "NULL parameters")?;
             let input = chunk.bytes().ok_or("NULL chunk")?;
             let reverse = flags & H5Z_FLAG_REVERSE != 0;
-            let result = filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input).map_err(|why| why.to_string())?;
-            commit(result, chunk)
+            filter(reverse, flags & H5Z_FLAG_SKIP_EDC != 0, params, input).map_err(|why| why.to_string())
         };
-        run().unwrap_or_else(|why: String| {
+        let committed = match run(&chunk) {
+            Ok(result) => commit(result, chunk),
+            Err(why) => Err((why, chunk)),
+        };
+        committed.unwrap_or_else(|(why, chunk)| {
             report(format_args!("{name} filter: {why}"));
-            0
+            chunk.fail()
         })
     })
 }
 
 /// Hands the result to C. 0 is the protocol's failure, so an empty result (a valid stream of no
 /// bytes) fails here, before the caller's block is freed or replaced; so does a shrunk result
-/// longer than the chunk, which HDF5 would read past the block.
-fn commit(result: Filtered, chunk: FilterChunk<'_>) -> Result<usize, String> {
+/// longer than the chunk, which HDF5 would read past the block. A failure gives the chunk back
+/// as it came.
+fn commit<'a>(result: Filtered, chunk: FilterChunk<'a>) -> Result<Committed, (String, FilterChunk<'a>)> {
     let len = result.len(chunk.nbytes());
     if len == 0 {
-        return Err("the result is empty, which a filter cannot return".into());
-    }
-    if matches!(result, Filtered::Shrunk(_)) && len > chunk.nbytes() {
-        return Err(format!("a result of {len} bytes in a chunk of {}", chunk.nbytes()));
+        return Err(("the result is empty, which a filter cannot return".into(), chunk));
     }
     match result {
-        Filtered::Replaced(out) => chunk.replace(out),
-        Filtered::Shrunk(_) => {}
-        Filtered::Appended(extra) => chunk.append(&extra).map_err(|_| "out of memory")?,
+        Filtered::Replaced(out) => chunk.replace(out).map_err(|chunk| ("the result is empty".into(), chunk)),
+        Filtered::Shrunk(_) => {
+            let nbytes = chunk.nbytes();
+            chunk.shrink(len).map_err(|chunk| (format!("a result of {len} bytes in a chunk of {nbytes}"), chunk))
+        }
+        Filtered::Appended(extra) => chunk.append(&extra).map_err(|chunk| ("out of memory".into(), chunk)),
     }
-    Ok(len)
 }

@@ -17,6 +17,7 @@
 //! (`crate::nczarr_filters::registry`).
 
 use super::plugin::{StaticClass, STANDARD};
+use crate::c_args::Committed;
 use crate::c_types::{hid_t, H5Z_class2_t};
 use crate::error::report;
 use crate::ffi_boundary::Call;
@@ -81,7 +82,7 @@ macro_rules! stand_in {
                 // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
                 let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
                 // A panic anywhere in the lookup or the call is HDF5's failure, 0.
-                crate::ffi_export!(caught concat!("filter ", $id, "'s H5Z_func_t"), thread, |call| {
+                crate::ffi_export!(named concat!("filter ", $id, "'s H5Z_func_t"), thread, |call| {
                     let used = with_preferred(call, $id, |part| {
                         let function = part.function()?;
                         // SAFETY: the H5Z_func_t contract, passed on unchanged; the library the
@@ -93,7 +94,10 @@ macro_rules! stand_in {
                         report(format_args!("filter {}: no implementation found", $id));
                         0
                     });
-                    failure_as_zero(used)
+                    // SAFETY: the count the chosen filter returned for this call's own `*buf`
+                    // (its H5Z_func_t contract, a failure leaving the block as it came), or 0
+                    // when no filter ran, the block as HDF5 gave it.
+                    unsafe { Committed::from_raw(failure_as_zero(used)) }
                 })
             }
 
