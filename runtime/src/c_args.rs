@@ -481,18 +481,25 @@ impl PluginListOut<'_> {
     }
 }
 
-/// A caller's `NCPluginList` that owns what it holds: valid and writable for the call, its
-/// non-NULL vector `malloc`'d with its strings, which the list owns (netcdf-c's
-/// `ncaux_plugin_path_append`/`prepend`/`clear` lists; NULL refused first).
+/// A caller's `NCPluginList` that owns what it holds, to be emptied: NULL (`None`), or valid and
+/// writable for the call, its vector NULL or `malloc`'d, holding `ndirs` pointers, each NULL or a
+/// `malloc`'d string, all owned by the list (`ncaux_plugin_path_clear`'s). The list itself may be
+/// on the stack (netcdf-c clears its own stack lists so): nothing frees it.
+///
+/// ```compile_fail,E0599
+/// fn body(list: ncfilters_runtime::c_args::OwnedPluginList<'_>) {
+///     list.free();
+/// }
+/// ```
 #[derive(Debug)]
 pub struct OwnedPluginList<'a>(&'a mut NCPluginList, ThisThread);
 
 impl<'call> FromRawArgument<'call, *mut NCPluginList> for OwnedPluginList<'call> {
-    type Output = Self;
+    type Output = Option<Self>;
 
-    unsafe fn from_raw(_: &Call<'call>, list: *mut NCPluginList) -> Self {
-        // SAFETY: valid, writable and non-NULL per the contract.
-        OwnedPluginList(unsafe { &mut *list }, PhantomData)
+    unsafe fn from_raw(_: &Call<'call>, list: *mut NCPluginList) -> Option<Self> {
+        // SAFETY: NULL or valid and writable per the contract.
+        Some(OwnedPluginList(unsafe { list.as_mut() }?, PhantomData))
     }
 }
 
@@ -502,8 +509,32 @@ impl OwnedPluginList<'_> {
         // SAFETY: the list owns its malloc'd vector and strings per the contract.
         drop(unsafe { CStrings::take_list(self.0) });
     }
+}
 
-    /// Adds a copy of `dir`, at the end or (`front`) at the start, in a new vector.
+/// A caller's `NCPluginList` to grow: valid and writable for the call, its vector NULL or
+/// `malloc`'d holding `ndirs` pointers; its strings stay the caller's, however they were made
+/// (`ncaux_plugin_path_append`/`prepend`'s; NULL refused first). Nothing here frees a string.
+///
+/// ```compile_fail,E0599
+/// fn body(mut list: ncfilters_runtime::c_args::GrowablePluginList<'_>) {
+///     list.clear();
+/// }
+/// ```
+#[derive(Debug)]
+pub struct GrowablePluginList<'a>(&'a mut NCPluginList, ThisThread);
+
+impl<'call> FromRawArgument<'call, *mut NCPluginList> for GrowablePluginList<'call> {
+    type Output = Self;
+
+    unsafe fn from_raw(_: &Call<'call>, list: *mut NCPluginList) -> Self {
+        // SAFETY: valid, writable and non-NULL per the contract.
+        GrowablePluginList(unsafe { &mut *list }, PhantomData)
+    }
+}
+
+impl GrowablePluginList<'_> {
+    /// Adds a copy of `dir`, at the end or (`front`) at the start, in a new vector; the old
+    /// vector is freed, its strings moved over.
     pub fn insert(&mut self, dir: &[u8], front: bool) -> NcResult<()> {
         if self.0.ndirs > 0 && self.0.dirs.is_null() {
             return Err(NC_EINVAL);
@@ -517,7 +548,8 @@ impl OwnedPluginList<'_> {
             slots[slot] = unsafe { *self.0.dirs.add(i) };
         }
         slots[new_slot] = added.into_raw()[0];
-        // SAFETY: the old vector is malloc'd per the contract; its strings moved to the new one.
+        // SAFETY: the old vector is NULL or malloc'd per the contract; its strings moved to the
+        // new one.
         unsafe { libc::free(self.0.dirs.cast()) };
         self.0.dirs = vector.into_raw();
         self.0.ndirs += 1;
@@ -525,8 +557,9 @@ impl OwnedPluginList<'_> {
     }
 }
 
-/// A `malloc`'d `NCPluginList` the caller hands back to be freed (NULL: nothing to free), its
-/// vector and strings as [`OwnedPluginList`]'s.
+/// A `malloc`'d `NCPluginList` the caller hands back to be freed, list and all (NULL: nothing
+/// to free), its vector and strings as [`OwnedPluginList`]'s: `ncaux_plugin_path_reclaim`'s
+/// only, whose C contract says the list is `malloc`'d (never one on the stack).
 #[derive(Debug)]
 pub struct MallocdPluginList<'a>(*mut NCPluginList, PhantomData<&'a mut NCPluginList>);
 
@@ -896,14 +929,15 @@ mod tests {
             // SAFETY: `owned` starts empty and holds only what `insert` malloc'd; `callers` has
             // room for two directories.
             unsafe {
-                let mut list = OwnedPluginList::from_raw(call, &mut owned);
+                let mut list = GrowablePluginList::from_raw(call, &mut owned);
                 list.insert(b"/b", false).unwrap();
                 list.insert(b"/a", true).unwrap();
                 let read = PluginList::from_raw(call, &owned);
                 assert_eq!(read.dirs("test").unwrap(), ["/a", "/b"]);
                 PluginListOut::from_raw(call, &mut callers).store(&["/c", "/d"]).unwrap();
                 assert_eq!(PluginList::from_raw(call, &callers).dirs("test").unwrap(), ["/c", "/d"]);
-                OwnedPluginList::from_raw(call, &mut owned).clear();
+                OwnedPluginList::from_raw(call, &mut owned).expect("not NULL").clear();
+                assert!(OwnedPluginList::from_raw(call, std::ptr::null_mut()).is_none());
             }
         });
         assert_eq!((owned.ndirs, owned.dirs), (0, std::ptr::null_mut()));

@@ -11,7 +11,8 @@
 //! so does this: the caller gives it room for every directory (`nc_plugin_path_ndirs`).
 
 use crate::c_args::{
-    Bytes, FromRawArgument, MallocdPluginList, Out, OutBytes, OwnedPluginList, PluginList, PluginListOut, Text,
+    Bytes, FromRawArgument, GrowablePluginList, MallocdPluginList, Out, OutBytes, OwnedPluginList, PluginList,
+    PluginListOut, Text,
 };
 use crate::c_types::NCPluginList;
 use crate::error::{report, NcResult, NC_EHDFERR, NC_EINVAL};
@@ -213,14 +214,18 @@ pub unsafe extern "C" fn ncaux_plugin_path_tostring(
 /// Frees the directories and vector of `dirs` and empties it (NULL: nothing to do).
 ///
 /// # Safety
-/// `dirs` is NULL or valid, its vector and strings `malloc`'d and owned by it.
+/// `dirs` is NULL or valid, its vector and strings `malloc`'d and owned by it; `dirs` itself may
+/// be anywhere (netcdf-c clears lists on its stack) and is not freed.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_clear(dirs: *mut NCPluginList) -> c_int {
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
     let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     crate::ffi_export!(thread, |call| {
-        // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
-        unsafe { MallocdPluginList::from_raw(call, dirs) }.clear();
+        // SAFETY: `dirs` is NULL or a valid, writable NCPluginList (on the stack, maybe) whose
+        // vector and strings are malloc'd and its own (the export's `# Safety`).
+        if let Some(mut list) = unsafe { OwnedPluginList::from_raw(call, dirs) } {
+            list.clear();
+        }
         Ok(())
     })
 }
@@ -234,7 +239,8 @@ pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
     let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     crate::ffi_export!(thread, |call| {
-        // SAFETY: `dirs` is NULL or a malloc'd NCPluginList the caller hands back (the export's `# Safety`).
+        // SAFETY: `dirs` is NULL or a malloc'd NCPluginList, its vector and strings malloc'd and
+        // its own, which the caller hands back (the export's `# Safety`).
         let mut list = unsafe { MallocdPluginList::from_raw(call, dirs) };
         list.clear();
         list.free();
@@ -245,16 +251,19 @@ pub unsafe extern "C" fn ncaux_plugin_path_reclaim(dirs: *mut NCPluginList) -> c
 /// Appends a copy of `dir` to `dirs` (`dirs->dirs` may move).
 ///
 /// # Safety
-/// `dirs` is NULL or valid and writable, its vector `malloc`'d; `dir` is NULL or NUL-terminated.
+/// `dirs` is NULL or valid and writable, its vector NULL or `malloc`'d; its strings stay the
+/// caller's, however they were made (netcdf-c's append frees none); `dir` is NULL or
+/// NUL-terminated.
 #[no_mangle]
 pub unsafe extern "C" fn ncaux_plugin_path_append(dirs: *mut NCPluginList, dir: *const c_char) -> c_int {
     // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
     let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs, dir);
-        // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
-        // NUL-terminated, alive for the call (the export's `# Safety`).
-        unsafe { OwnedPluginList::from_raw(call, dirs) }
+        // SAFETY: `dirs` is a valid, writable NCPluginList whose vector is NULL or malloc'd (its
+        // strings are the caller's); `dir` is NULL or NUL-terminated, alive for the call (the
+        // export's `# Safety`).
+        unsafe { GrowablePluginList::from_raw(call, dirs) }
             .insert(unsafe { Text::from_raw(call, dir) }.0.unwrap_or_default(), false)
     })
 }
@@ -269,9 +278,10 @@ pub unsafe extern "C" fn ncaux_plugin_path_prepend(dirs: *mut NCPluginList, dir:
     let thread = unsafe { crate::ffi_boundary::CallersThread::promise() };
     crate::ffi_export!(thread, |call| {
         crate::reject_null!(dirs, dir);
-        // SAFETY: `dirs` is a live NCPluginList that owns its malloc'd vector and strings; `dir` is NULL or
-        // NUL-terminated, alive for the call (the export's `# Safety`).
-        unsafe { OwnedPluginList::from_raw(call, dirs) }
+        // SAFETY: `dirs` is a valid, writable NCPluginList whose vector is NULL or malloc'd (its
+        // strings are the caller's); `dir` is NULL or NUL-terminated, alive for the call (the
+        // export's `# Safety`).
+        unsafe { GrowablePluginList::from_raw(call, dirs) }
             .insert(unsafe { Text::from_raw(call, dir) }.0.unwrap_or_default(), true)
     })
 }
@@ -550,6 +560,39 @@ mod tests {
         let (status, messages) = capture_reports(|| unsafe { nc_plugin_path_set(&mut list) });
         assert_eq!(status, NC_EINVAL.code());
         assert_eq!(messages, ["nc_plugin_path_set: directory 1 is NULL"]);
+    }
+
+    /// As netcdf-c's: append and prepend free only the old vector, never a string, which may be
+    /// the caller's own (literals here); clear leaves a list on the stack where it is. Under
+    /// Miri a `free` of a literal or of the list would fail this test.
+    #[test]
+    fn append_and_prepend_free_no_string_and_clear_frees_no_list() {
+        // SAFETY: a block for one pointer, written before it is read.
+        let vector = unsafe { libc::malloc(std::mem::size_of::<*mut c_char>()) }.cast::<*mut c_char>();
+        assert!(!vector.is_null());
+        // SAFETY: room for one pointer, just allocated.
+        unsafe { vector.write(c"/lit".as_ptr().cast_mut()) };
+        let mut list = NCPluginList { ndirs: 1, dirs: vector };
+        // SAFETY: a valid list, its vector malloc'd, its string a literal; NUL-terminated dirs.
+        unsafe {
+            assert_eq!(ncaux_plugin_path_append(&mut list, c"/c".as_ptr()), 0);
+            assert_eq!(ncaux_plugin_path_prepend(&mut list, c"/z".as_ptr()), 0);
+        }
+        assert_eq!(list.ndirs, 3);
+        // SAFETY: the vector holds three pointers: two malloc'd copies and the literal.
+        let dirs = unsafe { std::slice::from_raw_parts(list.dirs, 3) }.to_vec();
+        assert_eq!(dirs[1].cast_const(), c"/lit".as_ptr(), "the caller's string, moved as it is");
+        // SAFETY: the copies and the vector were malloc'd by the exports; the literal stays.
+        unsafe {
+            libc::free(dirs[0].cast());
+            libc::free(dirs[2].cast());
+            *list.dirs.add(0) = std::ptr::null_mut();
+            *list.dirs.add(1) = std::ptr::null_mut();
+            *list.dirs.add(2) = std::ptr::null_mut();
+        }
+        // SAFETY: a list on the stack owning its malloc'd vector of NULLs.
+        assert_eq!(unsafe { ncaux_plugin_path_clear(&mut list) }, 0);
+        assert_eq!((list.ndirs, list.dirs), (0, std::ptr::null_mut()), "emptied, and still here");
     }
 
     /// The pure-pointer helpers, with no netcdf-c call: parse into an empty list (a NULL
