@@ -704,9 +704,18 @@ impl Committed {
         Committed(count)
     }
 
-    /// The count, for the export's return only.
+    /// The count, for the tests.
+    #[cfg(test)]
     pub(crate) fn count(&self) -> usize {
         self.0
+    }
+}
+
+/// Only here does a [`Committed`] count become the `size_t` HDF5 reads.
+impl crate::ffi_boundary::CReturn for usize {
+    type Body = Committed;
+    fn from_body(body: Committed) -> usize {
+        body.0
     }
 }
 
@@ -944,6 +953,17 @@ mod tests {
         assert!(std::ptr::eq(callers.dirs, slots.as_mut_ptr()), "the caller's vector stays");
         // SAFETY: `store` malloc'd both strings into the caller's vector.
         unsafe { slots.iter().for_each(|&dir| libc::free(dir.cast())) };
+    }
+
+    /// An `H5Z_func_t`'s body yields a [`Committed`] count, which C gets as it is; a panic, 0.
+    #[test]
+    fn a_committed_count_reaches_c_and_a_panic_is_0() {
+        use crate::ffi_boundary::tests::test_thread;
+        let count: usize = crate::ffi_export!(named "test", test_thread(), |_| -> Committed { panic!("deliberate") });
+        assert_eq!(count, 0, "an H5Z_func_t's failure");
+        // SAFETY: a count that reaches no C.
+        let count: usize = crate::ffi_export!(named "test", test_thread(), |_| unsafe { Committed::from_raw(7) });
+        assert_eq!(count, 7, "no panic, the body's count");
     }
 
     #[test]

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! The panic boundary and the pointer helpers of the C interfaces.
 
-use crate::c_args::Committed;
 use crate::error::{report, status_code, NcResult, NC_EINTERNAL, NC_EINVAL};
 use std::cell::Cell;
 use std::ffi::CStr;
@@ -247,7 +246,8 @@ pub fn guarded<R: OnPanic>(
 }
 
 /// An export's C return type and what its body gives back: `int` statuses come from
-/// [`NcResult`], pointers from [`Returned`], `H5Z_func_t` byte counts from [`Committed`].
+/// [`NcResult`], pointers from [`Returned`], `H5Z_func_t` byte counts from `c_args::Committed`
+/// (its impl is there, with the type).
 pub trait CReturn {
     /// What the body of an export with this return type yields; a panic becomes its
     /// [`OnPanic`] value.
@@ -266,14 +266,6 @@ impl CReturn for c_int {
 impl CReturn for () {
     type Body = ();
     fn from_body(_: ()) {}
-}
-
-/// Only here does a [`Committed`] count become the `size_t` HDF5 reads.
-impl CReturn for usize {
-    type Body = Committed;
-    fn from_body(body: Committed) -> usize {
-        body.count()
-    }
 }
 
 /// A pointer an export returns to C, which reads it as the export documents: NULL, or made by
@@ -558,8 +550,6 @@ pub(crate) mod tests {
     fn a_panic_becomes_each_return_type_s_failure() {
         let status: c_int = crate::ffi_export!(named "test", test_thread(), |_| panic!("deliberate"));
         assert_eq!(status, NC_EINTERNAL.code());
-        let count: usize = crate::ffi_export!(named "test", test_thread(), |_| -> Committed { panic!("deliberate") });
-        assert_eq!(count, 0, "an H5Z_func_t's failure");
         assert_eq!(crate::ffi_export!(caught "test", test_thread(), |_| -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(
             crate::ffi_export!(caught "test", test_thread(), |_| -> NcResult<u8> { panic!("deliberate") }),
@@ -571,9 +561,6 @@ pub(crate) mod tests {
             Some(7),
             "no panic, the body's value"
         );
-        // SAFETY: a count that reaches no C.
-        let count: usize = crate::ffi_export!(named "test", test_thread(), |_| unsafe { Committed::from_raw(7) });
-        assert_eq!(count, 7, "no panic, the body's count");
         assert_eq!(contained("test", || -> Option<u8> { panic!("deliberate") }), None);
         assert_eq!(contained("test", || Some(3u8)), Some(3));
     }
