@@ -250,6 +250,18 @@ standard_filter_rows!(standard_filter_modules);
 
 /// The list `library`'s `NCZ_codec_info_defaults` returns: its codecs in table order, then NULL
 /// (`N` is [`CodecDefaults::codec_count`] + 1).
+/// The previous limit `ncfilters_set_decode_limit` returns: a plain size, 0 after a panic. Not an
+/// H5Z byte count, which only the runtime's `Committed` carries to C.
+#[doc(hidden)]
+pub struct DecodeLimit(pub usize);
+
+impl ncfilters_core::ffi_boundary::OnPanic for DecodeLimit {
+    fn on_panic() -> Self {
+        DecodeLimit(0)
+    }
+    const MEANING: &'static str = "returning 0";
+}
+
 pub const fn codec_defaults<const N: usize>(library: CodecDefaults) -> StaticCodecList<N> {
     let mut list = [std::ptr::null(); N];
     let mut listed = 0;
@@ -436,7 +448,10 @@ macro_rules! export_plugin {
         pub unsafe extern "C" fn ncfilters_set_decode_limit(limit: usize) -> usize {
             // SAFETY: called from C on the thread that uses netcdf-c and HDF5, for this call.
             let thread = unsafe { $crate::ffi_boundary::CallersThread::promise() };
-            $crate::ffi_export!(thread, |call| $crate::filters::replace_decode_limit(limit))
+            $crate::ffi_export!(caught "ncfilters_set_decode_limit", thread, |_call| {
+                $crate::plugin::DecodeLimit($crate::filters::replace_decode_limit(limit))
+            })
+            .0
         }
 
         $(
