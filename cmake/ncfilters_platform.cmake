@@ -56,6 +56,8 @@ endfunction()
 function(ncfilters_hidden_symbols_of platform symbols map hidden out)
   set(patterns "_ZN*" "_R*" "__rust*" "rust_*")
   if(platform STREQUAL "Apple")
+    # Rust's compiler-builtins defines clang's availability checks with default visibility.
+    list(APPEND patterns "__isOSVersionAtLeast" "__isPlatformVersionAtLeast")
     set(text "")
     foreach(name IN LISTS patterns hidden)
       string(APPEND text "_${name}\n")

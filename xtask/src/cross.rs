@@ -764,7 +764,10 @@ mod tests {
             assert!(printed.contains(&format!("{platform} plugin {file}\n")), "{printed}");
         }
         assert!(linux.contains("local: _ZN*; _R*; __rust*; rust_*; NCZ_one; NCZ_two;\n};"), "{linux}");
-        assert_eq!(apple, "__ZN*\n__R*\n___rust*\n_rust_*\n_NCZ_one\n_NCZ_two\n");
+        assert_eq!(
+            apple,
+            "__ZN*\n__R*\n___rust*\n_rust_*\n___isOSVersionAtLeast\n___isPlatformVersionAtLeast\n_NCZ_one\n_NCZ_two\n"
+        );
     }
 
     /// The module's cross build names cargo's target from the C compiler's GNU triplet

@@ -207,7 +207,7 @@ pub fn unpacked_source(h: &Harness, hdf5: &Hdf5Release) -> Result<PathBuf> {
 
 /// The `.crate` file of `name` `version`, fetched by `cargo fetch` of a manifest that depends on
 /// exactly that version (cargo verifies it against the registry's checksum).
-fn fetched_crate(h: &Harness, name: &str, version: &str) -> Result<PathBuf> {
+pub fn fetched_crate(h: &Harness, name: &str, version: &str) -> Result<PathBuf> {
     let file = format!("{name}-{version}.crate");
     let cached = h.cache.join(&file);
     if cached.is_file() {

@@ -4,6 +4,7 @@
 //! `ziglang`, which carries the SDK stubs, driven by `cargo-zigbuild`), part of `cross-compile`.
 //! Nothing here runs a Mach-O program: compiled and linked, not run.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -52,17 +53,9 @@ fn check_dylibs(release_dir: &Path, triple: &str) -> Result {
     if dylibs.is_empty() {
         fail!("{} holds no dylib", release_dir.display());
     }
-    let otool = |args: [&str; 2]| crate::process::output(cmd("llvm-otool-14", args).current_dir(release_dir));
     let mut wrong = Vec::new();
     for dylib in &dylibs {
-        let printed = otool(["-D", dylib])?;
-        if install_name(&printed) != Some(format!("@rpath/{dylib}").as_str()) {
-            wrong.push(format!("{dylib}: install name {}", printed.trim()));
-        }
-        let minimum = minimum_macos(&otool(["-l", dylib])?);
-        if minimum.as_deref() != Some(deployment_target(triple)) {
-            wrong.push(format!("{dylib}: for macOS {minimum:?}, not {}", deployment_target(triple)));
-        }
+        wrong.extend(loadable_problems(&release_dir.join(dylib), triple)?);
     }
     if !wrong.is_empty() {
         fail!("{}", wrong.join("; "));
@@ -73,6 +66,33 @@ fn check_dylibs(release_dir: &Path, triple: &str) -> Result {
         deployment_target(triple)
     );
     Ok(())
+}
+
+/// `file` (a dylib or a symbolic link to one) is found through the loader's rpath, as netcdf-c's
+/// own libraries and plugins are (its install name is `@rpath/<a name of the file beside it>`), and
+/// runs on the macOS the build was for (`deployment_target`).
+pub fn check_loadable(file: &Path, triple: &str) -> Result {
+    let problems = loadable_problems(file, triple)?;
+    if !problems.is_empty() {
+        fail!("{}", problems.join("; "));
+    }
+    Ok(())
+}
+
+fn loadable_problems(file: &Path, triple: &str) -> Result<Vec<String>> {
+    let otool = |option: &str| crate::process::output(cmd(format!("llvm-otool-{LLVM_VERSION}"), [option]).arg(file));
+    let mut problems = Vec::new();
+    let printed = otool("-D")?;
+    let named = install_name(&printed).and_then(|name| name.strip_prefix("@rpath/"));
+    let beside = |name: &str| file.with_file_name(name).canonicalize().ok();
+    if named.is_none() || named.and_then(beside) != file.canonicalize().ok() {
+        problems.push(format!("{}: install name {}", file.display(), printed.trim()));
+    }
+    let minimum = minimum_macos(&otool("-l")?);
+    if minimum.as_deref() != Some(deployment_target(triple)) {
+        problems.push(format!("{}: for macOS {minimum:?}, not {}", file.display(), deployment_target(triple)));
+    }
+    Ok(problems)
 }
 
 /// The oldest macOS of `llvm-otool -l`'s load commands: LC_BUILD_VERSION's `minos`, or
@@ -174,8 +194,17 @@ fn remove_empty_objects_left_by_zig(h: &Harness) {
     }
 }
 
-/// Debian's LLVM 14: `ld64.lld`, a linker that takes Apple ld64's options, and `llvm-nm`.
-const LLVM_PACKAGES: [&str; 2] = ["lld-14", "llvm-14"];
+/// The LLVM of the Mac tools: Debian 12's newest. Its `ld64.lld` takes the SDK's stubs, which 14's
+/// refuses.
+pub const LLVM_VERSION: &str = "19";
+
+/// Debian's LLVM: `ld64.lld`, a linker that takes Apple ld64's options, and the Mach-O tools
+/// (`llvm-nm`, `llvm-otool`).
+const LLVM_PACKAGES: [&str; 2] = ["lld-19", "llvm-19"];
+
+/// Debian's clang, the C and C++ compiler of [`clang_sdk`]'s SDK.
+pub const CLANG: &str = "clang-19";
+pub const CLANG_CXX: &str = "clang++-19";
 
 /// The module's macOS link rules (`ncfilters_hidden_symbols_of(Apple ...)` in
 /// cmake/ncfilters_platform.cmake) given to LLVM's ld64 (Zig's own linker takes none of them): a
@@ -192,7 +221,14 @@ pub fn check_export_rules(h: &Harness) -> Result {
         std::fs::write(dir.join(name), text).map_err(|e| crate::harness::Failure(format!("{name}: {e}")))
     };
     let exported = "nc_public";
-    let hidden = ["_ZN3foo3barE", "_RNvC3foo3bar", "__rust_alloc", "rust_eh_personality", "NCZ_internal"];
+    let hidden = [
+        "_ZN3foo3barE",
+        "_RNvC3foo3bar",
+        "__rust_alloc",
+        "rust_eh_personality",
+        "__isOSVersionAtLeast",
+        "NCZ_internal",
+    ];
     let source: String = std::iter::once(exported)
         .chain(hidden)
         .enumerate()
@@ -200,7 +236,8 @@ pub fn check_export_rules(h: &Harness) -> Result {
         .collect();
     write("a.c", &source)?;
     let python = bin.join("python");
-    run(cmd(&python, ["-m", "ziglang", "cc", "-target", "aarch64-macos", "-c", "a.c", "-o", "a.o"]).current_dir(&dir))?;
+    run(cmd(&python, ["-m", "ziglang", "cc", "-target", "aarch64-macos.11.0", "-c", "a.c", "-o", "a.o"])
+        .current_dir(&dir))?;
     let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_platform.cmake");
     write(
         "rules.cmake",
@@ -219,10 +256,14 @@ pub fn check_export_rules(h: &Harness) -> Result {
     // CMake's `LINKER:a,b` is the linker's arguments `a` and `b`.
     let linker_args: Vec<&str> =
         options.split(';').flat_map(|option| option.strip_prefix("LINKER:").unwrap_or(option).split(',')).collect();
-    let mut link = cmd("ld64.lld-14", ["-arch", "arm64", "-platform_version", "macos", "11.0", "11.0", "-dylib"]);
+    let mut link = cmd(
+        format!("ld64.lld-{LLVM_VERSION}"),
+        ["-arch", "arm64", "-platform_version", "macos", "11.0", "11.0", "-dylib"],
+    );
     link.current_dir(&dir).args(["-o", "liba.dylib", "a.o", "-undefined", "dynamic_lookup"]).args(&linker_args);
     run(&mut link)?;
-    let symbols = crate::process::output(cmd("llvm-nm-14", ["-gU", "liba.dylib"]).current_dir(&dir))?;
+    let symbols =
+        crate::process::output(cmd(format!("llvm-nm-{LLVM_VERSION}"), ["-gU", "liba.dylib"]).current_dir(&dir))?;
     let defined: Vec<&str> = symbols.lines().filter_map(|line| line.split_whitespace().nth(2)).collect();
     if !defined.contains(&format!("_{exported}").as_str()) {
         fail!("ld64.lld with the module's rules hid _{exported} too: {defined:?}");
@@ -281,6 +322,86 @@ fn zig_sdk(h: &Harness, bin: &Path) -> Result<PathBuf> {
     Ok(sdk)
 }
 
+/// The SDK of [`clang_sdk`]: Zig's stubs as clang and ld64.lld take them.
+pub struct ClangSdk {
+    /// Its root, clang's `-isysroot` and rustc's `SDKROOT`.
+    pub root: PathBuf,
+}
+
+impl ClangSdk {
+    /// What libSystem exports, per its stub (for any Mac), without Mach-O's leading underscore.
+    pub fn exports(&self) -> Result<BTreeSet<String>> {
+        Ok(stub_exports(&crate::harness::read_to_string(&self.root.join("usr/lib/libSystem.tbd"))?))
+    }
+}
+
+/// [`zig_sdk`]'s SDK as Debian's clang and ld64.lld take it (`target/macos-sdk/clang/MacOSX.sdk`),
+/// with them installed. Zig's libSystem stub lists arm64e (and Zig's own `arm64e.x1`) where
+/// Apple's lists arm64 too: ld64.lld refuses `arm64e.x1` ("unknown architecture") and finds no
+/// arm64 symbol, so the copy names arm64e's entries arm64 and `arm64e.x1`'s arm64e. libc, libm,
+/// libpthread and libdl are libSystem, as in Apple's SDK.
+pub fn clang_sdk(h: &Harness) -> Result<ClangSdk> {
+    crate::setup::install_apt_packages(&[LLVM_PACKAGES.as_slice(), &[CLANG]].concat())?;
+    let zig = zig_tools(h)?;
+    let root = h.repo.join("target/macos-sdk/clang/MacOSX.sdk");
+    crate::harness::remove_dir_all_if_exists(&root)?;
+    create_dir_all(&root.join("usr/lib"))?;
+    let link = |from: &Path, to: &str| {
+        std::os::unix::fs::symlink(from, root.join(to))
+            .map_err(|e| crate::harness::Failure(format!("{} -> {}: {e}", to, from.display())))
+    };
+    let stub = crate::harness::read_to_string(&zig.sdk.join("usr/lib/libSystem.tbd"))?;
+    crate::harness::write_file(&root.join("usr/lib/libSystem.tbd"), &stub_for_lld(&stub))?;
+    for alias in ["libc", "libm", "libpthread", "libdl"] {
+        link(Path::new("libSystem.tbd"), &format!("usr/lib/{alias}.tbd"))?;
+    }
+    crate::harness::write_file(&root.join("usr/lib/libiconv.tbd"), LIBICONV_STUB)?;
+    link(&zig.sdk.join("usr/include"), "usr/include")?;
+    link(&zig.sdk.join("SDKSettings.json"), "SDKSettings.json")?;
+    Ok(ClangSdk { root })
+}
+
+/// macOS's libiconv, which Rust's std names at every link (`-liconv`) and Zig's stubs lack: a stub
+/// of its functions.
+const LIBICONV_STUB: &str = "--- !tapi-tbd\ntbd-version:     4\ntargets:         [ x86_64-macos, arm64-macos ]\n\
+    install-name:    '/usr/lib/libiconv.2.dylib'\ncurrent-version: 7\ncompatibility-version: 7\nexports:\n\
+    \x20 - targets:         [ x86_64-macos, arm64-macos ]\n    symbols:         [ _iconv, _iconv_close, _iconv_open ]\n...\n";
+
+/// Zig's libSystem stub with arm64 where it has arm64e, and arm64e where it has `arm64e.x1`.
+fn stub_for_lld(stub: &str) -> String {
+    stub.replace("arm64e-", "arm64-").replace("arm64e.x1-", "arm64e-")
+}
+
+/// The symbols of a text stub's (`.tbd`) `exports` and `reexports` lists, for any of its targets,
+/// without Mach-O's leading underscore.
+fn stub_exports(stub: &str) -> BTreeSet<String> {
+    let mut symbols = BTreeSet::new();
+    let (mut exported, mut in_list) = (false, false);
+    for line in stub.lines() {
+        if !line.starts_with(' ') {
+            exported = line == "exports:" || line == "reexports:";
+            in_list = false;
+            continue;
+        }
+        let mut rest = line;
+        if !in_list {
+            let Some(list) = rest.find("symbols:").and_then(|at| rest[at..].find('[').map(|open| at + open + 1)) else {
+                continue;
+            };
+            rest = &rest[list..];
+            in_list = exported;
+        }
+        if !exported {
+            continue;
+        }
+        let (items, closed) = rest.split_once(']').map_or((rest, false), |(items, _)| (items, true));
+        let names = items.split(',').map(|item| item.trim().trim_matches('\'')).filter(|name| !name.is_empty());
+        symbols.extend(names.map(|name| name.strip_prefix('_').unwrap_or(name).to_string()));
+        in_list = !closed;
+    }
+    symbols
+}
+
 /// The `Version` of an `SDKSettings.json`.
 fn sdk_version(settings: &str) -> Option<String> {
     let json: serde_json::Value = serde_json::from_str(settings).ok()?;
@@ -306,6 +427,20 @@ mod tests {
         let intel = "Load command 1\n  version 0.0\n      cmd LC_VERSION_MIN_MACOSX\n  cmdsize 16\n  version 10.12\n      sdk 27.0\n";
         assert_eq!(minimum_macos(intel).as_deref(), Some("10.12"), "not the version of an earlier command");
         assert_eq!(minimum_macos("      cmd LC_SEGMENT_64\n"), None);
+    }
+
+    #[test]
+    fn the_stub_s_exports_are_its_exported_and_reexported_symbols() {
+        let stub = "--- !tapi-tbd\ntargets:         [ x86_64-macos, arm64e-macos,\n                   arm64e.x1-macos ]\n\
+                    exports:\n  - targets:         [ x86_64-macos, arm64e-macos ]\n    symbols:         [ _malloc, '$ld$hide$os10.4$_x',\n\
+                    \x20                      _free ]\n    weak-symbols:    [ _w ]\nundefineds:\n  - targets: [ x86_64-macos ]\n\
+                    \x20   symbols: [ _imported ]\nreexports:\n  - targets: [ arm64e.x1-macos ]\n    symbols: [ dyld_stub_binder ]\n...\n";
+        let names: Vec<String> = stub_exports(stub).into_iter().collect();
+        assert_eq!(names, ["$ld$hide$os10.4$_x", "dyld_stub_binder", "free", "malloc", "w"]);
+        let for_lld = stub_for_lld(stub);
+        assert!(for_lld.contains("[ x86_64-macos, arm64-macos,\n                   arm64e-macos ]"), "{for_lld}");
+        assert!(!for_lld.contains("x1"), "{for_lld}");
+        assert_eq!(stub_exports(LIBICONV_STUB).into_iter().collect::<Vec<_>>(), ["iconv", "iconv_close", "iconv_open"]);
     }
 
     #[test]

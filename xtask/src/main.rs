@@ -6,6 +6,7 @@
 mod bench;
 mod build_flags;
 mod c_tests;
+mod cmake_install;
 mod configurations;
 mod cross;
 mod cross_env;
@@ -25,8 +26,10 @@ mod install;
 mod interop;
 mod layout_check;
 mod leaks;
+mod library_exports;
 mod licences;
 mod macos;
+mod macos_netcdf;
 mod man_page;
 mod matrix;
 mod netcdf;
@@ -168,7 +171,10 @@ enum Step {
     /// shared with Linux, and the suite under Wine on both builds
     Wine,
     /// The shipped crates' test programs built and linked for aarch64- and x86_64-apple-darwin
-    /// (Zig from PyPI) in every release's cfg set; nothing here runs them
+    /// (Zig from PyPI) in every release's cfg set; then netcdf-c 4.10.1 cross-built for both Macs
+    /// stock and with the module on HDF5 2.2.0 (Debian's clang and ld64.lld on Zig's SDK stubs):
+    /// libnetcdf.dylib's exports, link map and undefined symbols, install names and the plugins.
+    /// Nothing here runs them
     Macos,
     /// Which stages of the whole `test` the release record (release/<version>.md) still lacks on
     /// HEAD's shipped tree (docs/releasing.md); fails while any does
@@ -523,7 +529,8 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Wine => {
             windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &windows_suite::windows_releases_chosen()?)
         }
-        Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?),
+        Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?)
+            .and_then(|()| macos_netcdf::test_macos_netcdf(h)),
         Step::Qualification => qualification::check_record(
             h,
             &planned_stages(

@@ -17,7 +17,7 @@ use crate::release::BuildSystem;
 
 /// ncfilters' own functions (include/ncfilters.h) and the hooks its compiled copies of zsync.c
 /// and zxcache.c call: exported in every configuration.
-const OWN_EXPORTS: [&str; 5] = [
+pub const OWN_EXPORTS: [&str; 5] = [
     "ncfilters_report",
     "ncfilters_describe_spec",
     "ncfilters_describe_codec",
@@ -50,7 +50,7 @@ const LOADER_INTERNALS_OF_4_9_0: [&str; 3] = ["loadcodecdefaults", "loaded_plugi
 
 /// What ncfilters exports besides stock's wherever NCZarr's filters are exported:
 /// `NCZ_codec_freelist`, which every release's zfilter.h declares and no file defines.
-const DECLARED_BUT_UNDEFINED: [&str; 1] = ["NCZ_codec_freelist"];
+pub const DECLARED_BUT_UNDEFINED: [&str; 1] = ["NCZ_codec_freelist"];
 
 /// The libhdf5 the dynamic loader gives a build's libnetcdf.so is the configuration's own: an
 /// HDF5 in the cache that configure missed would otherwise leave the machine's 1.10 under test.

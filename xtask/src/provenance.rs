@@ -220,18 +220,13 @@ fn check_replaced_symbols_come_from_ncfilters(
     Ok(())
 }
 
+/// The objects of the netcdf-c sources the module replaces, as a link map names them.
+pub const REPLACED_OBJECTS: [&str; 7] =
+    ["dfilter.c.o", "/daux.c.o", "hdf5filter.c.o", "zfilter.c.o", "dplugins.c.o", "hdf5plugins.c.o", "zplugins.c.o"];
+
 fn check_replaced_c_not_linked(build: &Path, map: &Path, lib_syms: &HashMap<String, (String, u64)>) -> Result {
     let link_map = read_to_string(map)?;
-    let replaced_objects = [
-        "dfilter.c.o",
-        "/daux.c.o",
-        "hdf5filter.c.o",
-        "zfilter.c.o",
-        "dplugins.c.o",
-        "hdf5plugins.c.o",
-        "zplugins.c.o",
-    ];
-    if let Some(object) = replaced_objects.iter().find(|o| link_map.contains(**o)) {
+    if let Some(object) = REPLACED_OBJECTS.iter().find(|o| link_map.contains(**o)) {
         fail!("a replaced C object ({object}) is linked into libnetcdf.so");
     }
     let Some(trimmed) = files_with_suffix(&build.join("libdispatch"), "daux_nonfilter.c.o").into_iter().next() else {
@@ -300,6 +295,12 @@ fn cmake_list<'a>(cmake: &'a str, name: &str) -> Vec<&'a str> {
         .and_then(|rest| rest.strip_suffix(')'))
         .map(|items| items.split_whitespace().collect())
         .unwrap_or_default()
+}
+
+/// The stems of the module's plugin libraries (`NCFILTERS_RUST_PLUGIN_STEMS`): `h5<filter>` for
+/// each standard filter, then the codec-defaults libraries.
+pub fn plugin_stems() -> Vec<&'static str> {
+    cmake_list(PLUGIN_LIST, "NCFILTERS_RUST_PLUGIN_STEMS")
 }
 
 /// netcdf-c's plugin targets ncfilters replaces (`NCFILTERS_RUST_PLUGINS` of the CMake list),

@@ -8,11 +8,10 @@
 //! - libaec 1.1.4, as the `libaec-sys` 0.1.3 crate carries it, whose CMake asks for 3.26.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use crate::cmake_install::CMakeInstall;
 use crate::harness::{create_dir_all, fail, log, write_file, Harness, Result};
-use crate::process::{cmd, run, succeeds_into_log};
-use crate::text::print_tail;
+use crate::process::{cmd, run};
 
 /// PyPI's python-blosc sdist, pinned by hash, which carries c-blosc.
 const BLOSC_SDIST: &str = "blosc==1.11.2";
@@ -49,8 +48,13 @@ pub fn native_dlls(h: &Harness, root: &Path, gnu: &str) -> Result<PathBuf> {
         "-DPREFER_EXTERNAL_ZSTD=OFF",
     ];
     let prefix = root.join("install");
-    let builds =
-        CMakeInstall { cmake: &cmake, toolchain: &toolchain, prefix: &prefix, environment: &|command| command };
+    let builds = CMakeInstall {
+        platform: "Windows (MinGW-w64)",
+        cmake: &cmake,
+        toolchain: &toolchain,
+        prefix: &prefix,
+        environment: &|command| command,
+    };
     builds.install(h, &blosc, &root.join("build-blosc"), &blosc_options)?;
     let libaec = libaec_source(root)?;
     builds.install(h, &libaec, &root.join("build-libaec"), &["-DBUILD_STATIC_LIBS=OFF", "-DBUILD_TESTING=OFF"])?;
@@ -81,46 +85,6 @@ pub fn toolchain_file(gnu: &str, prefixes: &[&Path], emulator: Option<&str>) -> 
          set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)\n\
          {emulator}"
     )
-}
-
-/// Where [`CMakeInstall::install`] builds into: a MinGW-w64 toolchain file, and the prefix.
-pub struct CMakeInstall<'a> {
-    pub cmake: &'a Path,
-    pub toolchain: &'a Path,
-    pub prefix: &'a Path,
-    /// What the commands need besides: Wine's prefix when the toolchain's emulator is Wine.
-    pub environment: &'a dyn Fn(&mut Command) -> &mut Command,
-}
-
-impl CMakeInstall<'_> {
-    /// Configures `source` in `build` (Release, then `options`), builds and installs it; the
-    /// output goes to `build`'s `.log`, whose tail a failure shows.
-    pub fn install(&self, h: &Harness, source: &Path, build: &Path, options: &[&str]) -> Result {
-        log(format!("{} for Windows (MinGW-w64) into {}", source.display(), self.prefix.display()));
-        let log_file = build.with_extension("log");
-        let mut configure = cmd(self.cmake, ["-S"]);
-        configure
-            .arg(source)
-            .arg("-B")
-            .arg(build)
-            .arg(format!("-DCMAKE_TOOLCHAIN_FILE={}", self.toolchain.display()))
-            .arg(format!("-DCMAKE_INSTALL_PREFIX={}", self.prefix.display()))
-            .arg("-DCMAKE_BUILD_TYPE=Release")
-            .args(options);
-        let mut compile = cmd(self.cmake, ["--build"]);
-        compile.arg(build).arg(format!("-j{}", h.jobs));
-        let mut install = cmd(self.cmake, ["--install"]);
-        install.arg(build);
-        let steps =
-            [("configure", &mut configure, false), ("build", &mut compile, true), ("install", &mut install, true)];
-        for (what, command, append) in steps {
-            if !succeeds_into_log((self.environment)(command), &log_file, append)? {
-                print_tail(&log_file, 40);
-                fail!("{}'s {what} for Windows failed (log: {})", source.display(), log_file.display());
-            }
-        }
-        Ok(())
-    }
 }
 
 /// c-blosc's CMake project, unpacked from the sdist (downloaded once into the cache).

@@ -1,0 +1,396 @@
+// SPDX-License-Identifier: BSD-3-Clause
+//! netcdf-c 4.10.1 cross-built for both Macs, stock and with the module, on zlib and HDF5 2.2.0
+//! built the same way (`cargo xtask macos-netcdf`), as conda-forge's osx-64 and osx-arm64 builds
+//! are: CMake with a toolchain file whose compilers are named as conda-forge's
+//! (`arm64-apple-darwin20.0.0-clang`). They are Debian's clang 19 with its `ld64.lld` (Zig's own
+//! linker ignores ld64's export lists, which a shared libnetcdf needs), on the SDK that
+//! [`crate::macos::clang_sdk`] makes of Zig's macOS stubs.
+//!
+//! Nothing here runs a Mach-O program; LLVM's Mach-O tools check, for each Mac:
+//! - libnetcdf.dylib exports stock's symbols and ncfilters.h's functions, nothing else;
+//! - its link map holds none of the netcdf-c objects the module replaces;
+//! - every symbol it leaves undefined is one libSystem, libhdf5, libhdf5_hl or libz exports;
+//! - it and each plugin are found through the rpath (`@rpath/` install names) and run on the
+//!   deployment target;
+//! - each plugin is a Mach-O dylib whose undefined symbols libSystem, HDF5 or libnetcdf export.
+//!
+//! Nothing is preset for the cross build: HDF5 2.2 takes its cross-compiling defaults for what it
+//! would run (its long double conversion checks; `_Float16` off), netcdf-c runs nothing at
+//! configure time, and the module compiles its layout check as static assertions.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
+use crate::macos::ClangSdk;
+use crate::process::{cmd, output, run, succeeds_into_log};
+use crate::text::print_tail;
+
+/// The netcdf-c release built.
+pub const RELEASE: &str = "4.10.1";
+
+/// netcdf-c's options besides the release's (later ones win): the library, its utilities and
+/// the plugins; no tests, which nothing here could run.
+const NETCDF_OPTIONS: [&str; 4] = [
+    "-DNETCDF_ENABLE_TESTS=OFF",
+    "-DNETCDF_ENABLE_UNIT_TESTS=OFF",
+    "-DNETCDF_ENABLE_EXAMPLES=OFF",
+    "-DNETCDF_ENABLE_FILTER_TESTING=OFF",
+];
+
+/// HDF5's options besides [`crate::hdf5::COMMON_OPTIONS`] (later ones win): zlib, no szip (no
+/// libaec is built for the Mac here), no tools.
+const HDF5_OPTIONS: [&str; 3] =
+    ["-DHDF5_ENABLE_ZLIB_SUPPORT=ON", "-DHDF5_ENABLE_SZIP_SUPPORT=OFF", "-DHDF5_BUILD_TOOLS=OFF"];
+
+/// zlib's C sources: the copy the libz-sys crate carries (cargo checks its checksum).
+const ZLIB_CRATE: (&str, &str) = ("libz-sys", "1.1.33");
+
+/// One Mac as the builds name it.
+struct Mac {
+    /// Rust's target.
+    triple: &'static str,
+    /// The compilers' target and the prefix of their names, conda-forge's.
+    compiler: &'static str,
+    /// Apple's name of the architecture (`CMAKE_OSX_ARCHITECTURES`).
+    arch: &'static str,
+    /// The Darwin of the deployment target (`CMAKE_SYSTEM_VERSION`), as conda-forge's compilers
+    /// name it: CMake's Darwin platform reads link options from it.
+    darwin: &'static str,
+}
+
+const MACS: [Mac; 2] = [
+    Mac { triple: "aarch64-apple-darwin", compiler: "arm64-apple-darwin20.0.0", arch: "arm64", darwin: "20.0.0" },
+    Mac { triple: "x86_64-apple-darwin", compiler: "x86_64-apple-darwin13.4.0", arch: "x86_64", darwin: "16.0.0" },
+];
+
+/// `cargo xtask macos-netcdf`: both Macs, each built and checked.
+pub fn test_macos_netcdf(h: &Harness) -> Result {
+    let started = Instant::now();
+    let release = crate::release::find(RELEASE).map_err(harness::Failure)?;
+    let h = &h.for_release(release);
+    let sdk = crate::macos::clang_sdk(h)?;
+    run(cmd("rustup", ["target", "add"]).args(MACS.map(|mac| mac.triple)))?;
+    crate::setup::fetch_netcdf_source(h)?;
+    let source = h.work.join(format!("netcdf-c-{RELEASE}"));
+    let zlib = zlib_source(h)?;
+    let hdf5 = crate::hdf5::unpacked_source(h, &crate::hdf5::HDF5_2_2_0)?;
+    let cmake = crate::hdf5::newer_cmake(h)?;
+    for mac in &MACS {
+        let root = h.repo.join("target/macos-netcdf").join(mac.triple);
+        create_dir_all(&root)?;
+        let compilers = compiler_wrappers(&root, mac, &sdk)?;
+        let prefix = root.join("prefix");
+        let toolchain = root.join("toolchain.cmake");
+        let written = toolchain_file(mac, &compilers, &sdk, &prefix);
+        if std::fs::read_to_string(&toolchain).ok().as_deref() != Some(written.as_str()) {
+            // Built with other settings: zlib, HDF5 and netcdf-c again.
+            for stale in ["prefix", "build-stock", "build-ncfilters"] {
+                harness::remove_dir_all_if_exists(&root.join(stale))?;
+            }
+            write_file(&toolchain, &written)?;
+        }
+        let tools = root.join("bin");
+        let dependencies =
+            Dependencies { cmake: &cmake, toolchain: &toolchain, prefix: &prefix, sdk: &sdk, tools: &tools };
+        build_zlib(&zlib, &compilers.0, &prefix)?;
+        build_hdf5(h, &hdf5, &root, &dependencies)?;
+        for flavour in ["stock", "ncfilters"] {
+            build_netcdf(h, mac, flavour, &source, &root.join(format!("build-{flavour}")), &dependencies)?;
+        }
+        check_mac(mac, &root, &prefix, &sdk)?;
+    }
+    println!("netcdf-c {RELEASE} for both Macs: built and checked in {} s", started.elapsed().as_secs());
+    Ok(())
+}
+
+/// What the netcdf-c and HDF5 builds of one Mac are configured with.
+struct Dependencies<'a> {
+    /// PyPI's CMake ([`crate::hdf5::newer_cmake`]): HDF5 2.x needs 3.26.
+    cmake: &'a Path,
+    toolchain: &'a Path,
+    /// Where zlib and HDF5 are installed.
+    prefix: &'a Path,
+    sdk: &'a ClangSdk,
+    /// The compilers and `sw_vers` ([`compiler_wrappers`]), first on `PATH`.
+    tools: &'a Path,
+}
+
+fn with_tools_on_path<'c>(command: &'c mut std::process::Command, tools: &Path) -> &'c mut std::process::Command {
+    let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap_or_default());
+    command.env("PATH", path)
+}
+
+/// The C and C++ compilers of `mac`: scripts named as conda-forge's, which run clang 19 for the Mac
+/// on the SDK, linking with ld64.lld (given only when they link: a compile would warn that it is
+/// unused). C++ links without libc++, which the SDK's stubs lack and nothing built here needs.
+fn compiler_wrappers(root: &Path, mac: &Mac, sdk: &ClangSdk) -> Result<(PathBuf, PathBuf)> {
+    let bin = root.join("bin");
+    create_dir_all(&bin)?;
+    let minimum = crate::macos::deployment_target(mac.triple);
+    let script = |clang: &str, extra: &str| {
+        format!(
+            "#!/bin/sh\n# Written by cargo xtask: clang for {triple} on the SDK made of Zig's stubs.\n\
+             link=\"-fuse-ld=lld{extra}\"\n\
+             for argument in \"$@\"; do case $argument in -c|-E|-S|-M|-MM) link= ;; esac; done\n\
+             exec {clang} -target {target} -mmacosx-version-min={minimum} -isysroot {sdk} $link \"$@\"\n",
+            triple = mac.triple,
+            target = mac.compiler,
+            sdk = sdk.root.display(),
+        )
+    };
+    let c = bin.join(format!("{}-clang", mac.compiler));
+    let cxx = bin.join(format!("{}-clang++", mac.compiler));
+    write_file(&c, &script(crate::macos::CLANG, ""))?;
+    write_file(&cxx, &script(crate::macos::CLANG_CXX, " -nostdlib++"))?;
+    // CMake's Darwin platform gives rpaths, and so `@rpath` install names, only when `sw_vers`
+    // tells it the build machine's macOS, as on a Mac (osxcross has the same stand-in).
+    let sw_vers = bin.join("sw_vers");
+    write_file(&sw_vers, &format!("#!/bin/sh\n# Written by cargo xtask: the macOS CMake asks for.\necho {minimum}\n"))?;
+    for file in [&c, &cxx, &sw_vers] {
+        run(cmd("chmod", ["755"]).arg(file))?;
+    }
+    Ok((c, cxx))
+}
+
+/// The CMake toolchain file of `mac`: its compilers and LLVM's tools, the SDK, and the prefix of
+/// the libraries built for it as the only place to find libraries and headers.
+fn toolchain_file(mac: &Mac, compilers: &(PathBuf, PathBuf), sdk: &ClangSdk, prefix: &Path) -> String {
+    let tool = |name: &str| format!("/usr/bin/llvm-{name}-{}", crate::macos::LLVM_VERSION);
+    format!(
+        "# Written by cargo xtask: {triple} with clang and ld64.lld, as conda-forge names the compilers.\n\
+         set(CMAKE_SYSTEM_NAME Darwin)\n\
+         set(CMAKE_SYSTEM_VERSION {darwin})\n\
+         set(CMAKE_SYSTEM_PROCESSOR {arch})\n\
+         set(CMAKE_OSX_ARCHITECTURES {arch})\n\
+         set(CMAKE_OSX_DEPLOYMENT_TARGET {minimum})\n\
+         set(CMAKE_OSX_SYSROOT {sdk})\n\
+         set(CMAKE_C_COMPILER {c})\n\
+         set(CMAKE_CXX_COMPILER {cxx})\n\
+         set(CMAKE_AR {ar})\n\
+         set(CMAKE_RANLIB {ranlib})\n\
+         set(CMAKE_NM {nm})\n\
+         set(CMAKE_OTOOL {otool})\n\
+         set(CMAKE_INSTALL_NAME_TOOL {install_name_tool})\n\
+         set(CMAKE_FIND_ROOT_PATH {prefix})\n\
+         set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)\n\
+         set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)\n\
+         set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)\n\
+         set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE ONLY)\n",
+        triple = mac.triple,
+        arch = mac.arch,
+        darwin = mac.darwin,
+        minimum = crate::macos::deployment_target(mac.triple),
+        sdk = sdk.root.display(),
+        c = compilers.0.display(),
+        cxx = compilers.1.display(),
+        ar = tool("ar"),
+        ranlib = tool("ranlib"),
+        nm = tool("nm"),
+        otool = tool("otool"),
+        install_name_tool = tool("install-name-tool"),
+        prefix = prefix.display(),
+    )
+}
+
+/// zlib's sources, unpacked from [`ZLIB_CRATE`].
+fn zlib_source(h: &Harness) -> Result<PathBuf> {
+    let (name, version) = ZLIB_CRATE;
+    let crate_file = crate::hdf5::fetched_crate(h, name, version)?;
+    let unpacked = h.work_root().join("macos-zlib");
+    harness::remove_dir_all_if_exists(&unpacked)?;
+    create_dir_all(&unpacked)?;
+    run(cmd("tar", ["-xzf"]).arg(&crate_file).arg("-C").arg(&unpacked))?;
+    let source = unpacked.join(format!("{name}-{version}/src/zlib"));
+    if !source.join("zlib.h").is_file() {
+        fail!("{} has no zlib.h", source.display());
+    }
+    Ok(source)
+}
+
+/// zlib built by `cc` into `prefix`: `libz.1.dylib` (install name `@rpath/libz.1.dylib`, as
+/// conda-forge's), `libz.dylib` and the headers. Its sources need no build system.
+fn build_zlib(source: &Path, cc: &Path, prefix: &Path) -> Result {
+    let lib = prefix.join("lib");
+    if lib.join("libz.1.dylib").is_file() {
+        return Ok(());
+    }
+    log(format!("zlib for the Mac into {}", prefix.display()));
+    create_dir_all(&lib)?;
+    create_dir_all(&prefix.join("include"))?;
+    let entries = std::fs::read_dir(source).map_err(|e| harness::Failure(format!("{}: {e}", source.display())))?;
+    let mut sources: Vec<PathBuf> = entries
+        .filter_map(|entry| Some(entry.ok()?.path()))
+        .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
+        .collect();
+    sources.sort();
+    let mut compile = cmd(cc, ["-O2", "-fPIC", "-DHAVE_UNISTD_H", "-DHAVE_STDARG_H", "-dynamiclib"]);
+    compile
+        .args(["-install_name", "@rpath/libz.1.dylib", "-compatibility_version", "1", "-o"])
+        .arg(lib.join("libz.1.dylib"))
+        .args(&sources);
+    run(&mut compile)?;
+    std::os::unix::fs::symlink("libz.1.dylib", lib.join("libz.dylib"))
+        .map_err(|e| harness::Failure(format!("{}: {e}", lib.join("libz.dylib").display())))?;
+    for header in ["zlib.h", "zconf.h"] {
+        run(cmd("cp", ["--"]).arg(source.join(header)).arg(prefix.join("include")))?;
+    }
+    Ok(())
+}
+
+/// HDF5 2.2.0 built for the Mac into the prefix, once.
+fn build_hdf5(h: &Harness, source: &Path, root: &Path, dependencies: &Dependencies) -> Result {
+    if dependencies.prefix.join("lib/libhdf5.dylib").is_file() {
+        return Ok(());
+    }
+    let build = root.join("build-hdf5");
+    harness::remove_dir_all_if_exists(&build)?;
+    let zlib_root = format!("-DZLIB_ROOT={}", dependencies.prefix.display());
+    let mut options: Vec<&str> = crate::hdf5::COMMON_OPTIONS.iter().chain(&HDF5_OPTIONS).copied().collect();
+    options.push(&zlib_root);
+    let cmake = crate::cmake_install::CMakeInstall {
+        platform: "the Mac",
+        cmake: dependencies.cmake,
+        toolchain: dependencies.toolchain,
+        prefix: dependencies.prefix,
+        environment: &|command| with_tools_on_path(command, dependencies.tools),
+    };
+    cmake.install(h, source, &build, &options)
+}
+
+/// netcdf-c configured with the toolchain (and for `ncfilters` the module) and built: the
+/// library, its utilities and the plugins.
+fn build_netcdf(
+    h: &Harness,
+    mac: &Mac,
+    flavour: &str,
+    source: &Path,
+    build: &Path,
+    dependencies: &Dependencies,
+) -> Result {
+    let log_file = build.with_extension("log");
+    let environment = |command: &mut std::process::Command| {
+        // rustc asks xcrun for the SDK without it; pkg-config finds nothing of the build machine.
+        with_tools_on_path(command, dependencies.tools)
+            .env("SDKROOT", &dependencies.sdk.root)
+            .env("PKG_CONFIG_LIBDIR", dependencies.prefix.join("lib/pkgconfig"));
+    };
+    if !build.join("CMakeCache.txt").is_file() {
+        log(format!("configure netcdf-c {RELEASE} for {} ({flavour})", mac.triple));
+        let mut configure = cmd("cmake", ["-S"]);
+        configure
+            .arg(source)
+            .arg("-B")
+            .arg(build)
+            .arg(format!("-DCMAKE_TOOLCHAIN_FILE={}", dependencies.toolchain.display()))
+            .arg(format!("-DHDF5_ROOT={}", dependencies.prefix.display()))
+            .arg(format!("-DZLIB_ROOT={}", dependencies.prefix.display()))
+            .args(h.release.flags)
+            .args(NETCDF_OPTIONS);
+        if flavour != "stock" {
+            configure.args(crate::netcdf::ncfilters_module_flags(h, &build.with_file_name("cargo")));
+        }
+        environment(&mut configure);
+        if !succeeds_into_log(&mut configure, &log_file, false)? {
+            print_tail(&log_file, 40);
+            fail!("configure of netcdf-c for {} ({flavour}) failed (log: {})", mac.triple, log_file.display());
+        }
+        if flavour != "stock" && !read_to_string(&log_file)?.contains("sizes and offsets of netcdf-c's structs match") {
+            fail!("the module's layout check did not run in {}", log_file.display());
+        }
+    }
+    log(format!("build netcdf-c {RELEASE} for {} ({flavour})", mac.triple));
+    let started = Instant::now();
+    let mut make = cmd("cmake", ["--build"]);
+    make.arg(build).arg(format!("-j{}", h.jobs));
+    environment(&mut make);
+    if !succeeds_into_log(&mut make, &log_file, true)? {
+        crate::text::print_matching(&log_file, &["error", "undefined"], 40);
+        fail!("build of netcdf-c for {} ({flavour}) failed (log: {})", mac.triple, log_file.display());
+    }
+    println!("built netcdf-c {RELEASE} for {} ({flavour}) in {} s", mac.triple, started.elapsed().as_secs());
+    Ok(())
+}
+
+/// The checks of the module's build against stock's, for one Mac.
+fn check_mac(mac: &Mac, root: &Path, prefix: &Path, sdk: &ClangSdk) -> Result {
+    let library = |flavour: &str| root.join(format!("build-{flavour}/libnetcdf.dylib"));
+    let stock = defined_symbols(&library("stock"))?;
+    let ours = defined_symbols(&library("ncfilters"))?;
+    // What libnetcdf.so adds on Linux too (packaging.md).
+    let additions =
+        crate::matrix::OWN_EXPORTS.iter().chain(&crate::matrix::DECLARED_BUT_UNDEFINED).map(|name| name.to_string());
+    crate::library_exports::check_exports(
+        &format!("{} libnetcdf.dylib", mac.triple),
+        &stock,
+        &ours,
+        &additions.collect(),
+    )?;
+    let build = root.join("build-ncfilters");
+    let map = read_to_string(&build.join("ncfilters-libnetcdf.map"))?;
+    if let Some(object) = crate::provenance::REPLACED_OBJECTS.iter().find(|object| map.contains(**object)) {
+        fail!("{}: a replaced netcdf-c object ({object}) is in libnetcdf.dylib's link map", mac.triple);
+    }
+    let mut system = sdk.exports()?;
+    for name in ["libhdf5.dylib", "libhdf5_hl.dylib", "libz.dylib"] {
+        system.extend(defined_symbols(&prefix.join("lib").join(name))?);
+    }
+    let undefined = undefined_symbols(&library("ncfilters"))?;
+    let unresolved: Vec<&String> = undefined.difference(&system).collect();
+    if !unresolved.is_empty() {
+        fail!("{}: libnetcdf.dylib needs what neither libSystem, HDF5 nor zlib exports: {unresolved:?}", mac.triple);
+    }
+    crate::macos::check_loadable(&library("ncfilters"), mac.triple)?;
+    system.extend(ours);
+    // The plugins the module replaces: those stock builds (none for a filter whose C library the
+    // prefix lacks: zstd, blosc, szip).
+    let file = |stem: &str| format!("plugins/lib__nc{stem}.dylib");
+    let stock_built = |stem: &&str| root.join("build-stock").join(file(stem)).is_file();
+    let stems: Vec<&str> = crate::provenance::plugin_stems().into_iter().filter(stock_built).collect();
+    if stems.is_empty() {
+        fail!("{}: stock built none of the module's plugins", mac.triple);
+    }
+    for stem in &stems {
+        let plugin = build.join(file(stem));
+        crate::macos::check_loadable(&plugin, mac.triple)?;
+        // ncfilters' filter plugins alone export the decode limit the NCZarr chain sets.
+        if stem.starts_with("h5") && !defined_symbols(&plugin)?.contains("ncfilters_set_decode_limit") {
+            fail!("{}: {} is not ncfilters' plugin", mac.triple, plugin.display());
+        }
+        let unresolved: Vec<String> = undefined_symbols(&plugin)?.difference(&system).cloned().collect();
+        if !unresolved.is_empty() {
+            fail!(
+                "{}: {} needs what neither libSystem, HDF5 nor libnetcdf exports: {unresolved:?}",
+                mac.triple,
+                plugin.display()
+            );
+        }
+    }
+    println!(
+        "PASS {}: libnetcdf.dylib exports stock's {} symbols and the Linux additions; no replaced object linked; \
+         {} undefined symbols, all from libSystem, HDF5 or zlib; it and {} plugins ({}) load through @rpath",
+        mac.triple,
+        stock.len(),
+        undefined.len(),
+        stems.len(),
+        stems.join(" ")
+    );
+    Ok(())
+}
+
+/// The external symbols a Mach-O file defines, without Mach-O's leading underscore.
+fn defined_symbols(file: &Path) -> Result<BTreeSet<String>> {
+    symbols(file, "--defined-only")
+}
+
+/// The symbols a Mach-O file leaves to the libraries it loads, without the leading underscore.
+fn undefined_symbols(file: &Path) -> Result<BTreeSet<String>> {
+    symbols(file, "--undefined-only")
+}
+
+fn symbols(file: &Path, which: &str) -> Result<BTreeSet<String>> {
+    let nm = format!("llvm-nm-{}", crate::macos::LLVM_VERSION);
+    let printed = output(cmd(nm, ["--extern-only", "--just-symbol-name", which]).arg(file))?;
+    Ok(printed.lines().map(|name| name.strip_prefix('_').unwrap_or(name).to_string()).collect())
+}
