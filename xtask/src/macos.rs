@@ -149,10 +149,8 @@ pub fn build_tests_for_every_release(h: &Harness, packages: &[String]) -> Result
 /// `cargo zigbuild --release` for `triple` into `target_dir`, warnings as errors.
 fn zigbuild(h: &Harness, zig: &ZigTools, triple: &str, target_dir: &str) -> Command {
     let mut cargo = cmd(zig.bin.join("cargo-zigbuild"), ["zigbuild", "--locked", "--release", "--target", triple]);
-    let path = format!("{}:{}", zig.bin.display(), std::env::var("PATH").unwrap_or_default());
-    cargo
+    crate::process::with_first_on_path(&mut cargo, &zig.bin)
         .current_dir(&h.repo)
-        .env("PATH", path)
         .env("CARGO_TARGET_DIR", h.repo.join(target_dir))
         // Without it Zig builds for the newest macOS it knows (minos 15.0 in LC_BUILD_VERSION).
         .env("MACOSX_DEPLOYMENT_TARGET", deployment_target(triple))

@@ -24,7 +24,7 @@ use std::time::Instant;
 
 use crate::harness::{self, create_dir_all, fail, log, read_to_string, write_file, Harness, Result};
 use crate::macos::ClangSdk;
-use crate::process::{cmd, output, run, succeeds_into_log};
+use crate::process::{cmd, output, run, succeeds_into_log, with_first_on_path};
 use crate::text::print_tail;
 
 /// The netcdf-c release built.
@@ -115,11 +115,6 @@ struct Dependencies<'a> {
     sdk: &'a ClangSdk,
     /// The compilers and `sw_vers` ([`compiler_wrappers`]), first on `PATH`.
     tools: &'a Path,
-}
-
-fn with_tools_on_path<'c>(command: &'c mut std::process::Command, tools: &Path) -> &'c mut std::process::Command {
-    let path = format!("{}:{}", tools.display(), std::env::var("PATH").unwrap_or_default());
-    command.env("PATH", path)
 }
 
 /// The C and C++ compilers of `mac`: scripts named as conda-forge's, which run clang 19 for the Mac
@@ -254,7 +249,7 @@ fn build_hdf5(h: &Harness, source: &Path, root: &Path, dependencies: &Dependenci
         cmake: dependencies.cmake,
         toolchain: dependencies.toolchain,
         prefix: dependencies.prefix,
-        environment: &|command| with_tools_on_path(command, dependencies.tools),
+        environment: &|command| with_first_on_path(command, dependencies.tools),
     };
     cmake.install(h, source, &build, &options)
 }
@@ -272,7 +267,7 @@ fn build_netcdf(
     let log_file = build.with_extension("log");
     let environment = |command: &mut std::process::Command| {
         // rustc asks xcrun for the SDK without it; pkg-config finds nothing of the build machine.
-        with_tools_on_path(command, dependencies.tools)
+        with_first_on_path(command, dependencies.tools)
             .env("SDKROOT", &dependencies.sdk.root)
             .env("PKG_CONFIG_LIBDIR", dependencies.prefix.join("lib/pkgconfig"));
     };

@@ -8,6 +8,12 @@ use std::process::{Command, Stdio};
 
 use crate::harness::{fail, Failure, Result};
 
+/// `dir` first on `command`'s `PATH`, before the environment's.
+pub fn with_first_on_path<'c>(command: &'c mut Command, dir: &Path) -> &'c mut Command {
+    let path = format!("{}:{}", dir.display(), std::env::var("PATH").unwrap_or_default());
+    command.env("PATH", path)
+}
+
 /// A command with its arguments, ready for the `run*` functions.
 pub fn cmd<I, S>(program: impl AsRef<OsStr>, args: I) -> Command
 where
