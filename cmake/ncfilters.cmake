@@ -44,8 +44,11 @@
 #                               NCFILTERS_SYSTEM_ZSTD). With Debian's crates, apply
 #                               packaging/debian-crates.patch first (docs/packaging.md).
 #   NCFILTERS_RUST_TARGET       when cross-compiling (a CMake toolchain file), Rust's target
-#                               triple; default: the C compiler's (-dumpmachine), e.g.
-#                               aarch64-linux-gnu gives aarch64-unknown-linux-gnu. The layout
+#                               triple; default: CMAKE_C_COMPILER_TARGET's, else on Apple the one
+#                               CMAKE_OSX_ARCHITECTURES names, else the C compiler's
+#                               (-dumpmachine), e.g. aarch64-linux-gnu gives
+#                               aarch64-unknown-linux-gnu. A universal (two-architecture) Mac
+#                               build is refused at configure time. The layout
 #                               check then runs a program of that target through
 #                               CMAKE_CROSSCOMPILING_EMULATOR, or without one only compiles it.
 #   NCFILTERS_NETCDF_LIKE       empty (default); for a netcdf-c version ncfilters does not know (a
@@ -86,19 +89,11 @@ function(ncfilters_cargo_settings)
   set(env "NCFILTERS_BUILD_SOURCE=${NCFILTERS_BUILD_SOURCE}")
   set(flags)
   set(target_flags)
-  if(CMAKE_CROSSCOMPILING)
-    # A toolchain file builds netcdf-c for another machine (Debian's and conda-forge's cross
-    # builds): cargo builds for the same target, compiles C and links with the same compiler.
-    set(triple "${NCFILTERS_RUST_TARGET}")
-    if(triple STREQUAL "")
-      execute_process(COMMAND ${CMAKE_C_COMPILER} -dumpmachine OUTPUT_VARIABLE machine
-                      OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE failed)
-      ncfilters_rust_target_of("${machine}" triple)
-      if(failed OR triple STREQUAL "")
-        message(FATAL_ERROR "ncfilters: cross-compiling with ${CMAKE_C_COMPILER}, whose target '${machine}' "
-                            "names no Rust target ncfilters knows: set NCFILTERS_RUST_TARGET to Rust's triple for it")
-      endif()
-    endif()
+  ncfilters_rust_target(triple compiler_target)
+  if(NOT triple STREQUAL "")
+    # netcdf-c is built for another machine (Debian's and conda-forge's cross builds; a Mac's
+    # other architecture): cargo builds for the same target, compiles C and links with the same
+    # compiler.
     string(REPLACE "-" "_" triple_underscored "${triple}")
     string(TOUPPER "${triple_underscored}" triple_upper)
     set(target_flags --target "${triple}") # for builds, not for `cargo metadata`
@@ -107,6 +102,11 @@ function(ncfilters_cargo_settings)
                     "PKG_CONFIG_ALLOW_CROSS=1")
     if(PKG_CONFIG_EXECUTABLE)
       list(APPEND env "PKG_CONFIG_${triple_underscored}=${PKG_CONFIG_EXECUTABLE}")
+    endif()
+    if(compiler_target)
+      # The compiler's target comes from CMake, not its name: rustc's links say it too (cc-rs
+      # tells clang the target of each compile itself).
+      list(APPEND env "CARGO_TARGET_${triple_upper}_RUSTFLAGS=-Clink-arg=${compiler_target}")
     endif()
     if(CMAKE_CROSSCOMPILING_EMULATOR)
       list(JOIN CMAKE_CROSSCOMPILING_EMULATOR " " runner)
@@ -127,6 +127,11 @@ function(ncfilters_cargo_settings)
   # object built for a newer macOS than libnetcdf.
   if(APPLE AND CMAKE_OSX_DEPLOYMENT_TARGET)
     list(APPEND env "MACOSX_DEPLOYMENT_TARGET=${CMAKE_OSX_DEPLOYMENT_TARGET}")
+  endif()
+  # The SDK CMake gives as -isysroot, for rustc's links and the crates' C: without it they ask
+  # xcrun, which a cross build lacks, and a Mac may answer with another SDK.
+  if(APPLE AND IS_DIRECTORY "${CMAKE_OSX_SYSROOT}")
+    list(APPEND env "SDKROOT=${CMAKE_OSX_SYSROOT}")
   endif()
   set(cargo_home "${NCFILTERS_CARGO_HOME}")
   if(IS_DIRECTORY "${NCFILTERS_ROOT}/vendor")
@@ -203,7 +208,7 @@ function(ncfilters_cargo_settings)
       message(FATAL_ERROR "ncfilters: `${NCFILTERS_CARGO} -vV` names no host target:\n${cargo_version}")
     endif()
     set(rust_target "${CMAKE_MATCH_1}")
-    if(CMAKE_CROSSCOMPILING)
+    if(target_flags)
       set(rust_target "${triple}")
     endif()
     set(overrides "")
@@ -830,7 +835,7 @@ function(ncfilters_layout_check)
   set(includes "${CMAKE_BINARY_DIR}" "${CMAKE_BINARY_DIR}/include" "${CMAKE_SOURCE_DIR}/include"
       "${CMAKE_SOURCE_DIR}/libhdf5" "${CMAKE_SOURCE_DIR}/libnczarr" "${CMAKE_SOURCE_DIR}/libncpoco"
       ${HDF5_INCLUDE_DIRS} ${HDF5_INCLUDE_DIR} ${MPI_C_INCLUDE_DIRS} ${MPI_C_INCLUDE_PATH})
-  if(CMAKE_CROSSCOMPILING AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
+  if((CMAKE_CROSSCOMPILING OR NCFILTERS_CROSS_TARGET) AND NOT CMAKE_CROSSCOMPILING_EMULATOR)
     try_compile(compiled "${dir}/layout-check" "${source}"
       CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${includes}"
       COMPILE_DEFINITIONS -DNCF_LAYOUT_COMPILE_ONLY

@@ -770,6 +770,58 @@ mod tests {
         );
     }
 
+    /// Which Rust target the module builds for (`ncfilters_rust_target`), and the `--target` that
+    /// rustc's links then pass to clang, from a toolchain's settings: each case is the CMake lines
+    /// that set them and `target how` as the module answers, or the start of its refusal.
+    #[test]
+    fn the_module_takes_the_target_from_the_toolchains_settings() {
+        let module = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cmake/ncfilters_rust_target.cmake");
+        let dir = std::env::temp_dir().join(format!("ncfilters-target-of-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        // A C compiler whose own target is Debian's arm64.
+        let compiler = dir.join("aarch64-linux-gnu-gcc");
+        std::fs::write(&compiler, "#!/bin/sh\necho aarch64-linux-gnu\n").unwrap();
+        run(cmd("chmod", ["755"]).arg(&compiler)).unwrap();
+        let compiler = compiler.display();
+        let cases: [(&str, &str); 9] = [
+            ("", " "),
+            (&format!("set(CMAKE_CROSSCOMPILING 1)\nset(CMAKE_C_COMPILER {compiler})"), "aarch64-unknown-linux-gnu "),
+            (
+                &format!("set(CMAKE_CROSSCOMPILING 1)\nset(CMAKE_C_COMPILER {compiler})\nset(CMAKE_C_COMPILER_TARGET arm64-apple-macos11)"),
+                "aarch64-apple-darwin --target=arm64-apple-macos11",
+            ),
+            ("set(CMAKE_C_COMPILER_TARGET x86_64-apple-macosx10.13)", "x86_64-apple-darwin --target=x86_64-apple-macosx10.13"),
+            ("set(NCFILTERS_RUST_TARGET s390x-unknown-linux-gnu)\nset(CMAKE_C_COMPILER_TARGET s390x-linux-gnu)", "s390x-unknown-linux-gnu --target=s390x-linux-gnu"),
+            // An Intel Mac's build for arm64, which CMake does not call a cross build, and one for its own.
+            ("set(APPLE 1)\nset(CMAKE_HOST_SYSTEM_PROCESSOR x86_64)\nset(CMAKE_OSX_ARCHITECTURES arm64)", "aarch64-apple-darwin "),
+            ("set(APPLE 1)\nset(CMAKE_HOST_SYSTEM_PROCESSOR arm64)\nset(CMAKE_OSX_ARCHITECTURES arm64)", " "),
+            ("set(APPLE 1)\nset(CMAKE_HOST_SYSTEM_PROCESSOR arm64)\nset(CMAKE_OSX_ARCHITECTURES \"arm64;x86_64\")", "refused: ncfilters: CMAKE_OSX_ARCHITECTURES 'arm64;x86_64' asks for a universal"),
+            ("set(CMAKE_C_COMPILER_TARGET sparc-sun-solaris2.11)", "refused: ncfilters: CMAKE_C_COMPILER_TARGET 'sparc-sun-solaris2.11' names no Rust target"),
+        ];
+        for (index, (settings, expected)) in cases.iter().enumerate() {
+            let file = dir.join(format!("case{index}.cmake"));
+            let script = format!(
+                "include(\"{}\")\n{settings}\nncfilters_rust_target(target how)\nmessage(\"answer: ${{target}} ${{how}}\")\n",
+                module.display()
+            );
+            std::fs::write(&file, script).unwrap();
+            let out = Command::new("cmake").arg("-P").arg(&file).output().expect("cmake runs");
+            let printed = String::from_utf8_lossy(&out.stderr).replace('\n', " ");
+            let printed = printed.split_whitespace().collect::<Vec<_>>().join(" ");
+            let answer = match printed.split_once("answer:") {
+                Some((_, answer)) if out.status.success() => answer.trim().to_string(),
+                _ => format!("refused: {}", printed.split_once("CMake Error").map_or("", |(_, e)| e)),
+            };
+            let expected = expected.trim();
+            assert!(
+                answer == expected
+                    || (expected.starts_with("refused: ") && answer.contains(&expected["refused: ".len()..])),
+                "case {index} ({settings}): expected `{expected}`, got `{answer}`"
+            );
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// The module's cross build names cargo's target from the C compiler's GNU triplet
     /// (cmake/ncfilters_rust_target.cmake): for each architecture, the triple of this table.
     #[test]

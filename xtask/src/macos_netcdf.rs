@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! netcdf-c 4.10.1 cross-built for both Macs, stock and with the module, on zlib and HDF5 2.2.0
-//! built the same way (`cargo xtask macos-netcdf`), as conda-forge's osx-64 and osx-arm64 builds
-//! are: CMake with a toolchain file whose compilers are named as conda-forge's
-//! (`arm64-apple-darwin20.0.0-clang`). They are Debian's clang 19 with its `ld64.lld` (Zig's own
-//! linker ignores ld64's export lists, which a shared libnetcdf needs), on the SDK that
-//! [`crate::macos::clang_sdk`] makes of Zig's macOS stubs.
+//! built the same way (`cargo xtask macos-netcdf`): CMake with a toolchain file. The x86_64 Mac's
+//! compilers are named as conda-forge's (`x86_64-apple-darwin13.4.0-clang`); the arm64 Mac's are
+//! `clang` told its target by `CMAKE_C_COMPILER_TARGET`, as CMake's documentation cross-compiles
+//! with clang. Both are Debian's clang 19 with its `ld64.lld` (Zig's own linker ignores ld64's
+//! export lists, which a shared libnetcdf needs), on the SDK that [`crate::macos::clang_sdk`]
+//! makes of Zig's macOS stubs. Neither is told the SDK but by `CMAKE_OSX_SYSROOT`.
 //!
 //! Nothing here runs a Mach-O program; LLVM's Mach-O tools check, for each Mac:
 //! - libnetcdf.dylib exports stock's symbols and ncfilters.h's functions, nothing else;
@@ -47,12 +48,19 @@ const HDF5_OPTIONS: [&str; 3] =
 /// zlib's C sources: the copy the libz-sys crate carries (cargo checks its checksum).
 const ZLIB_CRATE: (&str, &str) = ("libz-sys", "1.1.33");
 
+/// How a toolchain file tells clang which Mac to build for.
+enum Compilers {
+    /// conda-forge's: the compilers are named for their target (`<target>-clang`).
+    Named(&'static str),
+    /// `clang`, given this target by `CMAKE_C_COMPILER_TARGET` (clang's `--target`).
+    Told(&'static str),
+}
+
 /// One Mac as the builds name it.
 struct Mac {
     /// Rust's target.
     triple: &'static str,
-    /// The compilers' target and the prefix of their names, conda-forge's.
-    compiler: &'static str,
+    compilers: Compilers,
     /// Apple's name of the architecture (`CMAKE_OSX_ARCHITECTURES`).
     arch: &'static str,
     /// The Darwin of the deployment target (`CMAKE_SYSTEM_VERSION`), as conda-forge's compilers
@@ -61,8 +69,18 @@ struct Mac {
 }
 
 const MACS: [Mac; 2] = [
-    Mac { triple: "aarch64-apple-darwin", compiler: "arm64-apple-darwin20.0.0", arch: "arm64", darwin: "20.0.0" },
-    Mac { triple: "x86_64-apple-darwin", compiler: "x86_64-apple-darwin13.4.0", arch: "x86_64", darwin: "16.0.0" },
+    Mac {
+        triple: "aarch64-apple-darwin",
+        compilers: Compilers::Told("arm64-apple-macos11"),
+        arch: "arm64",
+        darwin: "20.0.0",
+    },
+    Mac {
+        triple: "x86_64-apple-darwin",
+        compilers: Compilers::Named("x86_64-apple-darwin13.4.0"),
+        arch: "x86_64",
+        darwin: "16.0.0",
+    },
 ];
 
 /// `cargo xtask macos-netcdf`: both Macs, each built and checked.
@@ -92,9 +110,8 @@ pub fn test_macos_netcdf(h: &Harness) -> Result {
             write_file(&toolchain, &written)?;
         }
         let tools = root.join("bin");
-        let dependencies =
-            Dependencies { cmake: &cmake, toolchain: &toolchain, prefix: &prefix, sdk: &sdk, tools: &tools };
-        build_zlib(&zlib, &compilers.0, &prefix)?;
+        let dependencies = Dependencies { cmake: &cmake, toolchain: &toolchain, prefix: &prefix, tools: &tools };
+        build_zlib(&zlib, &compilers.0, &zlib_target_flags(mac, &sdk), &prefix)?;
         build_hdf5(h, &hdf5, &root, &dependencies)?;
         for flavour in ["stock", "ncfilters"] {
             build_netcdf(h, mac, flavour, &source, &root.join(format!("build-{flavour}")), &dependencies)?;
@@ -112,31 +129,37 @@ struct Dependencies<'a> {
     toolchain: &'a Path,
     /// Where zlib and HDF5 are installed.
     prefix: &'a Path,
-    sdk: &'a ClangSdk,
     /// The compilers and `sw_vers` ([`compiler_wrappers`]), first on `PATH`.
     tools: &'a Path,
 }
 
-/// The C and C++ compilers of `mac`: scripts named as conda-forge's, which run clang 19 for the Mac
-/// on the SDK, linking with ld64.lld (given only when they link: a compile would warn that it is
-/// unused). C++ links without libc++, which the SDK's stubs lack and nothing built here needs.
+/// The C and C++ compilers of `mac`: scripts that run clang 19 linking with ld64.lld (given only
+/// when they link: a compile would warn that it is unused). Those [`Compilers::Named`] are named as
+/// conda-forge's and build for the Mac on the SDK, as conda-forge's do; the others are `clang`,
+/// told both by CMake. C++ links without libc++, which the SDK's stubs lack and nothing built here
+/// needs.
 fn compiler_wrappers(root: &Path, mac: &Mac, sdk: &ClangSdk) -> Result<(PathBuf, PathBuf)> {
     let bin = root.join("bin");
     create_dir_all(&bin)?;
     let minimum = crate::macos::deployment_target(mac.triple);
+    let (prefix, target) = match mac.compilers {
+        Compilers::Named(target) => (
+            format!("{target}-"),
+            format!("-target {target} -mmacosx-version-min={minimum} -isysroot {}", sdk.root.display()),
+        ),
+        Compilers::Told(_) => (String::new(), String::new()),
+    };
     let script = |clang: &str, extra: &str| {
         format!(
             "#!/bin/sh\n# Written by cargo xtask: clang for {triple} on the SDK made of Zig's stubs.\n\
              link=\"-fuse-ld=lld{extra}\"\n\
              for argument in \"$@\"; do case $argument in -c|-E|-S|-M|-MM) link= ;; esac; done\n\
-             exec {clang} -target {target} -mmacosx-version-min={minimum} -isysroot {sdk} $link \"$@\"\n",
+             exec {clang} {target} $link \"$@\"\n",
             triple = mac.triple,
-            target = mac.compiler,
-            sdk = sdk.root.display(),
         )
     };
-    let c = bin.join(format!("{}-clang", mac.compiler));
-    let cxx = bin.join(format!("{}-clang++", mac.compiler));
+    let c = bin.join(format!("{prefix}clang"));
+    let cxx = bin.join(format!("{prefix}clang++"));
     write_file(&c, &script(crate::macos::CLANG, ""))?;
     write_file(&cxx, &script(crate::macos::CLANG_CXX, " -nostdlib++"))?;
     // CMake's Darwin platform gives rpaths, and so `@rpath` install names, only when `sw_vers`
@@ -154,7 +177,7 @@ fn compiler_wrappers(root: &Path, mac: &Mac, sdk: &ClangSdk) -> Result<(PathBuf,
 fn toolchain_file(mac: &Mac, compilers: &(PathBuf, PathBuf), sdk: &ClangSdk, prefix: &Path) -> String {
     let tool = |name: &str| format!("/usr/bin/llvm-{name}-{}", crate::macos::LLVM_VERSION);
     format!(
-        "# Written by cargo xtask: {triple} with clang and ld64.lld, as conda-forge names the compilers.\n\
+        "# Written by cargo xtask: {triple} with clang and ld64.lld.\n\
          set(CMAKE_SYSTEM_NAME Darwin)\n\
          set(CMAKE_SYSTEM_VERSION {darwin})\n\
          set(CMAKE_SYSTEM_PROCESSOR {arch})\n\
@@ -163,6 +186,7 @@ fn toolchain_file(mac: &Mac, compilers: &(PathBuf, PathBuf), sdk: &ClangSdk, pre
          set(CMAKE_OSX_SYSROOT {sdk})\n\
          set(CMAKE_C_COMPILER {c})\n\
          set(CMAKE_CXX_COMPILER {cxx})\n\
+         {told}\
          set(CMAKE_AR {ar})\n\
          set(CMAKE_RANLIB {ranlib})\n\
          set(CMAKE_NM {nm})\n\
@@ -186,7 +210,26 @@ fn toolchain_file(mac: &Mac, compilers: &(PathBuf, PathBuf), sdk: &ClangSdk, pre
         otool = tool("otool"),
         install_name_tool = tool("install-name-tool"),
         prefix = prefix.display(),
+        told = match mac.compilers {
+            Compilers::Told(target) => {
+                format!("set(CMAKE_C_COMPILER_TARGET {target})\nset(CMAKE_CXX_COMPILER_TARGET {target})\n")
+            }
+            Compilers::Named(_) => String::new(),
+        },
     )
+}
+
+/// What zlib's compiler needs to be told of `mac`, which CMake tells the others.
+fn zlib_target_flags(mac: &Mac, sdk: &ClangSdk) -> Vec<String> {
+    match mac.compilers {
+        Compilers::Told(target) => vec![
+            format!("--target={target}"),
+            format!("-mmacosx-version-min={}", crate::macos::deployment_target(mac.triple)),
+            "-isysroot".into(),
+            sdk.root.display().to_string(),
+        ],
+        Compilers::Named(_) => Vec::new(),
+    }
 }
 
 /// zlib's sources, unpacked from [`ZLIB_CRATE`].
@@ -206,7 +249,7 @@ fn zlib_source(h: &Harness) -> Result<PathBuf> {
 
 /// zlib built by `cc` into `prefix`: `libz.1.dylib` (install name `@rpath/libz.1.dylib`, as
 /// conda-forge's), `libz.dylib` and the headers. Its sources need no build system.
-fn build_zlib(source: &Path, cc: &Path, prefix: &Path) -> Result {
+fn build_zlib(source: &Path, cc: &Path, target_flags: &[String], prefix: &Path) -> Result {
     let lib = prefix.join("lib");
     if lib.join("libz.1.dylib").is_file() {
         return Ok(());
@@ -222,6 +265,7 @@ fn build_zlib(source: &Path, cc: &Path, prefix: &Path) -> Result {
     sources.sort();
     let mut compile = cmd(cc, ["-O2", "-fPIC", "-DHAVE_UNISTD_H", "-DHAVE_STDARG_H", "-dynamiclib"]);
     compile
+        .args(target_flags)
         .args(["-install_name", "@rpath/libz.1.dylib", "-compatibility_version", "1", "-o"])
         .arg(lib.join("libz.1.dylib"))
         .args(&sources);
@@ -266,9 +310,10 @@ fn build_netcdf(
 ) -> Result {
     let log_file = build.with_extension("log");
     let environment = |command: &mut std::process::Command| {
-        // rustc asks xcrun for the SDK without it; pkg-config finds nothing of the build machine.
+        // No SDKROOT: the module hands cargo CMAKE_OSX_SYSROOT. pkg-config finds nothing of the
+        // build machine.
         with_first_on_path(command, dependencies.tools)
-            .env("SDKROOT", &dependencies.sdk.root)
+            .env_remove("SDKROOT")
             .env("PKG_CONFIG_LIBDIR", dependencies.prefix.join("lib/pkgconfig"));
     };
     if !build.join("CMakeCache.txt").is_file() {

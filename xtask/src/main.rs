@@ -529,8 +529,7 @@ fn run_step(h: &Harness, step: &Step) -> Result {
         Step::Wine => {
             windows_netcdf::test_wine(h, &cross::shipped_packages(h)?, &windows_suite::windows_releases_chosen()?)
         }
-        Step::Macos => macos::build_tests_for_every_release(h, &cross::shipped_packages(h)?)
-            .and_then(|()| macos_netcdf::test_macos_netcdf(h)),
+        Step::Macos => slow_checks::SlowCheck::Macos.run(h),
         Step::Qualification => qualification::check_record(
             h,
             &planned_stages(

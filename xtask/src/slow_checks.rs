@@ -39,9 +39,10 @@ pub enum SlowCheck {
     /// the module, and the suite under Wine on both (the second half of `cargo xtask wine`). Apart
     /// from the tests: together they took 45 minutes, too many for a CI run.
     WineNetcdf(&'static WindowsRelease),
-    /// The shipped crates' test programs built for both Macs in every release's cfg set (`cargo
-    /// xtask macos`).
-    MacosTests,
+    /// The shipped crates' test programs built for both Macs in every release's cfg set, then
+    /// netcdf-c 4.10.1 cross-built for both, stock and with the module, and its Mach-O files
+    /// checked (`cargo xtask macos`).
+    Macos,
 }
 
 /// In CI's order: the kinds alternate, so that consecutive runs cover different ones.
@@ -81,7 +82,7 @@ pub static SLOW_CHECKS: [SlowCheck; 37] = [
     SlowCheck::Debian13Arm64Cross,
     SlowCheck::DebianPackage(&PACKAGES[3]),
     SlowCheck::WineNetcdf(&WINDOWS_RELEASES[0]),
-    SlowCheck::MacosTests,
+    SlowCheck::Macos,
     SlowCheck::WineTests,
 ];
 
@@ -100,15 +101,16 @@ impl SlowCheck {
             SlowCheck::Cross(target) => format!("cross {}", target.arch),
             SlowCheck::WineTests => "wine".into(),
             SlowCheck::WineNetcdf(release) => format!("wine {}", release.version),
-            SlowCheck::MacosTests => "macos".into(),
+            SlowCheck::Macos => "macos".into(),
         }
     }
 
     /// How many releases a CI run tests beside the check (`rotation`), by the check's time on a
     /// 2-core machine, where the rest of a run (the Rust checks, fuzz, cross-compile) takes about
     /// 34 minutes and each release 12 to 20: two beside a light check (under 10 minutes: the i386
-    /// root's suite about 7), the parallel pair (11 to 15), an HDF5 built from source and the
-    /// Debian 13 root (about 15); one beside valgrind (its own release, whose builds and suite it
+    /// root's suite about 7), the parallel pair (11 to 15), an HDF5 built from source, `macos`
+    /// (about 13: the Mac test programs, then zlib, HDF5 and netcdf-c twice cross-built for each
+    /// Mac) and the Debian 13 root (about 15); one beside valgrind (its own release, whose builds and suite it
     /// reuses: 17 minutes for the suite's tests, then the damaged chunks; with two releases CI ran
     /// past 90 minutes on 2026-12-03), the arm64 cross build with its suite under qemu (about 21),
     /// `wine` (the Windows tests, then HDF5 and one release's netcdf-c twice cross-built and its
@@ -120,7 +122,7 @@ impl SlowCheck {
             SlowCheck::OfflineFromTarball
             | SlowCheck::DevelopmentSnapshot
             | SlowCheck::Cross(_)
-            | SlowCheck::MacosTests
+            | SlowCheck::Macos
             | SlowCheck::WineTests
             | SlowCheck::Debian13I386Root
             | SlowCheck::Parallel(_)
@@ -149,7 +151,7 @@ impl SlowCheck {
             | SlowCheck::Cross(_)
             | SlowCheck::WineTests
             | SlowCheck::WineNetcdf(_)
-            | SlowCheck::MacosTests => None,
+            | SlowCheck::Macos => None,
         }
     }
 
@@ -174,8 +176,9 @@ impl SlowCheck {
             SlowCheck::Cross(target) => crate::cross::test_cross(h, &[target]),
             SlowCheck::WineTests => crate::windows_netcdf::test_shipped_crates(h, &crate::cross::shipped_packages(h)?),
             SlowCheck::WineNetcdf(release) => crate::windows_netcdf::test_netcdf(h, release),
-            SlowCheck::MacosTests => {
-                crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)
+            SlowCheck::Macos => {
+                crate::macos::build_tests_for_every_release(h, &crate::cross::shipped_packages(h)?)?;
+                crate::macos_netcdf::test_macos_netcdf(h)
             }
         }
     }
