@@ -1,19 +1,21 @@
 // SPDX-License-Identifier: BSD-3-Clause
-//! netcdf-c 4.10.1 cross-built for both Macs, stock and with the module, on zlib and HDF5 2.2.0
-//! built the same way (`cargo xtask macos-netcdf`): CMake with a toolchain file. The x86_64 Mac's
+//! netcdf-c 4.10.1 cross-built for both Macs, stock and with the module, on zlib, libzstd and HDF5 2.2.0
+//! built the same way (the second half of `cargo xtask macos`): CMake with a toolchain file. The x86_64 Mac's
 //! compilers are named as conda-forge's (`x86_64-apple-darwin13.4.0-clang`); the arm64 Mac's are
 //! `clang` told its target by `CMAKE_C_COMPILER_TARGET`, as CMake's documentation cross-compiles
 //! with clang. Both are Debian's clang 19 with its `ld64.lld` (Zig's own linker ignores ld64's
 //! export lists, which a shared libnetcdf needs), on the SDK that [`crate::macos::clang_sdk`]
-//! makes of Zig's macOS stubs. Neither is told the SDK but by `CMAKE_OSX_SYSROOT`.
+//! makes of Zig's macOS stubs. Neither netcdf-c build gets `SDKROOT`: the module hands cargo
+//! `CMAKE_OSX_SYSROOT`.
 //!
 //! Nothing here runs a Mach-O program; LLVM's Mach-O tools check, for each Mac:
 //! - libnetcdf.dylib exports stock's symbols and ncfilters.h's functions, nothing else;
 //! - its link map holds none of the netcdf-c objects the module replaces;
-//! - every symbol it leaves undefined is one libSystem, libhdf5, libhdf5_hl or libz exports;
+//! - every symbol it leaves undefined is one libSystem, libhdf5, libhdf5_hl, libz or libzstd exports;
 //! - it and each plugin are found through the rpath (`@rpath/` install names) and run on the
 //!   deployment target;
-//! - each plugin is a Mach-O dylib whose undefined symbols libSystem, HDF5 or libnetcdf export.
+//! - each plugin is a Mach-O dylib whose undefined symbols libSystem, HDF5, zlib, libzstd or
+//!   libnetcdf export.
 //!
 //! Nothing is preset for the cross build: HDF5 2.2 takes its cross-compiling defaults for what it
 //! would run (its long double conversion checks; `_Float16` off), netcdf-c runs nothing at
@@ -45,8 +47,47 @@ const NETCDF_OPTIONS: [&str; 4] = [
 const HDF5_OPTIONS: [&str; 3] =
     ["-DHDF5_ENABLE_ZLIB_SUPPORT=ON", "-DHDF5_ENABLE_SZIP_SUPPORT=OFF", "-DHDF5_BUILD_TOOLS=OFF"];
 
-/// zlib's C sources: the copy the libz-sys crate carries (cargo checks its checksum).
-const ZLIB_CRATE: (&str, &str) = ("libz-sys", "1.1.33");
+/// A C library built for the Mac from the sources a crate carries (cargo checks its checksum),
+/// with no build system: `lib<name>.<major>.dylib`, its install name `@rpath/` that file, as
+/// conda-forge's.
+struct CLibrary {
+    /// The crate and its version.
+    crate_name: &'static str,
+    version: &'static str,
+    /// The library's folder in the crate, and the folders in it whose `.c` files are compiled.
+    root: &'static str,
+    folders: &'static [&'static str],
+    /// The headers installed, in the library's folder.
+    headers: &'static [&'static str],
+    name: &'static str,
+    major: &'static str,
+    defines: &'static [&'static str],
+}
+
+/// zlib, which HDF5 and netcdf-c link, and libzstd, for the zstd plugins that stock builds only
+/// with it (without assembly: the Huffman decoder's is for ELF and Mach-O alike, but not needed).
+const C_LIBRARIES: [CLibrary; 2] = [
+    CLibrary {
+        crate_name: "libz-sys",
+        version: "1.1.33",
+        root: "src/zlib",
+        folders: &["."],
+        headers: &["zlib.h", "zconf.h"],
+        name: "z",
+        major: "1",
+        defines: &["-DHAVE_UNISTD_H", "-DHAVE_STDARG_H"],
+    },
+    CLibrary {
+        crate_name: "zstd-sys",
+        version: "2.1.3+zstd.1.5.7",
+        root: "zstd/lib",
+        folders: &["common", "compress", "decompress"],
+        headers: &["zstd.h", "zstd_errors.h", "zdict.h"],
+        name: "zstd",
+        major: "1",
+        defines: &["-DZSTD_DISABLE_ASM"],
+    },
+];
 
 /// How a toolchain file tells clang which Mac to build for.
 enum Compilers {
@@ -83,7 +124,7 @@ const MACS: [Mac; 2] = [
     },
 ];
 
-/// `cargo xtask macos-netcdf`: both Macs, each built and checked.
+/// Both Macs, each built and checked (`cargo xtask macos`, after the test programs).
 pub fn test_macos_netcdf(h: &Harness) -> Result {
     let started = Instant::now();
     let release = crate::release::find(RELEASE).map_err(harness::Failure)?;
@@ -92,7 +133,8 @@ pub fn test_macos_netcdf(h: &Harness) -> Result {
     run(cmd("rustup", ["target", "add"]).args(MACS.map(|mac| mac.triple)))?;
     crate::setup::fetch_netcdf_source(h)?;
     let source = h.work.join(format!("netcdf-c-{RELEASE}"));
-    let zlib = zlib_source(h)?;
+    let libraries: Vec<PathBuf> =
+        C_LIBRARIES.iter().map(|library| library_source(h, library)).collect::<Result<_>>()?;
     let hdf5 = crate::hdf5::unpacked_source(h, &crate::hdf5::HDF5_2_2_0)?;
     let cmake = crate::hdf5::newer_cmake(h)?;
     for mac in &MACS {
@@ -103,7 +145,7 @@ pub fn test_macos_netcdf(h: &Harness) -> Result {
         let toolchain = root.join("toolchain.cmake");
         let written = toolchain_file(mac, &compilers, &sdk, &prefix);
         if std::fs::read_to_string(&toolchain).ok().as_deref() != Some(written.as_str()) {
-            // Built with other settings: zlib, HDF5 and netcdf-c again.
+            // Built with other settings: the C libraries, HDF5 and netcdf-c again.
             for stale in ["prefix", "build-stock", "build-ncfilters"] {
                 harness::remove_dir_all_if_exists(&root.join(stale))?;
             }
@@ -111,7 +153,14 @@ pub fn test_macos_netcdf(h: &Harness) -> Result {
         }
         let tools = root.join("bin");
         let dependencies = Dependencies { cmake: &cmake, toolchain: &toolchain, prefix: &prefix, tools: &tools };
-        build_zlib(&zlib, &compilers.0, &zlib_target_flags(mac, &sdk), &prefix)?;
+        for (library, source) in C_LIBRARIES.iter().zip(&libraries) {
+            if build_c_library(library, source, &compilers.0, &c_library_target_flags(mac, &sdk), &prefix)? {
+                // netcdf-c finds its libraries when configured: again, with this one.
+                for stale in ["build-stock", "build-ncfilters"] {
+                    harness::remove_dir_all_if_exists(&root.join(stale))?;
+                }
+            }
+        }
         build_hdf5(h, &hdf5, &root, &dependencies)?;
         for flavour in ["stock", "ncfilters"] {
             build_netcdf(h, mac, flavour, &source, &root.join(format!("build-{flavour}")), &dependencies)?;
@@ -127,7 +176,7 @@ struct Dependencies<'a> {
     /// PyPI's CMake ([`crate::hdf5::newer_cmake`]): HDF5 2.x needs 3.26.
     cmake: &'a Path,
     toolchain: &'a Path,
-    /// Where zlib and HDF5 are installed.
+    /// Where the C libraries and HDF5 are installed.
     prefix: &'a Path,
     /// The compilers and `sw_vers` ([`compiler_wrappers`]), first on `PATH`.
     tools: &'a Path,
@@ -219,8 +268,8 @@ fn toolchain_file(mac: &Mac, compilers: &(PathBuf, PathBuf), sdk: &ClangSdk, pre
     )
 }
 
-/// What zlib's compiler needs to be told of `mac`, which CMake tells the others.
-fn zlib_target_flags(mac: &Mac, sdk: &ClangSdk) -> Vec<String> {
+/// What the C libraries' compiler needs to be told of `mac`, which CMake tells the others.
+fn c_library_target_flags(mac: &Mac, sdk: &ClangSdk) -> Vec<String> {
     match mac.compilers {
         Compilers::Told(target) => vec![
             format!("--target={target}"),
@@ -232,50 +281,62 @@ fn zlib_target_flags(mac: &Mac, sdk: &ClangSdk) -> Vec<String> {
     }
 }
 
-/// zlib's sources, unpacked from [`ZLIB_CRATE`].
-fn zlib_source(h: &Harness) -> Result<PathBuf> {
-    let (name, version) = ZLIB_CRATE;
-    let crate_file = crate::hdf5::fetched_crate(h, name, version)?;
-    let unpacked = h.work_root().join("macos-zlib");
+/// The folder of `library`'s sources, unpacked from its crate.
+fn library_source(h: &Harness, library: &CLibrary) -> Result<PathBuf> {
+    let crate_file = crate::hdf5::fetched_crate(h, library.crate_name, library.version)?;
+    let unpacked = h.work_root().join(format!("macos-{}", library.name));
     harness::remove_dir_all_if_exists(&unpacked)?;
     create_dir_all(&unpacked)?;
     run(cmd("tar", ["-xzf"]).arg(&crate_file).arg("-C").arg(&unpacked))?;
-    let source = unpacked.join(format!("{name}-{version}/src/zlib"));
-    if !source.join("zlib.h").is_file() {
-        fail!("{} has no zlib.h", source.display());
+    let source = unpacked.join(format!("{}-{}", library.crate_name, library.version)).join(library.root);
+    if let Some(missing) = library.headers.iter().find(|header| !source.join(header).is_file()) {
+        fail!("{} has no {missing}", source.display());
     }
     Ok(source)
 }
 
-/// zlib built by `cc` into `prefix`: `libz.1.dylib` (install name `@rpath/libz.1.dylib`, as
-/// conda-forge's), `libz.dylib` and the headers. Its sources need no build system.
-fn build_zlib(source: &Path, cc: &Path, target_flags: &[String], prefix: &Path) -> Result {
+/// `library` built by `cc` into `prefix`, unless it is there: the dylib, its unversioned link and
+/// the headers. Whether it was built.
+fn build_c_library(
+    library: &CLibrary,
+    source: &Path,
+    cc: &Path,
+    target_flags: &[String],
+    prefix: &Path,
+) -> Result<bool> {
     let lib = prefix.join("lib");
-    if lib.join("libz.1.dylib").is_file() {
-        return Ok(());
+    let file = format!("lib{}.{}.dylib", library.name, library.major);
+    if lib.join(&file).is_file() {
+        return Ok(false);
     }
-    log(format!("zlib for the Mac into {}", prefix.display()));
+    log(format!("lib{} for the Mac into {}", library.name, prefix.display()));
     create_dir_all(&lib)?;
     create_dir_all(&prefix.join("include"))?;
-    let entries = std::fs::read_dir(source).map_err(|e| harness::Failure(format!("{}: {e}", source.display())))?;
-    let mut sources: Vec<PathBuf> = entries
-        .filter_map(|entry| Some(entry.ok()?.path()))
-        .filter(|path| path.extension().is_some_and(|extension| extension == "c"))
-        .collect();
+    let mut sources = Vec::new();
+    for folder in library.folders {
+        let folder = source.join(folder);
+        let entries = std::fs::read_dir(&folder).map_err(|e| harness::Failure(format!("{}: {e}", folder.display())))?;
+        sources.extend(
+            entries
+                .filter_map(|entry| Some(entry.ok()?.path()))
+                .filter(|path| path.extension().is_some_and(|extension| extension == "c")),
+        );
+    }
     sources.sort();
-    let mut compile = cmd(cc, ["-O2", "-fPIC", "-DHAVE_UNISTD_H", "-DHAVE_STDARG_H", "-dynamiclib"]);
+    let mut compile = cmd(cc, ["-O2", "-fPIC", "-dynamiclib"]);
     compile
+        .args(library.defines)
         .args(target_flags)
-        .args(["-install_name", "@rpath/libz.1.dylib", "-compatibility_version", "1", "-o"])
-        .arg(lib.join("libz.1.dylib"))
+        .args(["-install_name", &format!("@rpath/{file}"), "-compatibility_version", library.major, "-o"])
+        .arg(lib.join(&file))
         .args(&sources);
     run(&mut compile)?;
-    std::os::unix::fs::symlink("libz.1.dylib", lib.join("libz.dylib"))
-        .map_err(|e| harness::Failure(format!("{}: {e}", lib.join("libz.dylib").display())))?;
-    for header in ["zlib.h", "zconf.h"] {
+    let link = lib.join(format!("lib{}.dylib", library.name));
+    std::os::unix::fs::symlink(&file, &link).map_err(|e| harness::Failure(format!("{}: {e}", link.display())))?;
+    for header in library.headers {
         run(cmd("cp", ["--"]).arg(source.join(header)).arg(prefix.join("include")))?;
     }
-    Ok(())
+    Ok(true)
 }
 
 /// HDF5 2.2.0 built for the Mac into the prefix, once.
@@ -326,6 +387,7 @@ fn build_netcdf(
             .arg(format!("-DCMAKE_TOOLCHAIN_FILE={}", dependencies.toolchain.display()))
             .arg(format!("-DHDF5_ROOT={}", dependencies.prefix.display()))
             .arg(format!("-DZLIB_ROOT={}", dependencies.prefix.display()))
+            .arg(format!("-DZstd_ROOT={}", dependencies.prefix.display()))
             .args(h.release.flags)
             .args(NETCDF_OPTIONS);
         if flavour != "stock" {
@@ -373,23 +435,26 @@ fn check_mac(mac: &Mac, root: &Path, prefix: &Path, sdk: &ClangSdk) -> Result {
         fail!("{}: a replaced netcdf-c object ({object}) is in libnetcdf.dylib's link map", mac.triple);
     }
     let mut system = sdk.exports()?;
-    for name in ["libhdf5.dylib", "libhdf5_hl.dylib", "libz.dylib"] {
+    for name in ["libhdf5.dylib", "libhdf5_hl.dylib", "libz.dylib", "libzstd.dylib"] {
         system.extend(defined_symbols(&prefix.join("lib").join(name))?);
     }
     let undefined = undefined_symbols(&library("ncfilters"))?;
     let unresolved: Vec<&String> = undefined.difference(&system).collect();
     if !unresolved.is_empty() {
-        fail!("{}: libnetcdf.dylib needs what neither libSystem, HDF5 nor zlib exports: {unresolved:?}", mac.triple);
+        fail!(
+            "{}: libnetcdf.dylib needs what neither libSystem, HDF5, zlib nor libzstd exports: {unresolved:?}",
+            mac.triple
+        );
     }
     crate::macos::check_loadable(&library("ncfilters"), mac.triple)?;
     system.extend(ours);
     // The plugins the module replaces: those stock builds (none for a filter whose C library the
-    // prefix lacks: zstd, blosc, szip).
+    // prefix lacks: blosc, szip), zstd's among them.
     let file = |stem: &str| format!("plugins/lib__nc{stem}.dylib");
     let stock_built = |stem: &&str| root.join("build-stock").join(file(stem)).is_file();
     let stems: Vec<&str> = crate::provenance::plugin_stems().into_iter().filter(stock_built).collect();
-    if stems.is_empty() {
-        fail!("{}: stock built none of the module's plugins", mac.triple);
+    if !stems.contains(&"h5zstd") {
+        fail!("{}: stock built no h5zstd plugin (found libzstd?), only {stems:?}", mac.triple);
     }
     for stem in &stems {
         let plugin = build.join(file(stem));
@@ -401,7 +466,7 @@ fn check_mac(mac: &Mac, root: &Path, prefix: &Path, sdk: &ClangSdk) -> Result {
         let unresolved: Vec<String> = undefined_symbols(&plugin)?.difference(&system).cloned().collect();
         if !unresolved.is_empty() {
             fail!(
-                "{}: {} needs what neither libSystem, HDF5 nor libnetcdf exports: {unresolved:?}",
+                "{}: {} needs what none of libSystem, HDF5, zlib, libzstd and libnetcdf exports: {unresolved:?}",
                 mac.triple,
                 plugin.display()
             );
@@ -409,7 +474,7 @@ fn check_mac(mac: &Mac, root: &Path, prefix: &Path, sdk: &ClangSdk) -> Result {
     }
     println!(
         "PASS {}: libnetcdf.dylib exports stock's {} symbols and the Linux additions; no replaced object linked; \
-         {} undefined symbols, all from libSystem, HDF5 or zlib; it and {} plugins ({}) load through @rpath",
+         {} undefined symbols, all from libSystem, HDF5, zlib or libzstd; it and {} plugins ({}) load through @rpath",
         mac.triple,
         stock.len(),
         undefined.len(),
