@@ -109,7 +109,7 @@ impl SlowCheck {
     /// 2-core machine, where the rest of a run (the Rust checks, fuzz, cross-compile) takes about
     /// 34 minutes and each release 12 to 20: two beside a light check (under 10 minutes: the i386
     /// root's suite about 7), the parallel pair (11 to 15), an HDF5 built from source, `macos`
-    /// (about 13: the Mac test programs, then zlib, libzstd, HDF5 and netcdf-c twice cross-built
+    /// (about 15: the Mac test programs, then zlib, libzstd, HDF5 and netcdf-c twice cross-built
     /// for each Mac) and the Debian 13 root (about 15); one beside valgrind (its own release, whose builds and suite it
     /// reuses: 17 minutes for the suite's tests, then the damaged chunks; with two releases CI ran
     /// past 90 minutes on 2026-12-03), the arm64 cross build with its suite under qemu (about 21),
