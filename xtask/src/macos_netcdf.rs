@@ -47,13 +47,11 @@ const NETCDF_OPTIONS: [&str; 4] = [
 const HDF5_OPTIONS: [&str; 3] =
     ["-DHDF5_ENABLE_ZLIB_SUPPORT=ON", "-DHDF5_ENABLE_SZIP_SUPPORT=OFF", "-DHDF5_BUILD_TOOLS=OFF"];
 
-/// A C library built for the Mac from the sources a crate carries (cargo checks its checksum),
-/// with no build system: `lib<name>.<major>.dylib`, its install name `@rpath/` that file, as
-/// conda-forge's.
+/// A C library built for the Mac from the sources a crate carries (cargo checks its checksum), at
+/// the version Cargo.lock has, so the Mac's libzstd is the one ncfilters bundles; with no build
+/// system: `lib<name>.<major>.dylib`, its install name `@rpath/` that file, as conda-forge's.
 struct CLibrary {
-    /// The crate and its version.
     crate_name: &'static str,
-    version: &'static str,
     /// The library's folder in the crate, and the folders in it whose `.c` files are compiled.
     root: &'static str,
     folders: &'static [&'static str],
@@ -69,7 +67,6 @@ struct CLibrary {
 const C_LIBRARIES: [CLibrary; 2] = [
     CLibrary {
         crate_name: "libz-sys",
-        version: "1.1.33",
         root: "src/zlib",
         folders: &["."],
         headers: &["zlib.h", "zconf.h"],
@@ -79,7 +76,6 @@ const C_LIBRARIES: [CLibrary; 2] = [
     },
     CLibrary {
         crate_name: "zstd-sys",
-        version: "2.1.3+zstd.1.5.7",
         root: "zstd/lib",
         folders: &["common", "compress", "decompress"],
         headers: &["zstd.h", "zstd_errors.h", "zdict.h"],
@@ -153,8 +149,9 @@ pub fn test_macos_netcdf(h: &Harness) -> Result {
         }
         let tools = root.join("bin");
         let dependencies = Dependencies { cmake: &cmake, toolchain: &toolchain, prefix: &prefix, tools: &tools };
+        let target_flags = c_library_target_flags(mac, &sdk);
         for (library, source) in C_LIBRARIES.iter().zip(&libraries) {
-            if build_c_library(library, source, &compilers.0, &c_library_target_flags(mac, &sdk), &prefix)? {
+            if build_c_library(library, source, &compilers.0, &target_flags, &prefix)? {
                 // netcdf-c finds its libraries when configured: again, with this one.
                 for stale in ["build-stock", "build-ncfilters"] {
                     harness::remove_dir_all_if_exists(&root.join(stale))?;
@@ -281,14 +278,18 @@ fn c_library_target_flags(mac: &Mac, sdk: &ClangSdk) -> Vec<String> {
     }
 }
 
-/// The folder of `library`'s sources, unpacked from its crate.
+/// The folder of `library`'s sources, unpacked from its crate at Cargo.lock's version.
 fn library_source(h: &Harness, library: &CLibrary) -> Result<PathBuf> {
-    let crate_file = crate::hdf5::fetched_crate(h, library.crate_name, library.version)?;
+    let lock = crate::licences::locked_registry_crates(&read_to_string(&h.repo.join("Cargo.lock"))?);
+    let Some((_, version)) = lock.iter().find(|(name, _)| name == library.crate_name) else {
+        fail!("Cargo.lock has no {}", library.crate_name);
+    };
+    let crate_file = crate::hdf5::fetched_crate(h, library.crate_name, version)?;
     let unpacked = h.work_root().join(format!("macos-{}", library.name));
     harness::remove_dir_all_if_exists(&unpacked)?;
     create_dir_all(&unpacked)?;
     run(cmd("tar", ["-xzf"]).arg(&crate_file).arg("-C").arg(&unpacked))?;
-    let source = unpacked.join(format!("{}-{}", library.crate_name, library.version)).join(library.root);
+    let source = unpacked.join(format!("{}-{version}", library.crate_name)).join(library.root);
     if let Some(missing) = library.headers.iter().find(|header| !source.join(header).is_file()) {
         fail!("{} has no {missing}", source.display());
     }
