@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: BSD-3-Clause
 //! zstd (filter 32015): one plain zstd frame with its content size, level `(int)params[0]`
 //! (negative levels travel as their 32-bit pattern), written with libzstd's block pre-splitter
-//! off (see [`crate::zstd_context`]). Chunks over [`MULTITHREAD_ABOVE`] are libzstd
-//! multithreaded frames, the same bytes whatever the thread count. Contexts are reused per thread. Unlike
-//! 4.9.0's H5Zzstd (netcdf-c #3370), the input length is `nbytes`, not `*buf_size`; frames
-//! without a content size decode too.
+//! off (see [`crate::zstd_context`]). Chunks over [`MULTITHREAD_ABOVE`] are compressed as jobs of
+//! [`JOB_SIZE`] on all cores and joined into one frame ([`encode_in_jobs`]), the same bytes
+//! whatever the thread count. Contexts are reused per thread. Unlike 4.9.0's H5Zzstd (netcdf-c
+//! #3370), the input length is `nbytes`, not `*buf_size`; frames without a content size decode too.
 #![forbid(unsafe_code)]
 
 use super::{fail, FilterResult};
 use crate::c_heap::CVec;
-use crate::zstd_context::Compressor;
+use crate::worker_pool;
+use crate::zstd_context::{Compressor, COMPRESSES_JOBS, JOB_SIZE};
 use std::cell::RefCell;
 use zstd::zstd_safe::{self, DCtx, InBuffer, OutBuffer};
 
@@ -31,23 +32,145 @@ pub fn level(params: &[u32]) -> FilterResult<i32> {
 }
 
 /// Chunks larger than this are compressed as several jobs on all cores: with fewer than two jobs
-/// of [`crate::zstd_context::JOB_SIZE`] there is nothing to share.
-pub const MULTITHREAD_ABOVE: usize = crate::zstd_context::JOB_SIZE;
+/// of [`JOB_SIZE`] there is nothing to share.
+pub const MULTITHREAD_ABOVE: usize = JOB_SIZE;
 
 pub fn encode(level: i32, input: &[u8]) -> FilterResult<CVec> {
+    if input.len() > MULTITHREAD_ABOVE && COMPRESSES_JOBS {
+        if worker_pool::threads() == 1 {
+            return encode_jobs_in_place(level, input);
+        }
+        return encode_in_jobs(level, input, worker_pool::run);
+    }
     let mut out = super::output_uninit(zstd_safe::compress_bound(input.len()))?;
+    with_compressor(|compressor| {
+        compressor
+            .compress(level, input, &mut out, input.len() > MULTITHREAD_ABOVE)
+            .map_err(|code| error("compression failed", code))
+    })?;
+    Ok(out)
+}
+
+/// `work` with this thread's compression context, made on first use.
+fn with_compressor<T>(work: impl FnOnce(&mut Compressor) -> FilterResult<T>) -> FilterResult<T> {
     COMPRESSOR.with(|slot| {
         let mut slot = slot.borrow_mut();
         if slot.as_ref().is_none_or(|compressor| !compressor.made_here()) {
             *slot =
                 Some(Compressor::new().ok_or_else(|| super::FilterError("zstd: out of memory for a context".into()))?);
         }
-        let compressor = slot.as_mut().expect("set just above");
-        compressor
-            .compress(level, input, &mut out, input.len() > MULTITHREAD_ABOVE)
-            .map_err(|code| error("compression failed", code))?;
-        Ok(out)
+        work(slot.as_mut().expect("set just above"))
     })
+}
+
+/// A zstd frame's magic number, as it is written.
+const MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+
+/// A job frame's header: the magic number, a descriptor of 0 (no content size, checksum or
+/// dictionary; a window, not a single segment) and the window's byte.
+const JOB_HEADER: usize = 6;
+
+/// One frame of `input` at `level`, made of [`JOB_SIZE`] jobs compressed by `runner` each on its
+/// own, as libzstd's multithreaded mode makes its frames but straight from the caller's buffer and
+/// into one buffer of exactly the frame's size. The header is the frame's: its content size, and
+/// the largest window of the jobs (no job refers to another's bytes). The bytes depend on the
+/// input and level only, not on which thread ran which job, nor on [`encode_jobs_in_place`].
+fn encode_in_jobs(level: i32, input: &[u8], runner: worker_pool::Runner) -> FilterResult<CVec> {
+    let jobs = input.len().div_ceil(JOB_SIZE);
+    let compress_job = |number: usize| {
+        let job = &input[number * JOB_SIZE..((number + 1) * JOB_SIZE).min(input.len())];
+        let mut frame = super::output_uninit(zstd_safe::compress_bound(job.len()))?;
+        with_compressor(|compressor| {
+            compressor.compress_job(level, job, &mut frame).map_err(|code| error("compression failed", code))
+        })?;
+        frame.shrink_to_fit();
+        let window = chain_job(frame.as_mut_slice(), number + 1 == jobs)?;
+        Ok((frame, window))
+    };
+    let parts = super::map_pieces("zstd", jobs, &compress_job, runner)?;
+    let window = parts.iter().map(|(_, window)| *window).max().unwrap_or(0);
+    let header = frame_header(input.len() as u64, window);
+    let size = header.len() + parts.iter().map(|(frame, _)| frame.len() - JOB_HEADER).sum::<usize>();
+    let mut out = super::output_uninit(size)?;
+    out.extend_from_slice(&header).map_err(super::out_of_memory)?;
+    for (frame, _) in parts {
+        out.extend_from_slice(&frame.as_slice()[JOB_HEADER..]).map_err(super::out_of_memory)?;
+    }
+    Ok(out)
+}
+
+/// [`encode_in_jobs`]' frame, on the calling thread alone, each job written where its blocks
+/// belong: its frame's header lands on the 6 bytes before them, which are put back after it.
+fn encode_jobs_in_place(level: i32, input: &[u8]) -> FilterResult<CVec> {
+    let header_size = frame_header(input.len() as u64, 0).len();
+    let room = input.chunks(JOB_SIZE).map(|job| zstd_safe::compress_bound(job.len())).sum::<usize>();
+    let mut out = super::output_uninit(header_size + room)?;
+    // The header is written last, when the window is known.
+    out.extend_from_slice(&[0; 14][..header_size]).map_err(super::out_of_memory)?;
+    let jobs = input.len().div_ceil(JOB_SIZE);
+    let mut window = 0;
+    with_compressor(|compressor| {
+        for (number, job) in input.chunks(JOB_SIZE).enumerate() {
+            let start = out.len() - JOB_HEADER;
+            let mut covered = [0; JOB_HEADER];
+            covered.copy_from_slice(&out.as_slice()[start..]);
+            out.set_len(start);
+            compressor.compress_job(level, job, &mut out).map_err(|code| error("compression failed", code))?;
+            let frame = &mut out.as_mut_slice()[start..];
+            window = window.max(chain_job(frame, number + 1 == jobs)?);
+            frame[..JOB_HEADER].copy_from_slice(&covered);
+        }
+        Ok(())
+    })?;
+    out.as_mut_slice()[..header_size].copy_from_slice(&frame_header(input.len() as u64, window));
+    Ok(out)
+}
+
+/// Checks that `frame` is a job's frame as [`Compressor::compress_job`] writes it, and returns
+/// its window's byte; unless it is the `last` job, its last block is no longer marked last, so
+/// that the next job's blocks may follow it.
+fn chain_job(frame: &mut [u8], last: bool) -> FilterResult<u8> {
+    if frame.len() < JOB_HEADER || frame[..4] != MAGIC || frame[4] != 0 {
+        return fail("zstd: a job's frame has an unexpected header");
+    }
+    let window = frame[5];
+    let mut at = JOB_HEADER;
+    let last_block = loop {
+        let Some(&[low, middle, high]) = frame.get(at..at + 3) else {
+            return fail("zstd: a job's frame ends inside its blocks");
+        };
+        let word = u32::from(low) | u32::from(middle) << 8 | u32::from(high) << 16;
+        let content = match (word >> 1) & 3 {
+            0 | 2 => (word >> 3) as usize, // raw or compressed: that many bytes
+            1 => 1,                        // one byte repeated
+            _ => return fail("zstd: a job's frame has a reserved block type"),
+        };
+        let end = at + 3 + content;
+        if end > frame.len() {
+            return fail("zstd: a job's frame ends inside its blocks");
+        }
+        if word & 1 == 1 {
+            if end != frame.len() {
+                return fail("zstd: a job's frame has bytes after its last block");
+            }
+            break at;
+        }
+        at = end;
+    };
+    if !last {
+        frame[last_block] &= !1;
+    }
+    Ok(window)
+}
+
+/// The header of a frame of `content_size` bytes (over 255) whose window is `window`'s: no
+/// checksum or dictionary, the size in 4 bytes, or 8 from 2^32 - 1 on, as libzstd writes it.
+fn frame_header(content_size: u64, window: u8) -> Vec<u8> {
+    let (size_flag, size_bytes) = if content_size < u64::from(u32::MAX) { (2u8, 4) } else { (3, 8) };
+    let mut header = MAGIC.to_vec();
+    header.extend([size_flag << 6, window]);
+    header.extend_from_slice(&content_size.to_le_bytes()[..size_bytes]);
+    header
 }
 
 /// A declared content size is trusted for a one-shot decode up to this ratio to the input;
@@ -164,6 +287,114 @@ mod tests {
         assert!(decode(&packed.as_slice()[..packed.len() - 3], usize::MAX).is_err());
         assert!(decode(b"definitely not zstd", usize::MAX).is_err());
         assert_eq!(level(&[(-3i32) as u32]), Ok(-3));
+    }
+
+    /// Float-like data (slowly varying values, noisy low bytes), `values` of them.
+    fn floats(values: u32) -> Vec<u8> {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        (0..values)
+            .flat_map(|i| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                ((i as f32 * 0.001).sin() * 100.0 + (state % 1000) as f32 * 0.0001).to_le_bytes()
+            })
+            .collect()
+    }
+
+    /// Large chunks: one frame of jobs, which decodes (whole, and streamed within a window of
+    /// one job), carries the chunk's size, is the same bytes on any thread count, and is within
+    /// 2 % of the single frame's size.
+    #[test]
+    fn jobs_make_one_frame_whatever_the_threads() {
+        if !COMPRESSES_JOBS {
+            return; // a system libzstd: its multithreaded frames (zstd_context's tests)
+        }
+        let mut noise = 0x9e37_79b9_7f4a_7c15u64;
+        let random: Vec<u8> = (0..(3 << 20) / 8)
+            .flat_map(|_| {
+                noise ^= noise << 13;
+                noise ^= noise >> 7;
+                noise ^= noise << 17;
+                noise.to_le_bytes()
+            })
+            .collect();
+        // Each job starts with a run, which a context that still assumed libzstd's initial repeat
+        // offsets would code as "the last offset", and ends with a copy from 5000 bytes back, so
+        // that the decoder's last offset is another (in compressed blocks: a block stored raw
+        // changes no offset).
+        let mut repeats = floats(3 << 18);
+        for job in repeats.chunks_mut(JOB_SIZE) {
+            job[0] = 1;
+            job[1..200].fill(0);
+            let end = job.len();
+            job.copy_within(end - 5300..end - 5100, end - 300);
+        }
+        let cases = [
+            ("repeats at the jobs' starts", repeats),
+            ("floats", floats((5 << 18) + 31)),
+            ("one byte over a job", floats(1 << 18).into_iter().chain([7]).collect()),
+            ("zeros", vec![0u8; 3 << 20]),
+            ("random", random),
+        ];
+        for (name, data) in &cases {
+            for level in [-3, 1, 3, 9] {
+                let on_all = encode_in_jobs(level, data, worker_pool::run).unwrap();
+                let serial = encode_in_jobs(level, data, worker_pool::run_serially).unwrap();
+                assert!(on_all.as_slice() == serial.as_slice(), "{name}, level {level}: the threads changed the bytes");
+                let in_place = encode_jobs_in_place(level, data).unwrap();
+                assert!(on_all.as_slice() == in_place.as_slice(), "{name}, level {level}: in place, other bytes");
+                assert!(encode(level, data).unwrap().as_slice() == on_all.as_slice());
+                assert_eq!(on_all.len(), on_all.capacity(), "{name}: the frame's buffer is its size");
+                assert_eq!(zstd_safe::get_frame_content_size(on_all.as_slice()).ok(), Some(Some(data.len() as u64)));
+                let decoded = decode(on_all.as_slice(), usize::MAX).unwrap();
+                assert!(decoded.as_slice() == &data[..], "{name}, level {level}: decoded other bytes");
+                let mut streamed = zstd::stream::Decoder::new(on_all.as_slice()).unwrap();
+                streamed.window_log_max(20).unwrap();
+                let mut again = Vec::new();
+                std::io::Read::read_to_end(&mut streamed, &mut again).unwrap();
+                assert!(again == *data, "{name}, level {level}: the streamed decode differs");
+                if *name == "floats" {
+                    let mut single = super::super::output_uninit(zstd_safe::compress_bound(data.len())).unwrap();
+                    with_compressor(|c| c.compress(level, data, &mut single, false).map_err(|code| error("", code)))
+                        .unwrap();
+                    assert!(
+                        on_all.len() * 100 <= single.len() * 102,
+                        "{name}, level {level}: {} vs {}",
+                        on_all.len(),
+                        single.len()
+                    );
+                }
+            }
+        }
+    }
+
+    /// What is not a job frame as compress_job writes it is an error, not a panic or a frame.
+    #[test]
+    fn a_job_frame_is_checked() {
+        let job = |bytes: &[u8], last: bool| {
+            let mut frame = bytes.to_vec();
+            chain_job(&mut frame, last).map(|window| (frame, window))
+        };
+        // A raw block of 2 bytes, last, after the header of window byte 0x50.
+        let good = [0x28, 0xb5, 0x2f, 0xfd, 0, 0x50, 0x11, 0, 0, b'a', b'b'];
+        let (frame, window) = job(&good, false).unwrap();
+        assert_eq!((frame[6], window), (0x10, 0x50), "the last block is no longer last");
+        assert_eq!(job(&good, true).unwrap().0, good, "the last job's frame is left as it is");
+        for (bad, why) in [
+            (&good[..5], "unexpected header"),
+            (&[0x28, 0xb5, 0x2f, 0xfd, 0x20, 0x50, 0x11, 0, 0, b'a', b'b'][..], "unexpected header"),
+            (&good[..8], "ends inside its blocks"),
+            (&good[..10], "ends inside its blocks"),
+            (&[&good[..], b"c"].concat()[..], "bytes after its last block"),
+            (&[0x28, 0xb5, 0x2f, 0xfd, 0, 0x50, 0x07, 0, 0][..], "reserved block type"),
+            (&[0x28, 0xb5, 0x2f, 0xfd, 0, 0x50, 0x10, 0, 0, b'a', b'b'][..], "ends inside its blocks"),
+        ] {
+            let message = job(bad, false).unwrap_err().0;
+            assert!(message.contains(why), "{bad:?}: {message}");
+        }
+        assert_eq!(frame_header(300 << 20, 0x50)[4..], [0x80, 0x50, 0, 0, 0xc0, 0x12]);
+        assert_eq!(frame_header(u64::from(u32::MAX), 0x58).len(), 6 + 8);
     }
 
     /// A frame without a content size that asks for a larger window than its chunk's limit

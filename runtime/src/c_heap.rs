@@ -613,6 +613,13 @@ impl CVec {
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
     }
 
+    /// The used bytes, for changing in place.
+    pub fn as_mut_slice(&mut self) -> &mut [u8] {
+        // SAFETY: the first `init` bytes are initialised, len <= init, and the block is borrowed
+        // only through `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.len) }
+    }
+
     /// The whole block, used part and spare capacity, for writing in place.
     pub fn whole_mut(&mut self) -> &mut [u8] {
         if self.init < self.capacity {

@@ -10,7 +10,7 @@
 //!    filter-function protocol around a filter written in Rust;
 //! 2. [`platform`]: what differs between ELF, PE and Mach-O; [`worker_pool`]: how many cores
 //!    filters may use, and the threads that run a large chunk's pieces; [`zstd_context`]: a zstd
-//!    context with libzstd's block pre-splitter off and its multithreaded frames;
+//!    context with libzstd's block pre-splitter off, and a large chunk's jobs;
 //! 3. [`adler32`] and [`shuffle_simd`]: the checksum and SIMD kernels of ncfilters-filters.
 #![deny(unsafe_code)]
 // Public items' docs name the private helpers they rest on.

@@ -8,16 +8,20 @@
 //! which Debian 12's netcdf-c C plugin uses. A libzstd older than 1.5.7 (linked with
 //! `ZSTD_SYS_USE_PKG_CONFIG`) refuses the parameter and has nothing to turn off.
 //!
-//! Large chunks are compressed by libzstd's multithreaded mode: one standard frame made of
-//! [`JOB_SIZE`] jobs, each compressed on its own (no overlap: priming each job with the end of
-//! the one before costs more time than the 0.2 % of size it saves). Its bytes depend on the job
-//! size and overlap, never on how many workers ran (libzstd guarantees it for any count of at least one), so
-//! every context uses the job size fixed here. The workers are one process-wide libzstd pool
-//! (see [`pool_threads`]), joined by a library destructor like ncfilters' own pool.
+//! Large chunks are compressed as jobs of [`JOB_SIZE`], each on its own
+//! ([`Compressor::compress_job`]), which ncfilters-filters joins into one standard frame, as
+//! libzstd's multithreaded mode does (no overlap: priming each job with the end of the one before
+//! costs more time than the 0.2 % of size it saves). The jobs run on ncfilters' own workers, or
+//! on the calling thread alone, straight from the caller's buffer: the bytes never depend on the
+//! thread count.
 //!
-//! A libzstd built without threads (the bundled one without the `zstd-threads` feature, or a
-//! system one built so) has no multithreaded frames: every frame is then single-threaded, in the
-//! caller's thread, as frames of 512 KiB or less always are.
+//! A system libzstd lacks the one internal function jobs need, so with one ([`COMPRESSES_JOBS`]
+//! false) large chunks are libzstd's multithreaded frames instead, of the same job size, on one
+//! process-wide libzstd pool (see [`pool_threads`]), joined by a library destructor like
+//! ncfilters' own pool; their bytes too depend on the job size and overlap, never on how many
+//! workers ran (libzstd guarantees it for any count of at least one). A libzstd built without
+//! threads has no multithreaded frames: every frame is then single-threaded, in the caller's
+//! thread, as frames of 512 KiB or less always are.
 
 use crate::c_heap::CVec;
 use crate::platform;
@@ -56,6 +60,19 @@ extern "C" {
     fn ZSTD_createThreadPool(threads: usize) -> *mut ZstdThreadPool;
     fn ZSTD_freeThreadPool(pool: *mut ZstdThreadPool);
 }
+
+// The one libzstd internal that job frames need: the context's next block uses no repeat offset
+// from before it (zstd_compress.c; libzstd's multithreaded mode calls it for each job but the
+// first). Its only argument is the context, so no internal layout is mirrored. The bundled
+// libzstd links it; a system one exports only its API.
+#[cfg(not(ncfilters_system_zstd))]
+extern "C" {
+    fn ZSTD_invalidateRepCodes(cctx: *mut zstd_sys::ZSTD_CCtx);
+}
+
+/// Whether [`Compressor::compress_job`] can run: with the bundled libzstd. With a system one,
+/// large chunks are libzstd's own multithreaded frames.
+pub const COMPRESSES_JOBS: bool = cfg!(not(ncfilters_system_zstd));
 
 /// `ZSTD_createThreadPool` and `ZSTD_freeThreadPool`.
 #[derive(Clone, Copy)]
@@ -208,9 +225,10 @@ pub struct Compressor {
 unsafe impl Send for Compressor {}
 
 impl Compressor {
-    /// A context using the shared pool, or `None` when libzstd cannot allocate one.
+    /// A context, using the shared pool where large chunks are libzstd's multithreaded frames,
+    /// or `None` when libzstd cannot allocate one.
     pub fn new() -> Option<Self> {
-        Self::with_pool(shared_pool())
+        Self::with_pool(if COMPRESSES_JOBS { None } else { shared_pool() })
     }
 
     fn with_pool(shared: Option<&SharedPool>) -> Option<Self> {
@@ -292,6 +310,7 @@ impl Compressor {
         };
         self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers as c_int, workers as i32)?;
         self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel as c_int, level)?;
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_contentSizeFlag as c_int, 1)?;
         debug_assert!(out.is_empty(), "the frame is written from the start of `out`");
         let spare = out.spare_uninit();
         let room = spare.len();
@@ -319,6 +338,69 @@ impl Compressor {
     }
 }
 
+impl Compressor {
+    /// Compresses `job` at `level` and appends it to `out` as a frame of its own whose blocks use
+    /// no repeat offset from before them, so that they may follow another job's blocks in one
+    /// frame, as in libzstd's multithreaded frames. The frame has no content size and no checksum,
+    /// and its window fits the job. `out` needs `compress_bound(job.len())` bytes of room; with
+    /// less, the job fails and `out` is as it was. Err holds libzstd's error code (`GENERIC`
+    /// without [`COMPRESSES_JOBS`]).
+    pub fn compress_job(&mut self, level: i32, job: &[u8], out: &mut CVec) -> Result<(), usize> {
+        if !COMPRESSES_JOBS {
+            return Err(GENERIC);
+        }
+        if out.capacity() - out.len() < zstd::zstd_safe::compress_bound(job.len()) {
+            return Err(DESTINATION_TOO_SMALL);
+        }
+        let used = out.len();
+        let context = self.context.as_ptr();
+        // SAFETY: the context is live; resetting the session only drops an unfinished frame.
+        unsafe { zstd_sys::ZSTD_CCtx_reset(context, zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only) };
+        if self.threads {
+            self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers as c_int, 0)?;
+        }
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel as c_int, level)?;
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_contentSizeFlag as c_int, 0)?;
+        // SAFETY: the context is live and between frames (reset above).
+        check(unsafe { zstd_sys::ZSTD_CCtx_setPledgedSrcSize(context, job.len() as u64) })?;
+        let spare = out.spare_uninit();
+        let mut sink = zstd_sys::ZSTD_outBuffer { dst: spare.as_mut_ptr().cast(), size: spare.len(), pos: 0 };
+        let mut nothing = zstd_sys::ZSTD_inBuffer { src: job.as_ptr().cast(), size: 0, pos: 0 };
+        // SAFETY: `sink` describes `spare`'s writable bytes and `nothing` no bytes of a live slice;
+        // with no input and ZSTD_e_continue libzstd only starts the frame, writing nothing.
+        let started = unsafe {
+            zstd_sys::ZSTD_compressStream2(
+                context,
+                &mut sink,
+                &mut nothing,
+                zstd_sys::ZSTD_EndDirective::ZSTD_e_continue,
+            )
+        };
+        check(started)?;
+        // SAFETY: the context is live and its frame started, with no dictionary or prefix (the
+        // function's one condition: no external dictionary).
+        #[cfg(not(ncfilters_system_zstd))]
+        unsafe {
+            ZSTD_invalidateRepCodes(context)
+        };
+        let mut source = zstd_sys::ZSTD_inBuffer { src: job.as_ptr().cast(), size: job.len(), pos: 0 };
+        // SAFETY: as above; libzstd reads `job` and writes at most `sink.size` bytes, keeping
+        // neither pointer past the call (the frame ends in it or the session is reset below).
+        let left = unsafe {
+            zstd_sys::ZSTD_compressStream2(context, &mut sink, &mut source, zstd_sys::ZSTD_EndDirective::ZSTD_e_end)
+        };
+        if check(left)? != 0 || source.pos != job.len() {
+            // SAFETY: the context is live; this drops the unfinished frame.
+            unsafe { zstd_sys::ZSTD_CCtx_reset(context, zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only) };
+            return Err(DESTINATION_TOO_SMALL);
+        }
+        let written = sink.pos;
+        // SAFETY: libzstd wrote the first `written` (<= the spare room) bytes after the used ones.
+        unsafe { out.assume_init_len(used + written) };
+        Ok(())
+    }
+}
+
 impl Drop for Compressor {
     fn drop(&mut self) {
         if self.unsettled && self.pooled {
@@ -333,6 +415,9 @@ impl Drop for Compressor {
 
 /// libzstd's code for "Allocation error : not enough memory".
 const OUT_OF_MEMORY: usize = (zstd_sys::ZSTD_ErrorCode::ZSTD_error_memory_allocation as usize).wrapping_neg();
+
+/// libzstd's code for "Error (generic)".
+const GENERIC: usize = (zstd_sys::ZSTD_ErrorCode::ZSTD_error_GENERIC as usize).wrapping_neg();
 
 /// libzstd's code for "Destination buffer is too small".
 const DESTINATION_TOO_SMALL: usize = (zstd_sys::ZSTD_ErrorCode::ZSTD_error_dstSize_tooSmall as usize).wrapping_neg();
@@ -515,6 +600,32 @@ mod tests {
             // Within 2 % of the single-threaded frame.
             assert!(one.len() * 100 <= single.len() * 102, "level {level}: {} vs {}", one.len(), single.len());
         }
+    }
+
+    /// A job's frame is appended after what `out` holds, or, without the room for it, `out` is
+    /// left as it was.
+    #[test]
+    fn a_job_is_appended_or_nothing_is() {
+        if !COMPRESSES_JOBS {
+            return;
+        }
+        let data = &floats()[..JOB_SIZE];
+        let mut compressor = Compressor::new().unwrap();
+        let bound = zstd::zstd_safe::compress_bound(data.len());
+        let mut out = CVec::with_capacity_uninit(3 + bound).unwrap();
+        out.extend_from_slice(b"abc").unwrap();
+        compressor.compress_job(1, data, &mut out).unwrap();
+        assert_eq!(&out.as_slice()[..3], b"abc");
+        let frame = &out.as_slice()[3..];
+        assert_eq!(frame[..5], [0x28, 0xb5, 0x2f, 0xfd, 0], "no content size, checksum or dictionary");
+        assert_eq!(zstd::bulk::decompress(frame, data.len()).unwrap(), data, "without its content size");
+        let mut short = CVec::with_capacity_uninit(2 + bound - 1).unwrap();
+        short.extend_from_slice(b"ab").unwrap();
+        assert_eq!(compressor.compress_job(1, data, &mut short), Err(DESTINATION_TOO_SMALL));
+        assert_eq!(short.as_slice(), b"ab");
+        let mut again = CVec::with_capacity_uninit(bound).unwrap();
+        compressor.compress_job(1, data, &mut again).unwrap();
+        assert_eq!(again.as_slice(), frame, "the context is reusable");
     }
 
     #[test]

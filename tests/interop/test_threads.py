@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""Large chunks are compressed on several threads (zstd's multithreaded frames, pigz-style deflate
+"""Large chunks are compressed on several threads (zstd frames of 1 MiB jobs, pigz-style deflate
 blocks, bzip2 blocks joined into one stream, blosc frames joined from pieces of whole blocks), and
 the bytes written do not depend on it: a 4.8 MB chunk written with NCFILTERS_THREADS=1 and with
 every core, through the filters built into libnetcdf and through ncfilters' plugin libraries, is
