@@ -47,8 +47,8 @@ pub use ncfilters_logic::{
 
 // The C runtime, under its names of before the split.
 pub use ncfilters_runtime::{
-    adler32, c_args, c_heap, ffi_boundary, ffi_export, filter_call, function_name, platform, reject_null, worker_pool,
-    zstd_context,
+    adler32, c_args, c_heap, ffi_boundary, ffi_export, filter_call, function_name, large_blocks, platform, reject_null,
+    worker_pool, zstd_context,
 };
 
 // The layers, lowest first: `tests/layers.rs` reads this order (rustfmt keeps it:

@@ -5,7 +5,7 @@
 //!
 //! Its modules form layers, lowest first: a module uses only modules below it
 //! (`tests/layers.rs` checks the order):
-//! 1. [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
+//! 1. [`large_blocks`]: the allocator of ncfilters' Rust code; [`c_heap`]: C-heap memory; [`ffi_boundary`]: the panic boundary and pointer helpers;
 //!    [`c_args`]: the exports' pointer arguments as typed handles; [`filter_call`]: HDF5's
 //!    filter-function protocol around a filter written in Rust;
 //! 2. [`platform`]: what differs between ELF, PE and Mach-O; [`worker_pool`]: how many cores
@@ -25,6 +25,8 @@ use ncfilters_logic::{c_types, error};
 
 // The layers, lowest first: `tests/layers.rs` reads this order (rustfmt keeps it:
 // `reorder_modules = false`).
+#[expect(unsafe_code, reason = "the allocator of Rust's own blocks: the system's, or mmap for large ones")]
+pub mod large_blocks;
 #[expect(unsafe_code, reason = "malloc'd buffers and strings that C frees")]
 pub mod c_heap;
 #[expect(unsafe_code, reason = "catch_unwind around every export, and pointer reads and writes for the exports")]

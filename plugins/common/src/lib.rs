@@ -17,9 +17,15 @@
 #![warn(clippy::undocumented_unsafe_blocks)]
 
 pub use ncfilters_core::{
-    c_heap, c_types, codecs, error, ffi_boundary, ffi_export, filters, reject_null, standard_filter_table,
-    standard_filters,
+    c_heap, c_types, codecs, error, ffi_boundary, ffi_export, filters, large_blocks, reject_null,
+    standard_filter_table, standard_filters,
 };
+
+/// Rust's allocations in every library and program built on this crate (the plugin libraries,
+/// libnetcdf's Rust part): large blocks mapped on their own under glibc, so that freed compressor
+/// states leave the process (ncfilters-runtime's `large_blocks`).
+#[global_allocator]
+static ALLOCATOR: large_blocks::LargeBlocksMapped = large_blocks::LargeBlocksMapped;
 
 // The layers, lowest first (`tests/layers.rs` reads this order).
 pub mod hdf5_sys;
