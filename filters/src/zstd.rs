@@ -12,6 +12,7 @@ use crate::c_heap::CVec;
 use crate::worker_pool;
 use crate::zstd_context::{Compressor, COMPRESSES_JOBS, JOB_SIZE};
 use std::cell::RefCell;
+use std::sync::{Mutex, PoisonError};
 use zstd::zstd_safe::{self, DCtx, InBuffer, OutBuffer};
 
 thread_local! {
@@ -71,32 +72,55 @@ const MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
 const JOB_HEADER: usize = 6;
 
 /// One frame of `input` at `level`, made of [`JOB_SIZE`] jobs compressed by `runner` each on its
-/// own, as libzstd's multithreaded mode makes its frames but straight from the caller's buffer and
-/// into one buffer of exactly the frame's size. The header is the frame's: its content size, and
-/// the largest window of the jobs (no job refers to another's bytes). The bytes depend on the
-/// input and level only, not on which thread ran which job, nor on [`encode_jobs_in_place`].
+/// own, as libzstd's multithreaded mode makes its frames but straight from the caller's buffer.
+/// Each job's blocks join the frame as soon as those before them have, so only the jobs in flight
+/// are held twice. The header is the frame's: its content size, and the largest window of the
+/// jobs (no job refers to another's bytes). The bytes depend on the input and level only, not on
+/// which thread ran which job, nor on [`encode_jobs_in_place`].
 fn encode_in_jobs(level: i32, input: &[u8], runner: worker_pool::Runner) -> FilterResult<CVec> {
     let jobs = input.len().div_ceil(JOB_SIZE);
+    let header_size = frame_header(input.len() as u64, 0).len();
+    let room = input.chunks(JOB_SIZE).map(|job| zstd_safe::compress_bound(job.len())).sum::<usize>();
+    let mut out = super::output_uninit(header_size + room)?;
+    // The header is written last, when the window is known.
+    out.extend_from_slice(&[0; 14][..header_size]).map_err(super::out_of_memory)?;
+    let joined = Mutex::new(Joined { out, window: 0, next: 0, waiting: (0..jobs).map(|_| None).collect() });
     let compress_job = |number: usize| {
         let job = &input[number * JOB_SIZE..((number + 1) * JOB_SIZE).min(input.len())];
         let mut frame = super::output_uninit(zstd_safe::compress_bound(job.len()))?;
         with_compressor(|compressor| {
             compressor.compress_job(level, job, &mut frame).map_err(|code| error("compression failed", code))
         })?;
-        frame.shrink_to_fit();
         let window = chain_job(frame.as_mut_slice(), number + 1 == jobs)?;
-        Ok((frame, window))
+        let mut guard = joined.lock().unwrap_or_else(PoisonError::into_inner);
+        let joined = &mut *guard;
+        joined.window = joined.window.max(window);
+        // A run again on the calling thread (after running out of memory) finds its earlier jobs joined.
+        if number >= joined.next {
+            joined.waiting[number] = Some(frame);
+        }
+        while let Some(frame) = joined.waiting.get_mut(joined.next).and_then(Option::take) {
+            joined.out.extend_from_slice(&frame.as_slice()[JOB_HEADER..]).map_err(super::out_of_memory)?;
+            joined.next += 1;
+        }
+        Ok(())
     };
-    let parts = super::map_pieces("zstd", jobs, &compress_job, runner)?;
-    let window = parts.iter().map(|(_, window)| *window).max().unwrap_or(0);
-    let header = frame_header(input.len() as u64, window);
-    let size = header.len() + parts.iter().map(|(frame, _)| frame.len() - JOB_HEADER).sum::<usize>();
-    let mut out = super::output_uninit(size)?;
-    out.extend_from_slice(&header).map_err(super::out_of_memory)?;
-    for (frame, _) in parts {
-        out.extend_from_slice(&frame.as_slice()[JOB_HEADER..]).map_err(super::out_of_memory)?;
+    super::map_pieces("zstd", jobs, &compress_job, runner)?;
+    let Joined { mut out, window, next, .. } = joined.into_inner().unwrap_or_else(PoisonError::into_inner);
+    if next != jobs {
+        return fail("zstd: a job was not joined");
     }
+    out.as_mut_slice()[..header_size].copy_from_slice(&frame_header(input.len() as u64, window));
     Ok(out)
+}
+
+/// The frame [`encode_in_jobs`] is writing: the jobs joined so far, the largest window among
+/// the jobs done, and the jobs done before one still running, which join after it.
+struct Joined {
+    out: CVec,
+    window: u8,
+    next: usize,
+    waiting: Vec<Option<CVec>>,
 }
 
 /// [`encode_in_jobs`]' frame, on the calling thread alone, each job written where its blocks
@@ -302,8 +326,21 @@ mod tests {
             .collect()
     }
 
+    /// Runs the pieces on this thread, the last first: each job waits for those before it.
+    fn backwards(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
+        (0..pieces).rev().for_each(work);
+        Ok(())
+    }
+
+    /// Runs every piece twice, as a run that ran out of memory is run again on the calling thread.
+    fn twice(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
+        (0..pieces).chain(0..pieces).for_each(work);
+        Ok(())
+    }
+
     /// Large chunks: one frame of jobs, which decodes (whole, and streamed within a window of
-    /// one job), carries the chunk's size, is the same bytes on any thread count, and is within
+    /// one job), carries the chunk's size, is the same bytes on any thread count and in any order
+    /// of the jobs, and is within
     /// 2 % of the single frame's size.
     #[test]
     fn jobs_make_one_frame_whatever_the_threads() {
@@ -342,10 +379,13 @@ mod tests {
                 let on_all = encode_in_jobs(level, data, worker_pool::run).unwrap();
                 let serial = encode_in_jobs(level, data, worker_pool::run_serially).unwrap();
                 assert!(on_all.as_slice() == serial.as_slice(), "{name}, level {level}: the threads changed the bytes");
+                for (runner, how) in [(backwards as worker_pool::Runner, "last job first"), (twice, "run twice")] {
+                    let other = encode_in_jobs(level, data, runner).unwrap();
+                    assert!(on_all.as_slice() == other.as_slice(), "{name}, level {level}: {how}, other bytes");
+                }
                 let in_place = encode_jobs_in_place(level, data).unwrap();
                 assert!(on_all.as_slice() == in_place.as_slice(), "{name}, level {level}: in place, other bytes");
                 assert!(encode(level, data).unwrap().as_slice() == on_all.as_slice());
-                assert_eq!(on_all.len(), on_all.capacity(), "{name}: the frame's buffer is its size");
                 assert_eq!(zstd_safe::get_frame_content_size(on_all.as_slice()).ok(), Some(Some(data.len() as u64)));
                 let decoded = decode(on_all.as_slice(), usize::MAX).unwrap();
                 assert!(decoded.as_slice() == &data[..], "{name}, level {level}: decoded other bytes");
