@@ -191,14 +191,22 @@ pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     loop {
         let consumed = stream.total_in() as usize;
         let written = stream.total_out() as usize;
+        let room = super::decode_room(&mut out);
+        let room_len = room.len();
         let status = stream
-            .decompress(&input[consumed..], &mut out.whole_mut()[written..])
+            .decompress(&input[consumed..], room)
             .map_err(|e| FilterError(format!("bzip2: corrupt stream ({e})")))?;
         out.set_len(stream.total_out() as usize);
         if status == Status::StreamEnd {
             return Ok(out);
         }
-        super::grow_decoded("bzip2", &mut out, stream.total_in() as usize == input.len(), limit)?;
+        let step = super::DecodeStep {
+            read: stream.total_in() as usize - consumed,
+            room: room_len,
+            written: out.len() - written,
+            input_used_up: stream.total_in() as usize == input.len(),
+        };
+        super::grow_decoded("bzip2", &mut out, step, limit)?;
     }
 }
 

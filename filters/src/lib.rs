@@ -155,17 +155,47 @@ pub fn disjoint_places<T>(
     Some((places, buffer))
 }
 
-/// After a decoding step that did not reach the end of the stream: a truncated stream (input used
-/// up with output room to spare) or output at `limit` is an error; otherwise the output doubles,
-/// up to `limit`, so memory grows only with data actually decoded.
-pub fn grow_decoded(name: &str, out: &mut CVec, input_used_up: bool, limit: usize) -> FilterResult<()> {
-    if input_used_up && out.len() < out.capacity() {
+/// The most output a decoder's step writes: its room is zeroed first (safe code hands out only
+/// initialised bytes), so a buffer grown beyond the output keeps the rest of its pages untouched,
+/// as a C decoder's does.
+pub const DECODE_STEP: usize = 1 << 20;
+
+/// The room for a decoder's next step: at most [`DECODE_STEP`] bytes after the output so far.
+pub fn decode_room(out: &mut CVec) -> &mut [u8] {
+    out.spare_up_to(DECODE_STEP)
+}
+
+/// After a decoding step that did not reach the end of the stream and wrote `written` bytes into
+/// `room` bytes of [`decode_room`]: a truncated stream (input used up with room to spare) or
+/// output at `limit` is an error; a step that neither read nor wrote is one too. With room left in
+/// the buffer the next step goes on; otherwise the output doubles, up to `limit`, so memory grows
+/// only with data actually decoded.
+pub fn grow_decoded(name: &str, out: &mut CVec, step: DecodeStep, limit: usize) -> FilterResult<()> {
+    let filled = step.written == step.room;
+    if step.input_used_up && !filled {
         return fail(format!("{name}: truncated stream"));
+    }
+    if step.written == 0 && step.read == 0 {
+        return fail(format!("{name}: the decoder stopped short of the end of the stream"));
+    }
+    if out.len() < out.capacity() {
+        return Ok(());
     }
     if out.capacity() >= limit {
         return fail(format!("{name}: output exceeds {limit} bytes"));
     }
     out.reserve_total(out.capacity().saturating_mul(2).min(limit)).map_err(out_of_memory)
+}
+
+/// What one decoding step did, for [`grow_decoded`].
+pub struct DecodeStep {
+    /// The bytes of input it read.
+    pub read: usize,
+    /// The room it had, and the bytes it wrote into it.
+    pub room: usize,
+    pub written: usize,
+    /// Whether the input is all read now.
+    pub input_used_up: bool,
 }
 
 /// The first output buffer of a decoder: a guess from the input size, within `limit`.

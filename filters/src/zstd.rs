@@ -264,17 +264,25 @@ fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
         let mut out = super::decode_buffer(input.len(), 4, limit)?;
         let mut source = InBuffer::around(input);
         loop {
-            let written = out.len();
-            let (remaining, pos) = {
-                let mut sink = OutBuffer::around_pos(out.whole_mut(), written);
+            let (written, read) = (out.len(), source.pos());
+            let room = super::decode_room(&mut out);
+            let room_len = room.len();
+            let (remaining, produced) = {
+                let mut sink = OutBuffer::around(room);
                 let remaining = dctx.decompress_stream(&mut sink, &mut source).map_err(failed)?;
                 (remaining, sink.pos())
             };
-            out.set_len(pos);
+            out.set_len(written + produced);
             if remaining == 0 {
                 return Ok(out);
             }
-            super::grow_decoded("zstd", &mut out, source.pos() == input.len(), limit)?;
+            let step = super::DecodeStep {
+                read: source.pos() - read,
+                room: room_len,
+                written: produced,
+                input_used_up: source.pos() == input.len(),
+            };
+            super::grow_decoded("zstd", &mut out, step, limit)?;
         }
     })
 }

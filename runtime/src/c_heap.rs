@@ -631,6 +631,20 @@ impl CVec {
         unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr(), self.capacity) }
     }
 
+    /// At most `most` bytes of the spare capacity after the used part, zeroed where they were not
+    /// yet initialised: the pages past them stay untouched (for a large block, never resident).
+    pub fn spare_up_to(&mut self, most: usize) -> &mut [u8] {
+        let end = self.len.saturating_add(most).min(self.capacity);
+        if self.init < end {
+            // SAFETY: [init, end) lies inside the block.
+            unsafe { std::ptr::write_bytes(self.ptr.as_ptr().add(self.init), 0, end - self.init) };
+            self.init = end;
+        }
+        // SAFETY: [len, end) lies inside the block, is initialised (above), and is borrowed only
+        // through `self`.
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(self.len), end - self.len) }
+    }
+
     /// The spare capacity after the used part.
     pub fn spare(&mut self) -> &mut [u8] {
         let len = self.len;
@@ -725,6 +739,33 @@ mod tests {
     //! Run under Miri too (`cargo xtask miri`): its malloc/free model checks every ownership
     //! hand-over here, which valgrind sees only through whole netCDF programs.
     use super::*;
+
+    /// Of a large block, only the room asked for is paged in: a decoder's buffer grown past its
+    /// output costs no more resident memory than the output (a fresh block of 64 MiB is a mapping
+    /// of its own under glibc, and untouched pages are not resident).
+    #[test]
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[cfg_attr(miri, ignore)] // mincore
+    fn spare_up_to_pages_in_only_the_room_asked_for() {
+        let mut out = CVec::with_capacity_uninit(64 << 20).unwrap();
+        out.extend_from_slice(&[1; 100]).unwrap();
+        let room = out.spare_up_to(1 << 20);
+        assert_eq!(room.len(), 1 << 20);
+        assert!(room.iter().all(|&byte| byte == 0));
+        let start = out.as_slice().as_ptr() as usize;
+        let page = 4096;
+        let resident = |from: usize, to: usize| {
+            let first = (start + from) & !(page - 1);
+            let pages = (start + to - first).div_ceil(page);
+            let mut flags = vec![0u8; pages];
+            // SAFETY: mincore reads the page tables of a range inside the block and writes one byte a page.
+            assert_eq!(unsafe { libc::mincore(first as *mut libc::c_void, pages * page, flags.as_mut_ptr()) }, 0);
+            flags.iter().filter(|&&flag| flag & 1 == 1).count()
+        };
+        assert!(resident(0, (1 << 20) + 100) > 200, "the room is paged in");
+        assert_eq!(resident(2 << 20, 64 << 20), 0, "pages past the room stay untouched");
+        assert_eq!(out.spare_up_to(usize::MAX).len(), (64 << 20) - 100, "capped at the capacity");
+    }
 
     /// Frees a block as C would.
     fn c_free<T>(ptr: *mut T) {
