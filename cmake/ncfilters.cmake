@@ -73,7 +73,7 @@ set(NCFILTERS_CARGO_HOME "" CACHE PATH "CARGO_HOME for ncfilters' cargo builds (
 set(NCFILTERS_CARGO_ARGS "" CACHE STRING "More arguments for ncfilters' cargo builds (a list)")
 option(NCFILTERS_SYSTEM_ZSTD "Link the system's libzstd instead of compiling the one bundled in zstd-sys" OFF)
 option(NCFILTERS_SYSTEM_LIBS "The distribution build: deflate, bzip2 and zstd on the system's zlib, libbz2 and libzstd" OFF)
-set(NCFILTERS_RUST_TARGET "" CACHE STRING "Rust's target triple for a cross build (default: from the C compiler's -dumpmachine)")
+set(NCFILTERS_RUST_TARGET "" CACHE STRING "Rust's target triple for a cross build (default: CMAKE_C_COMPILER_TARGET, a single CMAKE_OSX_ARCHITECTURES, or the C compiler's -dumpmachine)")
 include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_rust_target.cmake")
 include("${CMAKE_CURRENT_LIST_DIR}/ncfilters_platform.cmake")
 ncfilters_platform(NCFILTERS_PLATFORM)
