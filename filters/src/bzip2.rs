@@ -187,27 +187,16 @@ impl BitWriter {
 /// Decompresses one bzip2 stream, producing at most `limit` bytes.
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let mut stream = Decompress::new(false);
-    let mut out = super::decode_buffer(input.len(), 3, limit)?;
-    loop {
-        let consumed = stream.total_in() as usize;
-        let written = stream.total_out() as usize;
-        let room = super::decode_room(&mut out);
-        let room_len = room.len();
-        let status = stream
-            .decompress(&input[consumed..], room)
-            .map_err(|e| FilterError(format!("bzip2: corrupt stream ({e})")))?;
-        out.set_len(stream.total_out() as usize);
-        if status == Status::StreamEnd {
-            return Ok(out);
-        }
-        let step = super::DecodeStep {
-            read: stream.total_in() as usize - consumed,
-            room: room_len,
-            written: out.len() - written,
-            input_used_up: stream.total_in() as usize == input.len(),
-        };
-        super::grow_decoded("bzip2", &mut out, step, limit)?;
-    }
+    super::decode_in_steps("bzip2", input, 3, limit, |unread, room| {
+        let (read, written) = (stream.total_in(), stream.total_out());
+        let status =
+            stream.decompress(unread, room).map_err(|e| FilterError(format!("bzip2: corrupt stream ({e})")))?;
+        Ok(super::Stepped {
+            ended: status == Status::StreamEnd,
+            read: (stream.total_in() - read) as usize,
+            written: (stream.total_out() - written) as usize,
+        })
+    })
 }
 
 #[cfg(test)]

@@ -142,27 +142,17 @@ fn deflate_block(level: u32, dictionary: &[u8], block: &[u8], last: bool) -> Fil
 /// Decompresses a zlib stream, producing at most `limit` bytes.
 pub fn decode(input: &[u8], limit: usize) -> FilterResult<CVec> {
     let mut stream = Decompress::new(true);
-    let mut out = super::decode_buffer(input.len(), 4, limit)?;
-    loop {
-        let consumed = stream.total_in() as usize;
-        let written = stream.total_out() as usize;
-        let room = super::decode_room(&mut out);
-        let room_len = room.len();
+    super::decode_in_steps("deflate", input, 4, limit, |unread, room| {
+        let (read, written) = (stream.total_in(), stream.total_out());
         let status = stream
-            .decompress(&input[consumed..], room, FlushDecompress::None)
+            .decompress(unread, room, FlushDecompress::None)
             .map_err(|e| super::FilterError(format!("deflate: corrupt stream ({e})")))?;
-        out.set_len(stream.total_out() as usize);
-        if status == Status::StreamEnd {
-            return Ok(out);
-        }
-        let step = super::DecodeStep {
-            read: stream.total_in() as usize - consumed,
-            room: room_len,
-            written: out.len() - written,
-            input_used_up: stream.total_in() as usize == input.len(),
-        };
-        super::grow_decoded("deflate", &mut out, step, limit)?;
-    }
+        Ok(super::Stepped {
+            ended: status == Status::StreamEnd,
+            read: (stream.total_in() - read) as usize,
+            written: (stream.total_out() - written) as usize,
+        })
+    })
 }
 
 #[cfg(test)]

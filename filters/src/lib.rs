@@ -155,47 +155,58 @@ pub fn disjoint_places<T>(
     Some((places, buffer))
 }
 
-/// The most output a decoder's step writes: its room is zeroed first (safe code hands out only
-/// initialised bytes), so a buffer grown beyond the output keeps the rest of its pages untouched,
-/// as a C decoder's does.
+/// The most output a step of [`decode_in_steps`] writes.
 pub const DECODE_STEP: usize = 1 << 20;
 
-/// The room for a decoder's next step: at most [`DECODE_STEP`] bytes after the output so far.
-pub fn decode_room(out: &mut CVec) -> &mut [u8] {
-    out.spare_up_to(DECODE_STEP)
-}
-
-/// After a decoding step that did not reach the end of the stream and wrote `written` bytes into
-/// `room` bytes of [`decode_room`]: a truncated stream (input used up with room to spare) or
-/// output at `limit` is an error; a step that neither read nor wrote is one too. With room left in
-/// the buffer the next step goes on; otherwise the output doubles, up to `limit`, so memory grows
-/// only with data actually decoded.
-pub fn grow_decoded(name: &str, out: &mut CVec, step: DecodeStep, limit: usize) -> FilterResult<()> {
-    let filled = step.written == step.room;
-    if step.input_used_up && !filled {
-        return fail(format!("{name}: truncated stream"));
-    }
-    if step.written == 0 && step.read == 0 {
-        return fail(format!("{name}: the decoder stopped short of the end of the stream"));
-    }
-    if out.len() < out.capacity() {
-        return Ok(());
-    }
-    if out.capacity() >= limit {
-        return fail(format!("{name}: output exceeds {limit} bytes"));
-    }
-    out.reserve_total(out.capacity().saturating_mul(2).min(limit)).map_err(out_of_memory)
-}
-
-/// What one decoding step did, for [`grow_decoded`].
-pub struct DecodeStep {
-    /// The bytes of input it read.
+/// What one decoding step did: whether the stream ended, the input bytes it read and the output
+/// bytes it wrote.
+pub struct Stepped {
+    pub ended: bool,
     pub read: usize,
-    /// The room it had, and the bytes it wrote into it.
-    pub room: usize,
     pub written: usize,
-    /// Whether the input is all read now.
-    pub input_used_up: bool,
+}
+
+/// Decodes `input` in steps into a buffer of `ratio` times its size, doubled as the output needs,
+/// up to `limit`. `step(unread, room)` decodes from the input not yet read into `room`: at most
+/// [`DECODE_STEP`] zeroed bytes after the output so far (safe code hands out only initialised
+/// bytes), so that a buffer grown beyond the output keeps the rest of its pages untouched, as a
+/// C decoder's does. A truncated stream (input used up with room to spare), output at `limit`, or
+/// a step that neither read nor wrote, is an error.
+pub fn decode_in_steps(
+    name: &str,
+    input: &[u8],
+    ratio: usize,
+    limit: usize,
+    mut step: impl FnMut(&[u8], &mut [u8]) -> FilterResult<Stepped>,
+) -> FilterResult<CVec> {
+    let mut out = decode_buffer(input.len(), ratio, limit)?;
+    let mut read = 0;
+    loop {
+        let written = out.len();
+        let room = out.spare_up_to(DECODE_STEP);
+        let room_len = room.len();
+        let stepped = step(&input[read..], room)?;
+        if stepped.written > room_len || stepped.read > input.len() - read {
+            return fail(format!("{name}: the decoder claims more than it was given"));
+        }
+        out.set_len(written + stepped.written);
+        read += stepped.read;
+        if stepped.ended {
+            return Ok(out);
+        }
+        if read == input.len() && stepped.written < room_len {
+            return fail(format!("{name}: truncated stream"));
+        }
+        if stepped.written == 0 && stepped.read == 0 {
+            return fail(format!("{name}: the decoder stopped short of the end of the stream"));
+        }
+        if out.len() == out.capacity() {
+            if out.capacity() >= limit {
+                return fail(format!("{name}: output exceeds {limit} bytes"));
+            }
+            out.reserve_total(out.capacity().saturating_mul(2).min(limit)).map_err(out_of_memory)?;
+        }
+    }
 }
 
 /// The first output buffer of a decoder: a guess from the input size, within `limit`.

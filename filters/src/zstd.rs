@@ -261,29 +261,12 @@ fn decode_streaming(input: &[u8], limit: usize) -> FilterResult<CVec> {
                 error("corrupt frame", code)
             }
         };
-        let mut out = super::decode_buffer(input.len(), 4, limit)?;
-        let mut source = InBuffer::around(input);
-        loop {
-            let (written, read) = (out.len(), source.pos());
-            let room = super::decode_room(&mut out);
-            let room_len = room.len();
-            let (remaining, produced) = {
-                let mut sink = OutBuffer::around(room);
-                let remaining = dctx.decompress_stream(&mut sink, &mut source).map_err(failed)?;
-                (remaining, sink.pos())
-            };
-            out.set_len(written + produced);
-            if remaining == 0 {
-                return Ok(out);
-            }
-            let step = super::DecodeStep {
-                read: source.pos() - read,
-                room: room_len,
-                written: produced,
-                input_used_up: source.pos() == input.len(),
-            };
-            super::grow_decoded("zstd", &mut out, step, limit)?;
-        }
+        super::decode_in_steps("zstd", input, 4, limit, |unread, room| {
+            let mut source = InBuffer::around(unread);
+            let mut sink = OutBuffer::around(room);
+            let remaining = dctx.decompress_stream(&mut sink, &mut source).map_err(failed)?;
+            Ok(super::Stepped { ended: remaining == 0, read: source.pos(), written: sink.pos() })
+        })
     })
 }
 
