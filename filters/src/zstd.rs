@@ -79,11 +79,7 @@ const JOB_HEADER: usize = 6;
 /// which thread ran which job, nor on [`encode_jobs_in_place`].
 fn encode_in_jobs(level: i32, input: &[u8], runner: worker_pool::Runner) -> FilterResult<CVec> {
     let jobs = input.len().div_ceil(JOB_SIZE);
-    let header_size = frame_header(input.len() as u64, 0).len();
-    let room = input.chunks(JOB_SIZE).map(|job| zstd_safe::compress_bound(job.len())).sum::<usize>();
-    let mut out = super::output_uninit(header_size + room)?;
-    // The header is written last, when the window is known.
-    out.extend_from_slice(&[0; 14][..header_size]).map_err(super::out_of_memory)?;
+    let out = frame_buffer(input)?;
     let joined = Mutex::new(Joined { out, window: 0, next: 0, waiting: (0..jobs).map(|_| None).collect() });
     let compress_job = |number: usize| {
         let job = &input[number * JOB_SIZE..((number + 1) * JOB_SIZE).min(input.len())];
@@ -106,12 +102,11 @@ fn encode_in_jobs(level: i32, input: &[u8], runner: worker_pool::Runner) -> Filt
         Ok(())
     };
     super::map_pieces("zstd", jobs, &compress_job, runner)?;
-    let Joined { mut out, window, next, .. } = joined.into_inner().unwrap_or_else(PoisonError::into_inner);
+    let Joined { out, window, next, .. } = joined.into_inner().unwrap_or_else(PoisonError::into_inner);
     if next != jobs {
         return fail("zstd: a job was not joined");
     }
-    out.as_mut_slice()[..header_size].copy_from_slice(&frame_header(input.len() as u64, window));
-    Ok(out)
+    Ok(with_frame_header(out, input.len(), window))
 }
 
 /// The frame [`encode_in_jobs`] is writing: the jobs joined so far, the largest window among
@@ -126,11 +121,7 @@ struct Joined {
 /// [`encode_in_jobs`]' frame, on the calling thread alone, each job written where its blocks
 /// belong: its frame's header lands on the 6 bytes before them, which are put back after it.
 fn encode_jobs_in_place(level: i32, input: &[u8]) -> FilterResult<CVec> {
-    let header_size = frame_header(input.len() as u64, 0).len();
-    let room = input.chunks(JOB_SIZE).map(|job| zstd_safe::compress_bound(job.len())).sum::<usize>();
-    let mut out = super::output_uninit(header_size + room)?;
-    // The header is written last, when the window is known.
-    out.extend_from_slice(&[0; 14][..header_size]).map_err(super::out_of_memory)?;
+    let mut out = frame_buffer(input)?;
     let jobs = input.len().div_ceil(JOB_SIZE);
     let mut window = 0;
     with_compressor(|compressor| {
@@ -146,8 +137,25 @@ fn encode_jobs_in_place(level: i32, input: &[u8]) -> FilterResult<CVec> {
         }
         Ok(())
     })?;
-    out.as_mut_slice()[..header_size].copy_from_slice(&frame_header(input.len() as u64, window));
+    Ok(with_frame_header(out, input.len(), window))
+}
+
+/// The buffer a frame of `input`'s jobs is written into: room for every job's frame, after the
+/// frame header's bytes, which [`with_frame_header`] fills once the window is known.
+fn frame_buffer(input: &[u8]) -> FilterResult<CVec> {
+    let header_size = frame_header(input.len() as u64, 0).len();
+    let room = input.chunks(JOB_SIZE).map(|job| zstd_safe::compress_bound(job.len())).sum::<usize>();
+    let mut out = super::output_uninit(header_size + room)?;
+    out.extend_from_slice(&[0; 14][..header_size]).map_err(super::out_of_memory)?;
     Ok(out)
+}
+
+/// `out` from [`frame_buffer`], its first bytes now the header of a frame of `content_size` bytes
+/// whose largest window is `window`'s.
+fn with_frame_header(mut out: CVec, content_size: usize, window: u8) -> CVec {
+    let header = frame_header(content_size as u64, window);
+    out.as_mut_slice()[..header.len()].copy_from_slice(&header);
+    out
 }
 
 /// Checks that `frame` is a job's frame as [`Compressor::compress_job`] writes it, and returns

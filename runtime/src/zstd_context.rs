@@ -303,14 +303,7 @@ impl Compressor {
             }
             return out.extend_from_slice(whole.as_slice()).map_err(|_| OUT_OF_MEMORY);
         }
-        // A failed compression leaves the stream mid-frame, where parameters cannot be set.
-        // SAFETY: the context is live; resetting the session only drops an unfinished frame.
-        unsafe {
-            zstd_sys::ZSTD_CCtx_reset(self.context.as_ptr(), zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only)
-        };
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers as c_int, workers as i32)?;
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel as c_int, level)?;
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_contentSizeFlag as c_int, 1)?;
+        self.begin_frame(level, workers, true)?;
         debug_assert!(out.is_empty(), "the frame is written from the start of `out`");
         let spare = out.spare_uninit();
         let room = spare.len();
@@ -336,9 +329,25 @@ impl Compressor {
         unsafe { out.assume_init_len(written) };
         Ok(())
     }
-}
 
-impl Compressor {
+    /// Readies the context for a new frame at `level` with `workers` threads, which carries its
+    /// content size when `content_size`.
+    fn begin_frame(&mut self, level: i32, workers: usize, content_size: bool) -> Result<(), usize> {
+        self.reset_session();
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers as c_int, workers as i32)?;
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel as c_int, level)?;
+        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_contentSizeFlag as c_int, i32::from(content_size))
+    }
+
+    /// Drops an unfinished frame: a failed compression leaves the stream mid-frame, where
+    /// parameters cannot be set.
+    fn reset_session(&mut self) {
+        // SAFETY: the context is live; resetting the session only drops an unfinished frame.
+        unsafe {
+            zstd_sys::ZSTD_CCtx_reset(self.context.as_ptr(), zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only)
+        };
+    }
+
     /// Compresses `job` at `level` and appends it to `out` as a frame of its own whose blocks use
     /// no repeat offset from before them, so that they may follow another job's blocks in one
     /// frame, as in libzstd's multithreaded frames. The frame has no content size and no checksum,
@@ -353,14 +362,8 @@ impl Compressor {
             return Err(DESTINATION_TOO_SMALL);
         }
         let used = out.len();
+        self.begin_frame(level, 0, false)?;
         let context = self.context.as_ptr();
-        // SAFETY: the context is live; resetting the session only drops an unfinished frame.
-        unsafe { zstd_sys::ZSTD_CCtx_reset(context, zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only) };
-        if self.threads {
-            self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_nbWorkers as c_int, 0)?;
-        }
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_compressionLevel as c_int, level)?;
-        self.set(zstd_sys::ZSTD_cParameter::ZSTD_c_contentSizeFlag as c_int, 0)?;
         // SAFETY: the context is live and between frames (reset above).
         check(unsafe { zstd_sys::ZSTD_CCtx_setPledgedSrcSize(context, job.len() as u64) })?;
         let spare = out.spare_uninit();
@@ -390,8 +393,7 @@ impl Compressor {
             zstd_sys::ZSTD_compressStream2(context, &mut sink, &mut source, zstd_sys::ZSTD_EndDirective::ZSTD_e_end)
         };
         if check(left)? != 0 || source.pos != job.len() {
-            // SAFETY: the context is live; this drops the unfinished frame.
-            unsafe { zstd_sys::ZSTD_CCtx_reset(context, zstd_sys::ZSTD_ResetDirective::ZSTD_reset_session_only) };
+            self.reset_session();
             return Err(DESTINATION_TOO_SMALL);
         }
         let written = sink.pos;
