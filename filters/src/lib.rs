@@ -28,7 +28,7 @@ use ncfilters_runtime::{adler32, c_heap, shuffle_simd, worker_pool, zstd_context
 
 use c_heap::CVec;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Condvar, Mutex, PoisonError};
 
 /// The most a decoder produces: HDF5 chunks are at most 2^32 - 1 bytes.
 pub const MAX_DECODED: usize = u32::MAX as usize;
@@ -131,6 +131,115 @@ pub fn map_pieces<T: Send>(
     match run(runner) {
         Err(error) if error.is_out_of_memory() => run(worker_pool::run_serially),
         result => result,
+    }
+}
+
+/// `produce(0)`, …, `produce(pieces - 1)` side by side through `runner`, each result handed to
+/// `consume` in piece order as soon as those before it have been, so that only the pieces in
+/// flight are held. A piece more than two per thread ahead of the next to consume, with those
+/// between running, waits for it before it starts: a thread the system stalls cannot make the
+/// others hold the whole chunk.
+/// The first failure of either ends the work (pieces not yet started are skipped); one that ran
+/// out of memory makes the pieces not consumed yet run again on the calling thread alone, as
+/// [`map_pieces`] does. A panic in either is `name: a piece panicked`.
+pub fn map_in_order<T: Send>(
+    name: &str,
+    pieces: usize,
+    produce: &(dyn Fn(usize) -> FilterResult<T> + Sync),
+    consume: &mut (dyn FnMut(T) -> FilterResult<()> + Send),
+    runner: worker_pool::Runner,
+) -> FilterResult<()> {
+    let state = Mutex::new(InOrder {
+        next: 0,
+        started: vec![false; pieces],
+        waiting: (0..pieces).map(|_| None).collect(),
+        failed: None,
+        consume,
+    });
+    let caught_up = Condvar::new();
+    let ahead = 2 * worker_pool::threads();
+    let lock = || state.lock().unwrap_or_else(PoisonError::into_inner);
+    let work = |number: usize| {
+        let mut guard = lock();
+        guard.started[number] = true;
+        // Only for pieces already running, so that a runner that starts a later piece before an
+        // earlier one cannot wait forever.
+        while number >= guard.next + ahead
+            && guard.started[guard.next..number].iter().all(|&started| started)
+            && guard.failed.is_none()
+        {
+            guard = caught_up.wait(guard).unwrap_or_else(PoisonError::into_inner);
+        }
+        if guard.failed.is_some() || number < guard.next {
+            return;
+        }
+        drop(guard);
+        // Whatever ends this piece, the pieces waiting for it are told.
+        let told = Told { state: &state, caught_up: &caught_up };
+        let produced = produce(number);
+        let mut guard = lock();
+        let in_order = &mut *guard;
+        match produced {
+            Ok(value) => in_order.waiting[number] = Some(value),
+            Err(error) => in_order.fail(error),
+        }
+        while let Some(value) = in_order.waiting.get_mut(in_order.next).and_then(Option::take) {
+            if let Err(error) = (in_order.consume)(value) {
+                in_order.fail(error);
+                break;
+            }
+            in_order.next += 1;
+        }
+        drop(guard);
+        drop(told);
+    };
+    for runner in [runner, worker_pool::run_serially] {
+        let ran = runner(pieces, &work);
+        let mut guard = lock();
+        if ran.is_err() || guard.failed.as_ref().is_some_and(|error| error.0 == PANICKED) {
+            return fail(format!("{name}: a piece panicked"));
+        }
+        match guard.failed.take() {
+            None if guard.next == pieces => return Ok(()),
+            None => return fail(format!("{name}: a piece was not consumed")),
+            Some(error) if error.is_out_of_memory() => guard.waiting.iter_mut().for_each(|value| *value = None),
+            Some(error) => return Err(error),
+        }
+    }
+    fail(OUT_OF_MEMORY)
+}
+
+/// What [`map_in_order`]'s pieces share.
+struct InOrder<'a, T> {
+    next: usize,
+    started: Vec<bool>,
+    waiting: Vec<Option<T>>,
+    failed: Option<FilterError>,
+    consume: &'a mut (dyn FnMut(T) -> FilterResult<()> + Send),
+}
+
+impl<T> InOrder<'_, T> {
+    /// Keeps the first failure.
+    fn fail(&mut self, error: FilterError) {
+        self.failed.get_or_insert(error);
+    }
+}
+
+/// What a piece that panicked records.
+const PANICKED: &str = "a piece panicked";
+
+/// Wakes the pieces waiting in [`map_in_order`] when a piece ends, and records a panic.
+struct Told<'a, 'b, T> {
+    state: &'a Mutex<InOrder<'b, T>>,
+    caught_up: &'a Condvar,
+}
+
+impl<T> Drop for Told<'_, '_, T> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.state.lock().unwrap_or_else(PoisonError::into_inner).fail(FilterError(PANICKED.into()));
+        }
+        self.caught_up.notify_all();
     }
 }
 
@@ -278,6 +387,116 @@ mod helper_tests {
             assert_eq!(failing, fail("t: piece 3"));
             let panicking = map_pieces("t", 5, &|i| if i == 1 { panic!("deliberate") } else { Ok(i) }, runner);
             assert_eq!(panicking, fail("t: a piece panicked"));
+        }
+    }
+
+    /// Each piece on a thread of its own, started in order.
+    fn each_on_a_thread(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
+        let panicked = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            for piece in 0..pieces {
+                let panicked = &panicked;
+                scope.spawn(move || {
+                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(piece))).is_err() {
+                        panicked.store(true, std::sync::atomic::Ordering::SeqCst);
+                    }
+                });
+            }
+        });
+        match panicked.into_inner() {
+            true => Err(worker_pool::PiecePanicked),
+            false => Ok(()),
+        }
+    }
+
+    /// Runs the pieces on this thread, the last first.
+    fn backwards(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
+        let caught = (0..pieces)
+            .rev()
+            .map(|piece| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(piece))))
+            .collect::<Vec<_>>();
+        caught.into_iter().collect::<Result<(), _>>().map_err(|_| worker_pool::PiecePanicked)
+    }
+
+    #[test]
+    fn map_in_order_consumes_in_order_and_holds_few_pieces() {
+        use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+        let runners = [worker_pool::run as worker_pool::Runner, worker_pool::run_serially, each_on_a_thread, backwards];
+        for (index, runner) in runners.into_iter().enumerate() {
+            let (held, most) = (AtomicUsize::new(0), AtomicUsize::new(0));
+            // The first piece is the slowest: without the bound the others would all finish and
+            // wait for it.
+            let produce = |piece: usize| {
+                if piece == 0 {
+                    std::thread::sleep(std::time::Duration::from_millis(100));
+                }
+                most.fetch_max(held.fetch_add(1, SeqCst) + 1, SeqCst);
+                Ok(piece)
+            };
+            let mut consumed = Vec::new();
+            let mut consume = |piece: usize| {
+                held.fetch_sub(1, SeqCst);
+                consumed.push(piece);
+                Ok(())
+            };
+            assert_eq!(map_in_order("t", 40, &produce, &mut consume, runner), Ok(()));
+            assert_eq!(consumed, (0..40).collect::<Vec<_>>());
+            // The pool starts the pieces in order; threads of their own may not, and backwards
+            // every piece is held until the first has run.
+            let bound = if index < 2 { 2 * worker_pool::threads() } else { 40 };
+            assert!(most.load(SeqCst) <= bound, "runner {index}: {} pieces held, over {bound}", most.load(SeqCst));
+        }
+    }
+
+    #[test]
+    fn map_in_order_stops_at_failures_and_panics_and_retries_out_of_memory() {
+        use std::sync::atomic::{AtomicBool, Ordering::SeqCst};
+        for runner in [worker_pool::run as worker_pool::Runner, worker_pool::run_serially, each_on_a_thread, backwards]
+        {
+            let mut consumed = Vec::new();
+            let failing = map_in_order(
+                "t",
+                30,
+                &|piece| if piece == 3 { fail("t: piece 3") } else { Ok(piece) },
+                &mut |piece| {
+                    consumed.push(piece);
+                    Ok(())
+                },
+                runner,
+            );
+            assert_eq!(failing, fail("t: piece 3"));
+            assert!(consumed.len() <= 3 && consumed.iter().copied().eq(0..consumed.len()), "{consumed:?}");
+            let refused =
+                map_in_order("t", 30, &Ok, &mut |piece| if piece == 7 { fail("t: 7") } else { Ok(()) }, runner);
+            assert_eq!(refused, fail("t: 7"));
+            let panicking = map_in_order(
+                "t",
+                30,
+                &|piece| if piece == 1 { panic!("deliberate") } else { Ok(piece) },
+                &mut |_| Ok(()),
+                runner,
+            );
+            assert_eq!(panicking, fail("t: a piece panicked"));
+            let short = AtomicBool::new(true);
+            let mut consumed = Vec::new();
+            let once_short = |piece| match piece == 5 && short.swap(false, SeqCst) {
+                true => fail(OUT_OF_MEMORY),
+                false => Ok(piece),
+            };
+            assert_eq!(
+                map_in_order(
+                    "t",
+                    30,
+                    &once_short,
+                    &mut |piece| {
+                        consumed.push(piece);
+                        Ok(())
+                    },
+                    runner
+                ),
+                Ok(())
+            );
+            assert_eq!(consumed, (0..30).collect::<Vec<_>>(), "consumed once each, in order");
         }
     }
 }

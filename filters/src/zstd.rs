@@ -12,7 +12,6 @@ use crate::c_heap::CVec;
 use crate::worker_pool;
 use crate::zstd_context::{Compressor, COMPRESSES_JOBS, JOB_SIZE};
 use std::cell::RefCell;
-use std::sync::{Mutex, PoisonError};
 use zstd::zstd_safe::{self, DCtx, InBuffer, OutBuffer};
 
 thread_local! {
@@ -79,43 +78,23 @@ const JOB_HEADER: usize = 6;
 /// which thread ran which job, nor on [`encode_jobs_in_place`].
 fn encode_in_jobs(level: i32, input: &[u8], runner: worker_pool::Runner) -> FilterResult<CVec> {
     let jobs = input.len().div_ceil(JOB_SIZE);
-    let out = frame_buffer(input)?;
-    let joined = Mutex::new(Joined { out, window: 0, next: 0, waiting: (0..jobs).map(|_| None).collect() });
+    let mut out = frame_buffer(input)?;
+    let mut window = 0;
     let compress_job = |number: usize| {
         let job = &input[number * JOB_SIZE..((number + 1) * JOB_SIZE).min(input.len())];
         let mut frame = super::output_uninit(zstd_safe::compress_bound(job.len()))?;
         with_compressor(|compressor| {
             compressor.compress_job(level, job, &mut frame).map_err(|code| error("compression failed", code))
         })?;
-        let window = chain_job(frame.as_mut_slice(), number + 1 == jobs)?;
-        let mut guard = joined.lock().unwrap_or_else(PoisonError::into_inner);
-        let joined = &mut *guard;
-        joined.window = joined.window.max(window);
-        // A run again on the calling thread (after running out of memory) finds its earlier jobs joined.
-        if number >= joined.next {
-            joined.waiting[number] = Some(frame);
-        }
-        while let Some(frame) = joined.waiting.get_mut(joined.next).and_then(Option::take) {
-            joined.out.extend_from_slice(&frame.as_slice()[JOB_HEADER..]).map_err(super::out_of_memory)?;
-            joined.next += 1;
-        }
-        Ok(())
+        let job_window = chain_job(frame.as_mut_slice(), number + 1 == jobs)?;
+        Ok((frame, job_window))
     };
-    super::map_pieces("zstd", jobs, &compress_job, runner)?;
-    let Joined { out, window, next, .. } = joined.into_inner().unwrap_or_else(PoisonError::into_inner);
-    if next != jobs {
-        return fail("zstd: a job was not joined");
-    }
+    let mut join_job = |(frame, job_window): (CVec, u8)| {
+        window = window.max(job_window);
+        out.extend_from_slice(&frame.as_slice()[JOB_HEADER..]).map_err(super::out_of_memory)
+    };
+    super::map_in_order("zstd", jobs, &compress_job, &mut join_job, runner)?;
     Ok(with_frame_header(out, input.len(), window))
-}
-
-/// The frame [`encode_in_jobs`] is writing: the jobs joined so far, the largest window among
-/// the jobs done, and the jobs done before one still running, which join after it.
-struct Joined {
-    out: CVec,
-    window: u8,
-    next: usize,
-    waiting: Vec<Option<CVec>>,
 }
 
 /// [`encode_in_jobs`]' frame, on the calling thread alone, each job written where its blocks
@@ -325,9 +304,16 @@ mod tests {
             .collect()
     }
 
-    /// Runs the pieces on this thread, the last first: each job waits for those before it.
-    fn backwards(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
-        (0..pieces).rev().for_each(work);
+    /// Runs each piece on a thread of its own, started in order, the later ones first.
+    fn last_first(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
+        std::thread::scope(|scope| {
+            for piece in 0..pieces {
+                scope.spawn(move || {
+                    std::thread::sleep(std::time::Duration::from_millis(20 * (pieces - piece) as u64));
+                    work(piece)
+                });
+            }
+        });
         Ok(())
     }
 
@@ -378,7 +364,7 @@ mod tests {
                 let on_all = encode_in_jobs(level, data, worker_pool::run).unwrap();
                 let serial = encode_in_jobs(level, data, worker_pool::run_serially).unwrap();
                 assert!(on_all.as_slice() == serial.as_slice(), "{name}, level {level}: the threads changed the bytes");
-                for (runner, how) in [(backwards as worker_pool::Runner, "last job first"), (twice, "run twice")] {
+                for (runner, how) in [(last_first as worker_pool::Runner, "last job first"), (twice, "run twice")] {
                     let other = encode_in_jobs(level, data, runner).unwrap();
                     assert!(on_all.as_slice() == other.as_slice(), "{name}, level {level}: {how}, other bytes");
                 }
