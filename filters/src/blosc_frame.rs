@@ -92,103 +92,116 @@ fn blocks(frame: &[u8]) -> Option<Blocks<'_>> {
     in_order.then(|| Blocks { header, starts, streams: &frame[first..header.cbytes] })
 }
 
-/// Frames of consecutive whole blocks joined into the frame of all of them: its header and block
-/// starts, then the pieces' streams, to be written one after the other.
+/// One frame written from frames of its consecutive whole blocks, taken in block order as they
+/// come: each gives where its streams are, to be written after those before it; the header and
+/// block starts, known once every block has come, are written last, before the streams.
 #[derive(Debug)]
-pub struct Joined<'a> {
-    head: Vec<u8>,
-    pieces: Vec<Blocks<'a>>,
+pub struct Joiner {
+    nbytes: usize,
+    block_size: usize,
+    leading: Option<[u8; 4]>,
+    /// The block starts so far, as written.
+    starts: Vec<u8>,
+    taken_bytes: usize,
+    streams_len: usize,
+    /// A frame whose last block is partial has come: it must be the last.
+    ended: bool,
 }
 
-impl Joined<'_> {
-    /// Where the joined frame's bytes come from: its header and block starts, and in each piece's
-    /// frame the range of its streams.
-    pub fn layout(&self) -> Layout {
-        let streams = self
-            .pieces
-            .iter()
-            .map(|piece| {
-                let at = piece.streams_at();
-                at..at + piece.streams.len()
-            })
-            .collect();
-        Layout { head: self.head.clone(), streams }
+impl Joiner {
+    /// The joiner of a frame of `nbytes` bytes in blocks of `block_size`.
+    pub fn new(nbytes: usize, block_size: usize) -> Joiner {
+        Joiner { nbytes, block_size, leading: None, starts: Vec::new(), taken_bytes: 0, streams_len: 0, ended: false }
     }
 
-    /// Whether a writer of this frame into `room` bytes that gives each stream, after its length
-    /// word, `worst(bytes the stream holds decoded)` of room, never had less left than that (c-blosc
-    /// writes a block's streams into what is left of the room when less is left, and may then store
-    /// the whole chunk instead). `false` when a block's streams cannot be read.
-    pub fn never_short_of_room(&self, room: usize, worst: impl Fn(usize) -> usize) -> bool {
-        let mut written = self.head.len();
-        for piece in &self.pieces {
-            let streams_at = piece.streams_at();
-            for (index, &start) in piece.starts.iter().enumerate() {
-                let end = piece.starts.get(index + 1).map_or(piece.streams.len(), |&next| next - streams_at);
-                let mut block = &piece.streams[start - streams_at..end];
-                let decoded = piece.header.block_size.min(piece.header.nbytes - index * piece.header.block_size);
-                let mut lengths = Vec::new();
-                while let Some((word, rest)) = block.split_first_chunk::<4>() {
-                    let length = u32::from_le_bytes(*word) as usize;
-                    let Some(stream_rest) = rest.get(length..) else { return false };
-                    lengths.push(length);
-                    block = stream_rest;
-                }
-                if !block.is_empty() || lengths.is_empty() || decoded % lengths.len() != 0 {
-                    return false;
-                }
-                for length in &lengths {
-                    written += 4;
-                    if written + worst(decoded / lengths.len()) > room {
-                        return false;
-                    }
-                    written += length;
-                }
-            }
-        }
-        true
+    fn blocks(&self) -> usize {
+        self.nbytes.div_ceil(self.block_size.max(1))
     }
-}
 
-/// See [`Joined::layout`].
-#[derive(Debug)]
-pub struct Layout {
-    pub head: Vec<u8>,
-    pub streams: Vec<std::ops::Range<usize>>,
-}
+    /// Where the joined frame's streams start: the length of its header and block starts.
+    pub fn streams_at(&self) -> usize {
+        streams_at(self.blocks())
+    }
 
-/// Joins frames of consecutive whole blocks (all but the last holding only full blocks, all with
-/// the same header fields but sizes) into the frame of all of them, or `None` when they are not
-/// such frames.
-pub fn join<'a>(pieces: &[&'a [u8]]) -> Option<Joined<'a>> {
-    let pieces: Vec<Blocks<'a>> = pieces.iter().map(|piece| blocks(piece)).collect::<Option<_>>()?;
-    let first = pieces.first()?.header;
-    let mut nbytes = 0usize;
-    for (index, piece) in pieces.iter().enumerate() {
-        let same = piece.header.leading == first.leading && piece.header.block_size == first.block_size;
-        let whole_blocks = index + 1 == pieces.len() || piece.header.nbytes % first.block_size == 0;
-        if !same || !whole_blocks {
+    /// The joined frame's length so far: where the next frame's streams go.
+    pub fn written(&self) -> usize {
+        self.streams_at() + self.streams_len
+    }
+
+    /// Takes `frame`, the next blocks of the joined one, and gives the range of its streams in
+    /// it; `None` when it is not such a frame (other settings or block size, blocks past the
+    /// joined frame's, a partial block before the end), or when a writer of the joined frame
+    /// into `room` bytes that gives each stream, after its length word, `worst(bytes the stream
+    /// holds decoded)` of room, would have had less left than that before one of its streams
+    /// (c-blosc writes a block's streams into what is left of the room when less is left, and
+    /// may then store the whole chunk instead). Nothing is taken on `None`.
+    pub fn take(
+        &mut self,
+        frame: &[u8],
+        room: usize,
+        worst: impl Fn(usize) -> usize,
+    ) -> Option<std::ops::Range<usize>> {
+        let piece = blocks(frame)?;
+        let leading = self.leading.unwrap_or(piece.header.leading);
+        let fits = !self.ended
+            && piece.header.leading == leading
+            && piece.header.block_size == self.block_size
+            && self.taken_bytes + piece.header.nbytes <= self.nbytes
+            && never_short_of_room(&piece, self.written(), room, worst);
+        if !fits {
             return None;
         }
-        nbytes = nbytes.checked_add(piece.header.nbytes)?;
+        let moved = piece.starts.iter().map(|start| u32::try_from(start - piece.streams_at() + self.written()).ok());
+        let moved: Vec<u32> = moved.collect::<Option<_>>()?;
+        self.starts.extend(moved.iter().flat_map(|start| start.to_le_bytes()));
+        self.leading = Some(leading);
+        self.taken_bytes += piece.header.nbytes;
+        self.streams_len += piece.streams.len();
+        self.ended = piece.header.nbytes % self.block_size != 0;
+        Some(piece.streams_at()..piece.streams_at() + piece.streams.len())
     }
-    let count: usize = pieces.iter().map(|piece| piece.starts.len()).sum();
-    let joined_streams_at = streams_at(count);
-    let cbytes = joined_streams_at + pieces.iter().map(|piece| piece.streams.len()).sum::<usize>();
-    if u32::try_from(cbytes).is_err() || u32::try_from(nbytes).is_err() {
-        return None;
-    }
-    let mut head = Vec::with_capacity(joined_streams_at);
-    Header { nbytes, cbytes, ..first }.write(&mut head);
-    let mut moved_to = joined_streams_at;
-    for piece in &pieces {
-        let piece_streams_at = piece.streams_at();
-        for start in &piece.starts {
-            head.extend_from_slice(&((start - piece_streams_at + moved_to) as u32).to_le_bytes());
+
+    /// The joined frame's header and block starts, once frames of all its blocks have been
+    /// taken.
+    pub fn head(&self) -> Option<Vec<u8>> {
+        let cbytes = self.written();
+        if self.taken_bytes != self.nbytes || u32::try_from(cbytes).is_err() || u32::try_from(self.nbytes).is_err() {
+            return None;
         }
-        moved_to += piece.streams.len();
+        let mut head = Vec::with_capacity(self.streams_at());
+        Header { leading: self.leading?, nbytes: self.nbytes, block_size: self.block_size, cbytes }.write(&mut head);
+        head.extend_from_slice(&self.starts);
+        Some(head)
     }
-    Some(Joined { head, pieces })
+}
+
+/// Whether `piece`'s streams, written from `written` on, never had less than `worst` of `room`
+/// left (see [`Joiner::take`]); `false` when a block's streams cannot be read.
+fn never_short_of_room(piece: &Blocks<'_>, mut written: usize, room: usize, worst: impl Fn(usize) -> usize) -> bool {
+    let streams_at = piece.streams_at();
+    for (index, &start) in piece.starts.iter().enumerate() {
+        let end = piece.starts.get(index + 1).map_or(piece.streams.len(), |&next| next - streams_at);
+        let mut block = &piece.streams[start - streams_at..end];
+        let decoded = piece.header.block_size.min(piece.header.nbytes - index * piece.header.block_size);
+        let mut lengths = Vec::new();
+        while let Some((word, rest)) = block.split_first_chunk::<4>() {
+            let length = u32::from_le_bytes(*word) as usize;
+            let Some(stream_rest) = rest.get(length..) else { return false };
+            lengths.push(length);
+            block = stream_rest;
+        }
+        if !block.is_empty() || lengths.is_empty() || decoded % lengths.len() != 0 {
+            return false;
+        }
+        for length in &lengths {
+            written += 4;
+            if written + worst(decoded / lengths.len()) > room {
+                return false;
+            }
+            written += length;
+        }
+    }
+    true
 }
 
 /// A frame of some of a frame's blocks, and where their bytes go in the decoded chunk: its
@@ -256,22 +269,35 @@ mod tests {
     use super::*;
 
     /// A frame of `sizes.len()` blocks of `block` bytes (the last `last` bytes), whose block `i`
-    /// has a stream of `sizes[i]` bytes all equal to `label + i`.
+    /// has one stream of `sizes[i]` bytes all equal to `label + i`.
     fn labelled_frame(block: usize, last: usize, sizes: &[usize], label: u8) -> Vec<u8> {
         let nbytes = block * (sizes.len() - 1) + last;
         let streams_at = HEADER + 4 * sizes.len();
-        let cbytes = streams_at + sizes.iter().sum::<usize>();
+        let cbytes = streams_at + sizes.iter().map(|size| 4 + size).sum::<usize>();
         let mut out = Vec::new();
         Header { leading: [2, 1, 0x11, 4], nbytes, block_size: block, cbytes }.write(&mut out);
         let mut at = streams_at;
         for size in sizes {
             out.extend_from_slice(&(at as u32).to_le_bytes());
-            at += size;
+            at += 4 + size;
         }
         for (index, size) in sizes.iter().enumerate() {
+            out.extend_from_slice(&(*size as u32).to_le_bytes());
             out.extend(std::iter::repeat_n(label + index as u8, *size));
         }
         out
+    }
+
+    /// `frames` joined by a [`Joiner`] with room for anything, or `None` where it refuses one.
+    fn joined(frames: &[&[u8]], nbytes: usize, block_size: usize) -> Option<Vec<u8>> {
+        let mut joiner = Joiner::new(nbytes, block_size);
+        let mut out = vec![0; joiner.streams_at()];
+        for frame in frames {
+            out.extend_from_slice(&frame[joiner.take(frame, 1 << 40, |n| n)?]);
+        }
+        let head = joiner.head()?;
+        out[..head.len()].copy_from_slice(&head);
+        Some(out)
     }
 
     fn frame(block: usize, last: usize, sizes: &[usize]) -> Vec<u8> {
@@ -294,13 +320,14 @@ mod tests {
         assert_eq!(thirds.len(), 3);
         let frames: Vec<Vec<u8>> = pieces.iter().map(|p| p.frame(&whole)).collect();
         let frames: Vec<&[u8]> = frames.iter().map(|f| f.as_slice()).collect();
-        let layout = join(&frames).unwrap().layout();
-        let streams = frames.iter().zip(&layout.streams).flat_map(|(frame, range)| &frame[range.clone()]);
-        assert_eq!(layout.head.iter().chain(streams).copied().collect::<Vec<_>>(), whole);
+        assert_eq!(joined(&frames, 4196, 1024).unwrap(), whole);
+        assert_eq!(joined(&frames[..1], 4196, 1024), None, "blocks missing");
+        assert_eq!(joined(&frames, 4196 + 1024, 1024), None, "bytes missing");
+        assert_eq!(joined(&frames, 4196, 2048), None, "another block size");
+        assert_eq!(joined(&[frames[1], frames[0]], 4196, 1024), None, "a partial block before the end");
     }
 
-    /// Streams in the test frames are not real streams; these are: block 0 two streams of 3 and
-    /// 5 bytes, block 1 one stream of 2 bytes.
+    /// Block 0 has two streams of 3 and 5 bytes, block 1 one stream of 2 bytes.
     #[test]
     fn the_room_left_is_counted_stream_by_stream() {
         let streams: [&[u8]; 2] = [&[3, 0, 0, 0, 1, 1, 1, 5, 0, 0, 0, 2, 2, 2, 2, 2], &[2, 0, 0, 0, 9, 9]];
@@ -310,14 +337,21 @@ mod tests {
         whole.extend_from_slice(&(head as u32).to_le_bytes());
         whole.extend_from_slice(&((head + 16) as u32).to_le_bytes());
         whole.extend(streams.concat());
-        let joined = join(&[&whole]).unwrap();
+        let fits = |frame: &[u8], written: usize, room: usize, worst: fn(usize) -> usize| {
+            let mut joiner = Joiner::new(200, 128);
+            // Streams before this frame's, so that its own are written from `written` on.
+            joiner.streams_len = written - joiner.streams_at();
+            joiner.take(frame, room, worst).is_some()
+        };
         // Streams of 64, 64 and 72 bytes decoded; the last stream's length word ends at byte 44.
-        assert!(joined.never_short_of_room(44 + 72, |n| n));
-        assert!(!joined.never_short_of_room(44 + 71, |n| n));
-        assert!(!joined.never_short_of_room(1000, |n| n + 1000), "the first stream already");
+        assert!(fits(&whole, head, 44 + 72, |n| n));
+        assert!(!fits(&whole, head, 44 + 71, |n| n));
+        assert!(!fits(&whole, head, 1000, |n| n + 1000), "the first stream already");
+        assert!(fits(&whole, head + 10, 54 + 72, |n| n), "counted from where the frame goes");
+        assert!(!fits(&whole, head + 10, 54 + 71, |n| n));
         let mut bad = whole.clone();
         bad[head] = 200; // a stream longer than its block
-        assert!(!join(&[&bad]).unwrap().never_short_of_room(1000, |n| n));
+        assert!(!fits(&bad, head, 1000, |n| n));
     }
 
     #[test]
@@ -333,10 +367,11 @@ mod tests {
         assert!(split(&whole[..whole.len() - 1], 1).is_none(), "truncated");
         assert!(split(&whole[..10], 1).is_none());
         let partial = frame(1024, 100, &[5, 5]);
-        assert!(join(&[&partial, &whole]).is_none(), "a partial block before the end");
+        assert_eq!(joined(&[&partial, &whole], 1124 + 3072, 1024), None, "a partial block before the end");
         let mut other_flags = whole.clone();
         other_flags[2] = 0x10;
-        assert!(join(&[&whole, &other_flags]).is_none());
-        assert!(join(&[]).is_none());
+        assert_eq!(joined(&[&whole, &other_flags], 6144, 1024), None);
+        assert_eq!(joined(&[&whole, &whole], 6144, 1024).unwrap().len(), 16 + 24 + 2 * 31);
+        assert_eq!(joined(&[], 6144, 1024), None);
     }
 }

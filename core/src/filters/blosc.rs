@@ -19,7 +19,7 @@
 //! pieces the same way.
 
 use super::native::Blosc;
-use super::{blosc_frame, disjoint_places, fail, map_pieces, output_uninit, FilterResult};
+use super::{blosc_frame, disjoint_places, fail, map_in_order, map_pieces, output_uninit, FilterResult};
 use crate::c_heap::CVec;
 use crate::standard_filters::BLOSC_COMPRESSORS;
 use crate::worker_pool;
@@ -160,10 +160,9 @@ fn compress_into(
 /// same bytes: blosc's block size is not known or not below half the chunk, or the chunk is too
 /// incompressible for c-blosc to leave every block in its frame given `room` bytes.
 ///
-/// Each piece writes its frame into the output block itself, where its streams start if the
-/// pieces before it stored theirs as is, in room up to the next piece's frame; the streams are
-/// then moved together and the header written. Room no piece reaches is never paged in, so the
-/// output costs what one c-blosc call's does.
+/// Each piece is compressed into a buffer of its own, and its streams join the output as soon as
+/// those of the pieces before it have; the header comes last. The output's pages are touched
+/// once, where the frame's bytes go, as one c-blosc call's are.
 fn encode_in_pieces(
     blosc: &Blosc,
     settings: Settings,
@@ -181,7 +180,7 @@ fn encode_in_pieces(
 }
 
 /// [`encode_in_pieces`] with c-blosc's block size predicted as `sizes`. The prediction places
-/// the frames; c-blosc's answer is checked against it before any byte counts as written.
+/// the pieces; every piece's frame is checked against it before its bytes count.
 fn encode_in_sized_pieces(
     blosc: &Blosc,
     settings: Settings,
@@ -197,81 +196,48 @@ fn encode_in_sized_pieces(
         let end = if piece + 1 == pieces { input.len() } else { (piece + 1) * piece_size };
         piece * piece_size..end
     };
-    let streams_at = blosc_frame::streams_at(input.len().div_ceil(block));
     // A piece's frame with every stream stored as is: its bytes, a header, and a block start and
     // up to 16 stream lengths (one per byte of a type) per block; and snappy's worst case past it.
     let spare = blosc_frame::HEADER + 68 * range(pieces - 1).len().div_ceil(block) + block / 6 + 64;
-    let frame_at = |piece: usize| {
-        streams_at + piece * (piece_size + spare) - blosc_frame::streams_at(range(piece).len().div_ceil(block))
-    };
-    let capacity = room + streams_at + pieces * spare;
-    let place_len = |piece: usize| if piece + 1 == pieces { capacity } else { frame_at(piece + 1) } - frame_at(piece);
-    let mut out = output_uninit(capacity)?;
-    let Some((places, _)) = disjoint_places(&mut out.spare_uninit()[frame_at(0)..], (0..pieces).map(place_len)) else {
-        return Ok(None); // cannot happen: the places end at the capacity
-    };
     // c-blosc gives a stream the room its decoded bytes take (snappy's bound for snappy) or, when
     // less is left of its room, what is left, and may then store a stream or the chunk as is.
     let worst = |decoded: usize| decoded + decoded / 6 + 32;
-    let compress_piece = |piece: usize| {
-        let mut place = places[piece].lock().unwrap_or_else(|e| e.into_inner());
-        compress_into(blosc, settings, &input[range(piece)], sizes.requested, &mut place[..])
-    };
-    // A piece that does not fit its room (nearly incompressible data) leaves the chunk to c-blosc.
-    let Ok(lengths) = map_pieces("blosc", pieces, &compress_piece, runner) else {
-        return Ok(None);
-    };
-    drop(places);
-    let whole = out.spare_uninit();
-    let layout = {
-        // SAFETY: piece p's frame, lengths[p] bytes from frame_at(p), was written by c-blosc
-        // (map_pieces, ncfilters-filters' safe code, gives the pieces' results in piece order).
-        let frames: Vec<&[u8]> = (0..pieces).map(|p| unsafe { written(&whole[frame_at(p)..], lengths[p]) }).collect();
-        // Each piece as c-blosc writes it with room to spare, and the whole as it writes it into
-        // the chunk's size plus a header.
-        let roomy = |piece: usize| {
-            blosc_frame::join(&frames[piece..=piece])
-                .is_some_and(|one| one.never_short_of_room(place_len(piece), worst))
-        };
-        let joined = blosc_frame::join(&frames).filter(|joined| joined.never_short_of_room(room, worst));
-        match joined {
-            Some(joined) if (0..pieces).all(roomy) => joined.layout(),
-            _ => return Ok(None),
+    let mut joiner = blosc_frame::Joiner::new(input.len(), block);
+    let mut out = output_uninit(room)?;
+    out.extend_from_slice(&vec![0; joiner.streams_at().min(room)]).map_err(super::out_of_memory)?;
+    let compress_piece = |number: usize| -> FilterResult<CVec> {
+        let piece = &input[range(number)];
+        let piece_room = piece.len() + spare;
+        let frame = compress(blosc, settings, piece, sizes.requested, piece_room)?;
+        // c-blosc wrote it as it would with room to spare.
+        match blosc_frame::Joiner::new(piece.len(), block).take(frame.as_slice(), piece_room, worst) {
+            Some(_) => Ok(frame),
+            None => fail(UNJOINABLE),
         }
     };
-    // A header of another length means c-blosc chose another block size than predicted: the
-    // streams would not follow it, and the bytes between would never be written.
-    if layout.head.len() != streams_at {
+    let mut join_piece = |frame: CVec| -> FilterResult<()> {
+        // And the whole as c-blosc writes it into the chunk's size plus a header.
+        let frame = frame.as_slice();
+        match joiner.take(frame, room, worst).filter(|streams| out.len() + streams.len() <= room) {
+            Some(streams) => out.extend_from_slice(&frame[streams]).map_err(super::out_of_memory),
+            None => fail(UNJOINABLE),
+        }
+    };
+    // A piece that fails, or does not fit its room (nearly incompressible data), leaves the chunk
+    // to c-blosc, which says why.
+    if map_in_order("blosc", pieces, &compress_piece, &mut join_piece, runner).is_err() {
         return Ok(None);
     }
-    let mut end = streams_at;
-    for (piece, streams) in layout.streams.iter().enumerate() {
-        let from = frame_at(piece) + streams.start;
-        if from < end {
-            return Ok(None); // the move would overwrite streams not yet moved
-        }
-        whole.copy_within(from..from + streams.len(), end);
-        end += streams.len();
-    }
-    for (place, &byte) in whole.iter_mut().zip(&layout.head) {
-        *place = MaybeUninit::new(byte);
-    }
-    // SAFETY: the header and block starts (checked to end where the streams start), then every
-    // piece's streams, fill the first `end` bytes (the streams' ranges are blosc_frame::join's,
-    // ncfilters-filters' safe code, within the frames it was given).
-    unsafe { out.assume_init_len(end) };
+    // A frame of other blocks or bytes means c-blosc chose another block size than predicted.
+    let Some(head) = joiner.head().filter(|_| out.len() == joiner.written()) else {
+        return Ok(None);
+    };
+    out.as_mut_slice()[..head.len()].copy_from_slice(&head);
     Ok(Some(out))
 }
 
-/// The first `len` bytes of `place`.
-///
-/// # Safety
-/// They have been written.
-unsafe fn written(place: &[MaybeUninit<u8>], len: usize) -> &[u8] {
-    assert!(len <= place.len(), "written past its place");
-    // SAFETY: per the contract; MaybeUninit<u8> has the layout of u8.
-    unsafe { std::slice::from_raw_parts(place.as_ptr().cast::<u8>(), len) }
-}
+/// Why a piece's frame does not join the chunk's.
+const UNJOINABLE: &str = "blosc: a piece does not join the frame";
 
 /// The block size c-blosc picks for chunks of at least twice that size with `settings`, and the
 /// block size to ask for to get it (c-blosc enlarges a requested size for codecs it splits by
