@@ -28,9 +28,10 @@ def url(path):
 PLUGINS = object()  # run()'s default: the build's own plugin directory
 
 
-def run(build, args, quiet=True, plugin_path=PLUGINS, check=True):
+def run(build, args, quiet=True, plugin_path=PLUGINS, check=True, wrapper=()):
     """Runs one netcdf-c program of `build`: (wall seconds, peak RSS KiB). `plugin_path`:
-    HDF5_PLUGIN_PATH (None: unset). A failure ends the benchmark, or with check=False returns None."""
+    HDF5_PLUGIN_PATH (None: unset). `wrapper`: a command the program runs under (perf record).
+    A failure ends the benchmark, or with check=False returns None."""
     libdir = os.path.join(build, "liblib") if os.path.isdir(os.path.join(build, "liblib")) else build
     env = dict(os.environ, LD_LIBRARY_PATH=libdir)
     env["HDF5_PLUGIN_PATH"] = os.path.join(build, "plugins") if plugin_path is PLUGINS else plugin_path
@@ -39,7 +40,7 @@ def run(build, args, quiet=True, plugin_path=PLUGINS, check=True):
     env.pop("NCFILTERS_CODEC_DIALECT", None)
     program = os.path.join(build, "ncdump", args[0])
     start = time.perf_counter()
-    proc = subprocess.Popen([program, *args[1:]], env=env, stdout=subprocess.DEVNULL if quiet else None,
+    proc = subprocess.Popen([*wrapper, program, *args[1:]], env=env, stdout=subprocess.DEVNULL if quiet else None,
                             stderr=None if check else subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start

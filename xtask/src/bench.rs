@@ -138,6 +138,11 @@ pub fn bench_nccopy(h: &Harness) -> Result {
     if let Ok(only) = std::env::var("NCFILTERS_BENCH_ONLY") {
         bench.arg("--only").arg(only);
     }
+    // NCFILTERS_BENCH_CODEC_SHARE=1: the share of each copy's CPU time in its codecs (perf).
+    if std::env::var_os("NCFILTERS_BENCH_CODEC_SHARE").is_some() {
+        crate::setup::install_apt_packages(&["linux-perf"])?;
+        bench.arg("--codec-share");
+    }
     // NCFILTERS_BENCH_SYSTEM_LIBS=1: a third build, the distribution build, in the same runs.
     if std::env::var_os("NCFILTERS_BENCH_SYSTEM_LIBS").is_some() {
         let flavour = crate::netcdf::SYSTEM_LIBS_BENCH_FLAVOUR;
