@@ -66,7 +66,8 @@ use harness::{Failure, Harness, Result, Stages};
 /// <repo>/../shared/netcdf-c), NCFILTERS_JOBS (default: number of cores), NCFILTERS_FUZZ_SECONDS
 /// (default 20), NCFILTERS_TIER=ci (CI's part of `test`) with NCFILTERS_CI_DAY (days since 1970: replays
 /// that day's part), NCFILTERS_VALGRIND_FULL=1, NCFILTERS_BENCH_RUNS, NCFILTERS_BENCH_REPS,
-/// NCFILTERS_BENCH_SECONDS.
+/// NCFILTERS_BENCH_SECONDS, NCFILTERS_BENCH_ONLY, NCFILTERS_BENCH_SYSTEM_LIBS=1,
+/// NCFILTERS_BENCH_CODEC_SHARE=1.
 #[derive(Parser)]
 #[command(name = "cargo xtask", bin_name = "cargo xtask")]
 struct Cli {
