@@ -397,7 +397,7 @@ mod helper_tests {
             for piece in 0..pieces {
                 let panicked = &panicked;
                 scope.spawn(move || {
-                    if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(piece))).is_err() {
+                    if ncfilters_runtime::ffi_boundary::piece_panicked(|| work(piece)) {
                         panicked.store(true, std::sync::atomic::Ordering::SeqCst);
                     }
                 });
@@ -411,11 +411,12 @@ mod helper_tests {
 
     /// Runs the pieces on this thread, the last first.
     fn backwards(pieces: usize, work: &(dyn Fn(usize) + Sync)) -> Result<(), worker_pool::PiecePanicked> {
-        let caught = (0..pieces)
-            .rev()
-            .map(|piece| std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| work(piece))))
-            .collect::<Vec<_>>();
-        caught.into_iter().collect::<Result<(), _>>().map_err(|_| worker_pool::PiecePanicked)
+        let panicked =
+            (0..pieces).rev().filter(|&piece| ncfilters_runtime::ffi_boundary::piece_panicked(|| work(piece)));
+        match panicked.count() {
+            0 => Ok(()),
+            _ => Err(worker_pool::PiecePanicked),
+        }
     }
 
     #[test]
